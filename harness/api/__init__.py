@@ -1,0 +1,1 @@
+"""The Kubernetes objects the scheduler reads, as plain Python objects over their manifests."""

@@ -1,0 +1,151 @@
+"""Pods, Nodes and other objects: their manifests, with the fields the scheduler reads on every
+cycle pulled out once. Manifests are plain dicts as `kubectl get -o yaml` prints them.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, List, Optional
+
+from . import quantity
+
+
+class KubeObject:
+    """Any object of the cluster: kind, metadata and the raw manifest."""
+
+    __slots__ = ("raw", "kind", "api_version", "name", "namespace", "uid", "labels",
+                 "annotations", "resource_version", "__weakref__")
+
+    def __init__(self, raw: Dict[str, Any]):
+        self.raw = raw
+        md = raw.setdefault("metadata", {})
+        self.kind: str = raw.get("kind", "")
+        self.api_version: str = raw.get("apiVersion", "")
+        self.name: str = md.get("name", "")
+        self.namespace: str = md.get("namespace", "") or ""
+        self.uid: str = md.get("uid", "")
+        self.labels: Dict[str, str] = {k: str(v) for k, v in (md.get("labels") or {}).items()}
+        self.annotations: Dict[str, str] = dict(md.get("annotations") or {})
+        self.resource_version: int = int(md.get("resourceVersion") or 0)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+    @property
+    def spec(self) -> Dict[str, Any]:
+        return self.raw.get("spec") or {}
+
+    @property
+    def status(self) -> Dict[str, Any]:
+        return self.raw.get("status") or {}
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.key}>"
+
+
+class Pod(KubeObject):
+    """v1.Pod. `spec` is the manifest's spec dict; read it, never write it (copy with `replace`)."""
+
+    __slots__ = ("spec_", "node_name", "scheduler_name", "priority", "creation_index",
+                 "nominated_node_name", "deletion_timestamp", "_memo")
+
+    def __init__(self, raw: Dict[str, Any]):
+        super().__init__(raw)
+        self.spec_: Dict[str, Any] = raw.setdefault("spec", {})
+        self.node_name: str = self.spec_.get("nodeName") or ""
+        self.scheduler_name: str = self.spec_.get("schedulerName") or "default-scheduler"
+        self.priority: int = int(self.spec_.get("priority") or 0)
+        md = raw["metadata"]
+        self.creation_index: int = int(md.get("x-creationIndex", 0) or 0)
+        self.nominated_node_name: str = (raw.get("status") or {}).get("nominatedNodeName") or ""
+        self.deletion_timestamp = md.get("deletionTimestamp")
+        self._memo: Dict[str, Any] = {}
+
+    @property
+    def spec(self) -> Dict[str, Any]:
+        return self.spec_
+
+    @property
+    def containers(self) -> List[Dict[str, Any]]:
+        return self.spec_.get("containers") or []
+
+    @property
+    def init_containers(self) -> List[Dict[str, Any]]:
+        return self.spec_.get("initContainers") or []
+
+    @property
+    def affinity(self) -> Dict[str, Any]:
+        return self.spec_.get("affinity") or {}
+
+    @property
+    def tolerations(self) -> List[Dict[str, Any]]:
+        return self.spec_.get("tolerations") or []
+
+    @property
+    def volumes(self) -> List[Dict[str, Any]]:
+        return self.spec_.get("volumes") or []
+
+    def memo(self, key: str, compute):
+        """Cache a value derived from this (immutable) pod, e.g. parsed requests."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            v = self._memo[key] = compute(self)
+            return v
+
+    def with_node(self, node_name: str) -> "Pod":
+        """A copy bound to node_name (the assumed pod of the scheduling cycle)."""
+        raw = dict(self.raw)
+        raw["spec"] = dict(self.spec_)
+        raw["spec"]["nodeName"] = node_name
+        p = Pod(raw)
+        p._memo = self._memo  # requests etc. do not depend on nodeName
+        return p
+
+    def with_status(self, **fields) -> "Pod":
+        raw = dict(self.raw)
+        st = dict(raw.get("status") or {})
+        st.update(fields)
+        raw["status"] = st
+        p = Pod(raw)
+        p._memo = self._memo
+        return p
+
+    def deep_copy(self) -> "Pod":
+        return Pod(copy.deepcopy(self.raw))
+
+
+class Node(KubeObject):
+    """v1.Node with allocatable, taints and images parsed once."""
+
+    __slots__ = ("spec_", "taints", "unschedulable", "allocatable", "images")
+
+    def __init__(self, raw: Dict[str, Any]):
+        super().__init__(raw)
+        self.spec_ = raw.get("spec") or {}
+        self.taints: List[Dict[str, Any]] = list(self.spec_.get("taints") or [])
+        self.unschedulable: bool = bool(self.spec_.get("unschedulable"))
+        st = raw.get("status") or {}
+        self.allocatable: Dict[str, Any] = dict(st.get("allocatable") or {})
+        self.images: List[Dict[str, Any]] = list(st.get("images") or [])
+
+    @property
+    def spec(self) -> Dict[str, Any]:
+        return self.spec_
+
+
+def make_object(raw: Dict[str, Any]) -> KubeObject:
+    kind = raw.get("kind")
+    if kind == "Pod":
+        return Pod(raw)
+    if kind == "Node":
+        return Node(raw)
+    return KubeObject(raw)
+
+
+def resource_list(rl: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    return dict(rl or {})
+
+
+__all__ = ["KubeObject", "Pod", "Node", "make_object", "quantity"]

@@ -1,0 +1,145 @@
+"""Pod resource arithmetic: component-helpers/resource PodRequests and the scheduler's
+scalar-resource rules (pkg/scheduler/util, pkg/apis/core/v1/helper)."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Dict, Mapping, Optional
+
+from .quantity import parse_quantity
+
+DEFAULT_MILLI_CPU_REQUEST = 100  # schedutil.DefaultMilliCPURequest
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # schedutil.DefaultMemoryRequest
+
+ResourceList = Dict[str, Fraction]
+
+_QUALIFIED = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
+_SUPPORTED_POD_LEVEL = ("cpu", "memory")
+
+
+def _is_qualified_name(value: str) -> bool:
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix or len(prefix) > 253:
+            return False
+        if not re.match(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", prefix):
+            return False
+    else:
+        return False
+    return bool(name) and len(name) <= 63 and bool(_QUALIFIED.match(name))
+
+
+def is_native_resource(name: str) -> bool:
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """v1helper.IsExtendedResourceName."""
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    return _is_qualified_name("requests." + name)
+
+
+def is_hugepage_resource_name(name: str) -> bool:
+    return name.startswith("hugepages-")
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """schedutil.IsScalarResourceName."""
+    return (is_extended_resource_name(name) or is_hugepage_resource_name(name)
+            or "kubernetes.io/" in name or name.startswith("attachable-volumes-"))
+
+
+def is_supported_pod_level_resource(name: str) -> bool:
+    return name in _SUPPORTED_POD_LEVEL or name.startswith("hugepages-")
+
+
+def parse_list(rl: Optional[Mapping]) -> ResourceList:
+    return {k: parse_quantity(v) for k, v in (rl or {}).items()}
+
+
+def _add(into: ResourceList, other: Mapping[str, Fraction]) -> None:
+    for k, v in other.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _max(into: ResourceList, other: Mapping[str, Fraction]) -> None:
+    for k, v in other.items():
+        if k not in into or v > into[k]:
+            into[k] = v
+
+
+def _requests(container: Mapping) -> ResourceList:
+    return parse_list((container.get("resources") or {}).get("requests"))
+
+
+def is_pod_level_requests_set(spec: Mapping) -> bool:
+    """resourcehelper.IsPodLevelRequestsSet."""
+    reqs = (spec.get("resources") or {}).get("requests") or {}
+    return any(is_supported_pod_level_resource(k) for k in reqs)
+
+
+def is_pod_level_resources_set(spec: Mapping) -> bool:
+    res = spec.get("resources") or {}
+    names = list((res.get("requests") or {})) + list((res.get("limits") or {}))
+    return any(is_supported_pod_level_resource(k) for k in names)
+
+
+def _apply_non_missing(reqs: ResourceList, non_missing: Mapping[str, Fraction]) -> ResourceList:
+    cp = dict(reqs)
+    for k, v in non_missing.items():
+        if k not in reqs:
+            cp[k] = cp.get(k, 0) + v
+    return cp
+
+
+def aggregate_container_requests(spec: Mapping, non_missing: Optional[Mapping[str, Fraction]] = None,
+                                 container_fn=None) -> ResourceList:
+    """resourcehelper.AggregateContainerRequests: containers summed, restartable init containers
+    (sidecars) added, then the max with each regular init container plus the sidecars before it."""
+    reqs: ResourceList = {}
+    for c in spec.get("containers") or []:
+        creqs = _requests(c)
+        if non_missing:
+            creqs = _apply_non_missing(creqs, non_missing)
+        if container_fn:
+            container_fn(creqs, "Containers")
+        _add(reqs, creqs)
+    restartable: ResourceList = {}
+    init_reqs: ResourceList = {}
+    for c in spec.get("initContainers") or []:
+        creqs = _requests(c)
+        if non_missing:
+            creqs = _apply_non_missing(creqs, non_missing)
+        if c.get("restartPolicy") == "Always":
+            _add(reqs, creqs)
+            _add(restartable, creqs)
+            creqs = dict(restartable)
+        else:
+            tmp: ResourceList = {}
+            _add(tmp, creqs)
+            _add(tmp, restartable)
+            creqs = tmp
+        if container_fn:
+            container_fn(creqs, "InitContainers")
+        _max(init_reqs, creqs)
+    _max(reqs, init_reqs)
+    return reqs
+
+
+def pod_requests(spec: Mapping, non_missing: Optional[Mapping[str, Fraction]] = None,
+                 skip_pod_level: bool = False, exclude_overhead: bool = False,
+                 container_fn=None) -> ResourceList:
+    """resourcehelper.PodRequests with PodLevelResources enabled (beta, on in v1.34)."""
+    reqs = aggregate_container_requests(spec, non_missing, container_fn)
+    if not skip_pod_level and is_pod_level_requests_set(spec):
+        for k, v in ((spec.get("resources") or {}).get("requests") or {}).items():
+            if is_supported_pod_level_resource(k):
+                reqs[k] = parse_quantity(v)
+    if not exclude_overhead and spec.get("overhead"):
+        _add(reqs, parse_list(spec.get("overhead")))
+    return reqs

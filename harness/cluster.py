@@ -1,0 +1,77 @@
+"""The simulated API server: the objects of the cluster, by kind, with watch events.
+
+Plugins read it through their handle (`handle.cluster`), as kube-scheduler's plugins read their
+informers' listers; the scheduler and plugins that write (binding, volume binding, preemption)
+go through `create`, `update` and `delete`, which notify the subscribers (the event handlers).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable, Dict, Iterator, List, Optional
+
+from .api.objects import KubeObject, make_object
+
+Listener = Callable[[str, Optional[KubeObject], Optional[KubeObject]], None]
+
+
+def object_key(obj: KubeObject) -> str:
+    return f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+
+
+class Cluster:
+    """Objects by kind and `namespace/name` (or `name` for cluster-scoped kinds)."""
+
+    def __init__(self) -> None:
+        self._objects: Dict[str, Dict[str, KubeObject]] = {}
+        self._listeners: List[Listener] = []
+        self._rv = itertools.count(1)
+
+    def subscribe(self, listener: Listener) -> None:
+        """listener(kind, old, new): old None on add, new None on delete."""
+        self._listeners.append(listener)
+
+    def _notify(self, kind: str, old, new) -> None:
+        for fn in list(self._listeners):
+            fn(kind, old, new)
+
+    # reads -----------------------------------------------------------------------------------
+    def list(self, kind: str, namespace: Optional[str] = None) -> List[KubeObject]:
+        """Objects of a kind in namespace/name order, as an API server lists them."""
+        objs = self._objects.get(kind, {})
+        out = [objs[k] for k in sorted(objs)]
+        if namespace is not None:
+            out = [o for o in out if o.namespace == namespace]
+        return out
+
+    def get(self, kind: str, namespace: str, name: str) -> Optional[KubeObject]:
+        key = f"{namespace}/{name}" if namespace else name
+        return self._objects.get(kind, {}).get(key)
+
+    def kinds(self) -> Iterator[str]:
+        return iter(self._objects)
+
+    # writes ----------------------------------------------------------------------------------
+    def create(self, obj, notify: bool = True) -> KubeObject:
+        if isinstance(obj, dict):
+            obj = make_object(obj)
+        obj.resource_version = next(self._rv)
+        self._objects.setdefault(obj.kind, {})[object_key(obj)] = obj
+        if notify:
+            self._notify(obj.kind, None, obj)
+        return obj
+
+    def update(self, obj: KubeObject, notify: bool = True) -> KubeObject:
+        bucket = self._objects.setdefault(obj.kind, {})
+        old = bucket.get(object_key(obj))
+        obj.resource_version = next(self._rv)
+        bucket[object_key(obj)] = obj
+        if notify:
+            self._notify(obj.kind, old, obj)
+        return obj
+
+    def delete(self, obj: KubeObject, notify: bool = True) -> None:
+        bucket = self._objects.get(obj.kind, {})
+        old = bucket.pop(object_key(obj), None)
+        if old is not None and notify:
+            self._notify(obj.kind, old, None)

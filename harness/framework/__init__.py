@@ -1,0 +1,22 @@
+"""The scheduling framework: statuses, cycle state, node infos, hookspecs and the runtime."""
+
+from .cycle_state import CycleState, NotFoundError
+from .hookspecs import hookimpl, hookspec
+from .plugin import Plugin
+from .status import Code, Status
+from .types import (ActionType, AffinityTerm, ClusterEvent, ClusterEventWithHint, Diagnosis,
+                    EventResource, FitError, HostPortInfo, ImageStateSummary, NodeInfo,
+                    NodeScore, NodeToStatus, PodInfo, PostFilterResult, PreFilterResult,
+                    QueueingHint, Resource, WeightedAffinityTerm, calculate_resource)
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_TOTAL_SCORE = (1 << 63) - 1
+
+__all__ = [
+    "ActionType", "AffinityTerm", "ClusterEvent", "ClusterEventWithHint", "Code", "CycleState",
+    "Diagnosis", "EventResource", "FitError", "HostPortInfo", "ImageStateSummary",
+    "MAX_NODE_SCORE", "MIN_NODE_SCORE", "NodeInfo", "NodeScore", "NodeToStatus", "NotFoundError",
+    "Plugin", "PodInfo", "PostFilterResult", "PreFilterResult", "QueueingHint", "Resource",
+    "Status", "WeightedAffinityTerm", "calculate_resource", "hookimpl", "hookspec",
+]

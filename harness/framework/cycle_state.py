@@ -1,0 +1,50 @@
+"""CycleState (k8s.io/kube-scheduler/framework cycle_state.go): per-cycle data of the plugins."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Set
+
+
+class NotFoundError(KeyError):
+    """ErrNotFound: no data under that key."""
+
+
+class CycleState:
+    """Plugins store their PreFilter/PreScore results here, keyed by a string of their own.
+    Values stored should offer `clone()` when they are mutated by AddPod/RemovePod."""
+
+    __slots__ = ("_storage", "skip_filter_plugins", "skip_score_plugins",
+                 "skip_pre_bind_plugins", "record_plugin_metrics")
+
+    def __init__(self) -> None:
+        self._storage: Dict[str, Any] = {}
+        self.skip_filter_plugins: Set[str] = set()
+        self.skip_score_plugins: Set[str] = set()
+        self.skip_pre_bind_plugins: Set[str] = set()
+        self.record_plugin_metrics = False
+
+    def read(self, key: str) -> Any:
+        try:
+            return self._storage[key]
+        except KeyError:
+            raise NotFoundError(key) from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._storage.get(key, default)
+
+    def write(self, key: str, value: Any) -> None:
+        self._storage[key] = value
+
+    def delete(self, key: str) -> None:
+        self._storage.pop(key, None)
+
+    def clone(self) -> "CycleState":
+        """CycleState.Clone: values with a clone() method are cloned, others shared."""
+        c = CycleState()
+        for k, v in self._storage.items():
+            cl = getattr(v, "clone", None)
+            c._storage[k] = cl() if cl is not None else v
+        c.skip_filter_plugins = set(self.skip_filter_plugins)
+        c.skip_score_plugins = set(self.skip_score_plugins)
+        c.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
+        return c

@@ -1,0 +1,161 @@
+"""The plugin API: one pluggy hookspec per kube-scheduler v1.34 extension point.
+
+This module is the whole contract between schedharness and a scheduler plugin, the way
+`framework/interface.go` is for kube-scheduler. A plugin is a class with a `name` and methods
+marked with `@hookimpl`, named after the extension points below; the framework calls them in the
+order, and with the weights, that the KubeSchedulerConfiguration gives. Plugins never call each
+other. A hook may take any subset of its parameters (pluggy matches them by name).
+
+Return conventions mirror Go's: `None` stands for a Success status; where Go returns two values,
+the hook returns a tuple. A plugin that raises is reported as an Error status naming the plugin.
+
+Plugins are discovered through the `schedharness.plugins` entry point group: each entry point is a
+module (or object) implementing :func:`RegistrySpecs.schedharness_plugins`. The in-tree plugins in
+`builtin_plugins/` are registered the same way.
+
+Status codes (``harness.framework.Code``): Success, Error, Unschedulable,
+UnschedulableAndUnresolvable, Wait, Skip, Pending.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import pluggy
+
+PROJECT = "schedharness"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+__all__ = [
+    "hookspec", "hookimpl", "RegistrySpecs", "ExtensionPointSpecs", "EXTENSION_POINTS",
+]
+
+
+class RegistrySpecs:
+    """Hooks of the plugin registry (`framework/plugins/registry.go`)."""
+
+    @hookspec
+    def schedharness_plugins(self) -> List[type]:
+        """Return the plugin classes this module provides.
+
+        Each class has a class attribute `name` (the name used in a KubeSchedulerConfiguration)
+        and is constructed as ``cls(args, handle)`` (upstream's PluginFactory), where `args` is the
+        plugin's defaulted arguments (a dict, or None when the plugin takes none) and `handle` is
+        the profile's framework (``harness.framework.runtime.Framework``). Optional class
+        attributes and classmethods:
+
+        - ``args_kind``: the args kind, e.g. ``"NodeResourcesFitArgs"``.
+        - ``set_defaults(args: dict) -> dict``: v1 defaulting of the args a user gave.
+        - ``validate_args(args: dict) -> list[tuple[str, str]]``: (field path, message) errors.
+        """
+
+
+class ExtensionPointSpecs:
+    """The extension points, in the order a pod goes through them."""
+
+    # ---- queueing ---------------------------------------------------------------------------
+    @hookspec
+    def pre_enqueue(self, pod) -> Optional[Any]:
+        """PreEnqueue: called before a pod enters activeQ. A non-Success status keeps it out
+        (gated, in the unschedulable pool) until an event this plugin registered for arrives."""
+
+    @hookspec
+    def less(self, pod_info1, pod_info2) -> bool:
+        """QueueSort: True when pod_info1 (a QueuedPodInfo) goes before pod_info2 in activeQ.
+        Exactly one QueueSort plugin is enabled, and all profiles must use the same one."""
+
+    @hookspec
+    def events_to_register(self) -> List[Any]:
+        """EnqueueExtensions: the ClusterEventWithHint list that may make a pod this plugin
+        rejected schedulable. A hint fn ``(pod, old_obj, new_obj) -> QueueingHint`` decides
+        Queue or QueueSkip for one event. Plugins that do not implement it are requeued on
+        every event."""
+
+    # ---- scheduling cycle -------------------------------------------------------------------
+    @hookspec
+    def pre_filter(self, state, pod, nodes) -> Tuple[Optional[Any], Optional[Any]]:
+        """PreFilter: returns (PreFilterResult or None, Status or None). Unschedulable rejects the
+        pod for all nodes; Skip disables this plugin's Filter (and AddPod/RemovePod) for the cycle.
+        `nodes` is the list of NodeInfo of the snapshot."""
+
+    @hookspec
+    def add_pod(self, state, pod_to_schedule, pod_info_to_add, node_info) -> Optional[Any]:
+        """PreFilterExtensions.AddPod: update the PreFilter state as if pod_info_to_add ran on
+        node_info (used for nominated pods and preemption)."""
+
+    @hookspec
+    def remove_pod(self, state, pod_to_schedule, pod_info_to_remove, node_info) -> Optional[Any]:
+        """PreFilterExtensions.RemovePod: update the PreFilter state as if pod_info_to_remove were
+        gone from node_info (used by preemption)."""
+
+    @hookspec
+    def filter(self, state, pod, node_info) -> Optional[Any]:
+        """Filter: can the pod run on this node? Unschedulable / UnschedulableAndUnresolvable with
+        reasons (they make the FitError message) reject the node; Error aborts the cycle."""
+
+    @hookspec
+    def post_filter(self, state, pod, filtered_node_status_map) -> Tuple[Optional[Any], Any]:
+        """PostFilter: runs when no node fits; returns (PostFilterResult or None, Status). Success
+        (e.g. preemption nominated a node) stops the remaining PostFilter plugins; the messages of
+        the rejecting ones are joined into the FitError's tail."""
+
+    @hookspec
+    def pre_score(self, state, pod, nodes) -> Optional[Any]:
+        """PreScore: prepare scoring over the feasible nodes; Skip disables this plugin's Score."""
+
+    @hookspec
+    def score(self, state, pod, node_info) -> Tuple[int, Optional[Any]]:
+        """Score: returns (score, Status). After NormalizeScore every score must be in
+        [0, 100] (MaxNodeScore); the framework then multiplies it by the plugin's weight."""
+
+    @hookspec
+    def normalize_score(self, state, pod, scores) -> Optional[Any]:
+        """ScoreExtensions.NormalizeScore: rewrite `scores` (a list of NodeScore) in place."""
+
+    @hookspec
+    def reserve(self, state, pod, node_name) -> Optional[Any]:
+        """Reserve: claim resources for the assumed pod; a failure unreserves all plugins."""
+
+    @hookspec
+    def unreserve(self, state, pod, node_name) -> None:
+        """Unreserve: undo Reserve; called in reverse order, must be idempotent."""
+
+    @hookspec
+    def permit(self, state, pod, node_name) -> Tuple[Optional[Any], float]:
+        """Permit: returns (Status, timeout seconds). Wait holds the pod before binding until
+        allowed, rejected or timed out (virtual time)."""
+
+    # ---- binding cycle ----------------------------------------------------------------------
+    @hookspec
+    def pre_bind_pre_flight(self, state, pod, node_name) -> Optional[Any]:
+        """PreBindPreFlight: Success means PreBind will do work; Skip means it will not."""
+
+    @hookspec
+    def pre_bind(self, state, pod, node_name) -> Optional[Any]:
+        """PreBind: work before binding (e.g. volume binding); a failure unreserves the pod."""
+
+    @hookspec
+    def bind(self, state, pod, node_name) -> Optional[Any]:
+        """Bind: bind the pod; Skip hands over to the next Bind plugin."""
+
+    @hookspec
+    def post_bind(self, state, pod, node_name) -> None:
+        """PostBind: informational, after a successful bind."""
+
+
+# Extension point name (as in the configuration's `plugins` keys) -> hook names it covers.
+EXTENSION_POINTS: Dict[str, Sequence[str]] = {
+    "preEnqueue": ("pre_enqueue",),
+    "queueSort": ("less",),
+    "preFilter": ("pre_filter",),
+    "filter": ("filter",),
+    "postFilter": ("post_filter",),
+    "preScore": ("pre_score",),
+    "score": ("score",),
+    "reserve": ("reserve", "unreserve"),
+    "permit": ("permit",),
+    "preBind": ("pre_bind",),
+    "bind": ("bind",),
+    "postBind": ("post_bind",),
+}

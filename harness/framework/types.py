@@ -1,0 +1,673 @@
+"""NodeInfo, PodInfo, Resource and the other framework types
+(pkg/scheduler/framework/types.go and k8s.io/kube-scheduler/framework/types.go)."""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+
+from ..api import labels as labelsel
+from ..api.objects import Node, Pod
+from ..api.pod_resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
+                                 is_pod_level_requests_set, is_scalar_resource_name, pod_requests)
+from ..api.quantity import parse_quantity
+from .status import Status
+
+_generation = itertools.count(1)
+
+
+def next_generation() -> int:
+    return next(_generation)
+
+
+def _ceil(f) -> int:
+    f = parse_quantity(f) if isinstance(f, str) else f
+    return -((-f.numerator) // f.denominator) if hasattr(f, "numerator") else int(f)
+
+
+# ---------------------------------------------------------------------------------------------
+# Resource
+# ---------------------------------------------------------------------------------------------
+class Resource:
+    """framework.Resource: milli-CPU, bytes of memory and ephemeral storage, pod count, scalars."""
+
+    __slots__ = ("milli_cpu", "memory", "ephemeral_storage", "allowed_pod_number", "scalar_resources")
+
+    def __init__(self, milli_cpu: int = 0, memory: int = 0, ephemeral_storage: int = 0,
+                 allowed_pod_number: int = 0, scalar_resources: Optional[Dict[str, int]] = None):
+        self.milli_cpu = milli_cpu
+        self.memory = memory
+        self.ephemeral_storage = ephemeral_storage
+        self.allowed_pod_number = allowed_pod_number
+        self.scalar_resources: Dict[str, int] = scalar_resources if scalar_resources is not None else {}
+
+    @classmethod
+    def from_list(cls, rl: Optional[Mapping[str, Any]]) -> "Resource":
+        """NewResource(rl)."""
+        r = cls()
+        r.add(rl)
+        return r
+
+    def add(self, rl: Optional[Mapping[str, Any]]) -> None:
+        """Resource.Add: quantities may be strings or Fractions."""
+        for name, q in (rl or {}).items():
+            q = parse_quantity(q) if not hasattr(q, "numerator") else q
+            if name == "cpu":
+                self.milli_cpu += _ceil(q * 1000)
+            elif name == "memory":
+                self.memory += _ceil(q)
+            elif name == "pods":
+                self.allowed_pod_number += _ceil(q)
+            elif name == "ephemeral-storage":
+                self.ephemeral_storage += _ceil(q)
+            elif is_scalar_resource_name(name):
+                self.scalar_resources[name] = self.scalar_resources.get(name, 0) + _ceil(q)
+
+    def set_max_resource(self, rl: Optional[Mapping[str, Any]]) -> None:
+        for name, q in (rl or {}).items():
+            q = parse_quantity(q) if not hasattr(q, "numerator") else q
+            if name == "memory":
+                self.memory = max(self.memory, _ceil(q))
+            elif name == "cpu":
+                self.milli_cpu = max(self.milli_cpu, _ceil(q * 1000))
+            elif name == "ephemeral-storage":
+                self.ephemeral_storage = max(self.ephemeral_storage, _ceil(q))
+            elif is_scalar_resource_name(name):
+                self.scalar_resources[name] = max(self.scalar_resources.get(name, 0), _ceil(q))
+
+    def clone(self) -> "Resource":
+        return Resource(self.milli_cpu, self.memory, self.ephemeral_storage,
+                        self.allowed_pod_number, dict(self.scalar_resources))
+
+    def add_scalar(self, name: str, quantity: int) -> None:
+        self.scalar_resources[name] = self.scalar_resources.get(name, 0) + quantity
+
+    def set_scalar(self, name: str, quantity: int) -> None:
+        self.scalar_resources[name] = quantity
+
+    def __repr__(self) -> str:
+        return (f"Resource(milli_cpu={self.milli_cpu}, memory={self.memory}, "
+                f"ephemeral_storage={self.ephemeral_storage}, pods={self.allowed_pod_number}, "
+                f"scalars={self.scalar_resources})")
+
+
+@dataclass
+class PodResource:
+    """fwk.PodResource: the pod's requests and the non-zero cpu/memory used for scoring."""
+
+    resource: Resource
+    non0_cpu: int
+    non0_mem: int
+
+
+def calculate_resource(pod: Pod) -> PodResource:
+    """PodInfo.CalculateResource (memoized on the pod)."""
+
+    def compute(p: Pod) -> PodResource:
+        spec = p.spec
+        requests = pod_requests(spec)
+        level_set = is_pod_level_requests_set(spec)
+        if not level_set:
+            non_missing = {"cpu": parse_quantity("100m"), "memory": parse_quantity(DEFAULT_MEMORY_REQUEST)}
+        else:
+            non_missing = {}
+            if "cpu" not in requests:
+                non_missing["cpu"] = parse_quantity("100m")
+            if "memory" not in requests:
+                non_missing["memory"] = parse_quantity(DEFAULT_MEMORY_REQUEST)
+        non0 = pod_requests(spec, non_missing=non_missing) if non_missing else requests
+        res = Resource.from_list(requests)
+        return PodResource(res, _ceil(non0.get("cpu", 0) * 1000) if "cpu" in non0 else 0,
+                           _ceil(non0["memory"]) if "memory" in non0 else 0)
+
+    return pod.memo("calculate_resource", compute)
+
+
+# ---------------------------------------------------------------------------------------------
+# Affinity terms and PodInfo
+# ---------------------------------------------------------------------------------------------
+class AffinityTerm:
+    """fwk.AffinityTerm: a pod (anti-)affinity term with its selectors parsed."""
+
+    __slots__ = ("namespaces", "selector", "topology_key", "namespace_selector")
+
+    def __init__(self, namespaces: FrozenSet[str], selector: labelsel.Selector, topology_key: str,
+                 namespace_selector: labelsel.Selector):
+        self.namespaces = namespaces
+        self.selector = selector
+        self.topology_key = topology_key
+        self.namespace_selector = namespace_selector
+
+    def matches(self, pod: Pod, ns_labels: Optional[Mapping[str, str]]) -> bool:
+        """AffinityTerm.Matches."""
+        if pod.namespace in self.namespaces or self.namespace_selector.matches(ns_labels):
+            return self.selector.matches(pod.labels)
+        return False
+
+
+@dataclass
+class WeightedAffinityTerm:
+    term: AffinityTerm
+    weight: int
+
+
+def _new_affinity_term(pod: Pod, term: Mapping) -> AffinityTerm:
+    """newAffinityTerm, with getNamespacesFromPodAffinityTerm."""
+    selector = labelsel.from_label_selector(term.get("labelSelector"))
+    nss = term.get("namespaces") or []
+    if not nss and term.get("namespaceSelector") is None:
+        namespaces = frozenset([pod.namespace])
+    else:
+        namespaces = frozenset(nss)
+    ns_selector = labelsel.from_label_selector(term.get("namespaceSelector"))
+    return AffinityTerm(namespaces, selector, term.get("topologyKey", ""), ns_selector)
+
+
+def get_affinity_terms(pod: Pod, terms: Optional[List[Mapping]]) -> List[AffinityTerm]:
+    return [_new_affinity_term(pod, t) for t in (terms or [])]
+
+
+def _weighted_terms(pod: Pod, terms: Optional[List[Mapping]]) -> List[WeightedAffinityTerm]:
+    return [WeightedAffinityTerm(_new_affinity_term(pod, t.get("podAffinityTerm") or {}),
+                                 int(t.get("weight", 0))) for t in (terms or [])]
+
+
+class PodInfo:
+    """framework.PodInfo: the pod with its affinity terms parsed once."""
+
+    __slots__ = ("pod", "required_affinity_terms", "required_anti_affinity_terms",
+                 "preferred_affinity_terms", "preferred_anti_affinity_terms", "parse_error")
+
+    def __init__(self, pod: Pod):
+        self.pod = pod
+        self.parse_error: Optional[str] = None
+        aff = pod.affinity
+        pa = aff.get("podAffinity") or {}
+        paa = aff.get("podAntiAffinity") or {}
+        try:
+            self.required_affinity_terms = get_affinity_terms(
+                pod, pa.get("requiredDuringSchedulingIgnoredDuringExecution"))
+            self.required_anti_affinity_terms = get_affinity_terms(
+                pod, paa.get("requiredDuringSchedulingIgnoredDuringExecution"))
+            self.preferred_affinity_terms = _weighted_terms(
+                pod, pa.get("preferredDuringSchedulingIgnoredDuringExecution"))
+            self.preferred_anti_affinity_terms = _weighted_terms(
+                pod, paa.get("preferredDuringSchedulingIgnoredDuringExecution"))
+        except labelsel.SelectorError as e:
+            self.parse_error = str(e)
+            self.required_affinity_terms = []
+            self.required_anti_affinity_terms = []
+            self.preferred_affinity_terms = []
+            self.preferred_anti_affinity_terms = []
+
+    def calculate_resource(self) -> PodResource:
+        return calculate_resource(self.pod)
+
+    @classmethod
+    def of(cls, pod: Pod) -> "PodInfo":
+        return pod.memo("pod_info", cls)
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.pod.key})"
+
+
+def _pod_with_affinity(pod: Pod) -> bool:
+    aff = pod.affinity
+    return bool(aff.get("podAffinity") or aff.get("podAntiAffinity"))
+
+
+def _pod_with_required_anti_affinity(pod: Pod) -> bool:
+    paa = pod.affinity.get("podAntiAffinity") or {}
+    return bool(paa.get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Host ports and images
+# ---------------------------------------------------------------------------------------------
+DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+
+
+class HostPortInfo(dict):
+    """fwk.HostPortInfo: ip -> set of (protocol, port)."""
+
+    @staticmethod
+    def _sanitize(ip: str, protocol: str) -> Tuple[str, str]:
+        return (ip or DEFAULT_BIND_ALL_HOST_IP, protocol or "TCP")
+
+    def add(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip, protocol = self._sanitize(ip, protocol)
+        self.setdefault(ip, set()).add((protocol, port))
+
+    def remove(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip, protocol = self._sanitize(ip, protocol)
+        s = self.get(ip)
+        if s is not None:
+            s.discard((protocol, port))
+            if not s:
+                del self[ip]
+
+    def length(self) -> int:
+        return sum(len(s) for s in self.values())
+
+    def check_conflict(self, ip: str, protocol: str, port: int) -> bool:
+        if port <= 0:
+            return False
+        ip, protocol = self._sanitize(ip, protocol)
+        pp = (protocol, port)
+        if ip == DEFAULT_BIND_ALL_HOST_IP:
+            return any(pp in s for s in self.values())
+        for key in (DEFAULT_BIND_ALL_HOST_IP, ip):
+            s = self.get(key)
+            if s is not None and pp in s:
+                return True
+        return False
+
+    def clone(self) -> "HostPortInfo":
+        h = HostPortInfo()
+        for k, v in self.items():
+            h[k] = set(v)
+        return h
+
+
+def get_host_ports(pod: Pod) -> List[Dict[str, Any]]:
+    """schedutil.GetHostPorts: container ports with hostPort > 0 (containers, then sidecars)."""
+
+    def compute(p: Pod):
+        ports = []
+        for c in p.containers:
+            for port in c.get("ports") or []:
+                if int(port.get("hostPort") or 0) > 0:
+                    ports.append(port)
+        for c in p.init_containers:
+            if c.get("restartPolicy") != "Always":
+                continue
+            for port in c.get("ports") or []:
+                if int(port.get("hostPort") or 0) > 0:
+                    ports.append(port)
+        return ports
+
+    return pod.memo("host_ports", compute)
+
+
+@dataclass
+class ImageStateSummary:
+    """fwk.ImageStateSummary: an image's size and on how many nodes it is."""
+
+    size: int
+    num_nodes: int
+
+
+# ---------------------------------------------------------------------------------------------
+# NodeInfo
+# ---------------------------------------------------------------------------------------------
+class NodeInfo:
+    """framework.NodeInfo: a node and the pods on it, with their aggregated requests."""
+
+    __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
+                 "used_ports", "requested", "non_zero_requested", "allocatable", "image_states",
+                 "pvc_ref_counts", "generation", "__weakref__")
+
+    def __init__(self, *pods: Pod):
+        self.node: Optional[Node] = None
+        self.pods: List[PodInfo] = []
+        self.pods_with_affinity: List[PodInfo] = []
+        self.pods_with_required_anti_affinity: List[PodInfo] = []
+        self.used_ports = HostPortInfo()
+        self.requested = Resource()
+        self.non_zero_requested = Resource()
+        self.allocatable = Resource()
+        self.image_states: Dict[str, ImageStateSummary] = {}
+        self.pvc_ref_counts: Dict[str, int] = {}
+        self.generation = next_generation()
+        for p in pods:
+            self.add_pod(p)
+
+    @property
+    def name(self) -> str:
+        return self.node.name if self.node is not None else ""
+
+    def set_node(self, node: Node) -> None:
+        self.node = node
+        self.allocatable = Resource.from_list(node.allocatable)
+        self.generation = next_generation()
+
+    def remove_node(self) -> None:
+        self.node = None
+        self.generation = next_generation()
+
+    def add_pod(self, pod: Pod) -> None:
+        self.add_pod_info(PodInfo.of(pod))
+
+    def add_pod_info(self, pi: PodInfo) -> None:
+        self.pods.append(pi)
+        if _pod_with_affinity(pi.pod):
+            self.pods_with_affinity.append(pi)
+        if _pod_with_required_anti_affinity(pi.pod):
+            self.pods_with_required_anti_affinity.append(pi)
+        self._update(pi, 1)
+
+    def remove_pod(self, pod: Pod) -> None:
+        """NodeInfo.RemovePod: by UID."""
+        uid = pod.uid
+        for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            for i, pi in enumerate(lst):
+                if pi.pod.uid == uid:
+                    del lst[i]
+                    break
+        for i, pi in enumerate(self.pods):
+            if pi.pod.uid == uid:
+                del self.pods[i]
+                self._update(pi, -1)
+                return
+        raise KeyError(f"no corresponding pod {pod.name} in pods of node {self.name}")
+
+    def _update(self, pi: PodInfo, sign: int) -> None:
+        pr = pi.calculate_resource()
+        r = self.requested
+        r.milli_cpu += sign * pr.resource.milli_cpu
+        r.memory += sign * pr.resource.memory
+        r.ephemeral_storage += sign * pr.resource.ephemeral_storage
+        for name, q in pr.resource.scalar_resources.items():
+            r.scalar_resources[name] = r.scalar_resources.get(name, 0) + sign * q
+        self.non_zero_requested.milli_cpu += sign * pr.non0_cpu
+        self.non_zero_requested.memory += sign * pr.non0_mem
+        for port in get_host_ports(pi.pod):
+            args = (port.get("hostIP") or "", port.get("protocol") or "", int(port.get("hostPort") or 0))
+            if sign > 0:
+                self.used_ports.add(*args)
+            else:
+                self.used_ports.remove(*args)
+        for v in pi.pod.volumes:
+            pvc = v.get("persistentVolumeClaim")
+            if not pvc:
+                continue
+            key = f"{pi.pod.namespace}/{pvc.get('claimName', '')}"
+            if sign > 0:
+                self.pvc_ref_counts[key] = self.pvc_ref_counts.get(key, 0) + 1
+            else:
+                n = self.pvc_ref_counts.get(key, 0) - 1
+                if n <= 0:
+                    self.pvc_ref_counts.pop(key, None)
+                else:
+                    self.pvc_ref_counts[key] = n
+        self.generation = next_generation()
+
+    def snapshot(self) -> "NodeInfo":
+        """NodeInfo.Snapshot: a copy whose pod lists and aggregates can change independently."""
+        c = NodeInfo.__new__(NodeInfo)
+        c.node = self.node
+        c.pods = list(self.pods)
+        c.pods_with_affinity = list(self.pods_with_affinity)
+        c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        c.used_ports = self.used_ports.clone()
+        c.requested = self.requested.clone()
+        c.non_zero_requested = self.non_zero_requested.clone()
+        c.allocatable = self.allocatable.clone()
+        c.image_states = dict(self.image_states)
+        c.pvc_ref_counts = dict(self.pvc_ref_counts)
+        c.generation = self.generation
+        return c
+
+    clone = snapshot
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name}, pods={[p.pod.key for p in self.pods]})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Events and queueing hints
+# ---------------------------------------------------------------------------------------------
+class ActionType(enum.IntFlag):
+    """fwk.ActionType."""
+
+    NONE = 0
+    Add = 1 << 0
+    Delete = 1 << 1
+    UpdateNodeAllocatable = 1 << 2
+    UpdateNodeLabel = 1 << 3
+    UpdateNodeTaint = 1 << 4
+    UpdateNodeCondition = 1 << 5
+    UpdateNodeAnnotation = 1 << 6
+    UpdatePodLabel = 1 << 7
+    UpdatePodScaleDown = 1 << 8
+    UpdatePodToleration = 1 << 9
+    UpdatePodSchedulingGatesEliminated = 1 << 10
+    UpdatePodGeneratedResourceClaim = 1 << 11
+    All = (1 << 12) - 1
+    Update = ((1 << 12) - 1) & ~3
+
+
+class EventResource(str, enum.Enum):
+    """fwk.EventResource."""
+
+    Pod = "Pod"
+    AssignedPod = "AssignedPod"
+    UnscheduledPod = "UnscheduledPod"
+    Node = "Node"
+    PersistentVolume = "PersistentVolume"
+    PersistentVolumeClaim = "PersistentVolumeClaim"
+    CSINode = "storage.k8s.io/CSINode"
+    CSIDriver = "storage.k8s.io/CSIDriver"
+    VolumeAttachment = "storage.k8s.io/VolumeAttachment"
+    CSIStorageCapacity = "storage.k8s.io/CSIStorageCapacity"
+    StorageClass = "storage.k8s.io/StorageClass"
+    ResourceClaim = "resource.k8s.io/ResourceClaim"
+    ResourceSlice = "resource.k8s.io/ResourceSlice"
+    DeviceClass = "resource.k8s.io/DeviceClass"
+    WildCard = "*"
+
+
+class QueueingHint(enum.IntEnum):
+    QueueSkip = 0
+    Queue = 1
+
+
+@dataclass(frozen=True)
+class ClusterEvent:
+    """fwk.ClusterEvent: a resource and the actions on it."""
+
+    resource: EventResource
+    action_type: ActionType
+    custom_label: str = ""
+
+    def label(self) -> str:
+        return self.custom_label or f"{self.resource.value}{self.action_type.name}"
+
+    def is_wildcard(self) -> bool:
+        return self.resource == EventResource.WildCard and self.action_type == ActionType.All
+
+    def match(self, incoming: "ClusterEvent") -> bool:
+        """MatchClusterEvents: does a registered event (self) cover the incoming one?"""
+        if self.is_wildcard():
+            return True
+        if not (self.action_type & incoming.action_type):
+            return False
+        r, inc = self.resource, incoming.resource
+        if r == EventResource.WildCard or r == inc:
+            return True
+        if r == EventResource.Pod and inc in (EventResource.AssignedPod, EventResource.UnscheduledPod):
+            return True
+        return False
+
+
+QueueingHintFn = Callable[[Pod, Any, Any], QueueingHint]
+
+
+@dataclass
+class ClusterEventWithHint:
+    """fwk.ClusterEventWithHint: an event a plugin registers and, optionally, its hint function
+    `(pod, old_obj, new_obj) -> QueueingHint`."""
+
+    event: ClusterEvent
+    queueing_hint_fn: Optional[QueueingHintFn] = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Results of extension points
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class PreFilterResult:
+    """PreFilterResult: node_names None means all nodes are eligible."""
+
+    node_names: Optional[Set[str]] = None
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: Optional["PreFilterResult"]) -> "PreFilterResult":
+        if self.all_nodes() and (other is None or other.all_nodes()):
+            return PreFilterResult(None)
+        if self.all_nodes():
+            return PreFilterResult(set(other.node_names))
+        if other is None or other.all_nodes():
+            return PreFilterResult(set(self.node_names))
+        return PreFilterResult(self.node_names & other.node_names)
+
+
+@dataclass
+class PostFilterResult:
+    """PostFilterResult: the nominating info (node name) a PostFilter plugin produced."""
+
+    nominated_node_name: str = ""
+    nominating_mode: str = "ModeOverride"
+
+
+@dataclass
+class NodeScore:
+    name: str
+    score: int
+
+
+@dataclass
+class NodePluginScores:
+    """framework.NodePluginScores: per-plugin weighted scores and their total for one node."""
+
+    name: str
+    scores: List[Tuple[str, int]] = field(default_factory=list)
+    total_score: int = 0
+
+
+class NodeToStatus:
+    """framework.NodeToStatus: node -> rejecting status, and the status of absent nodes."""
+
+    def __init__(self, statuses: Optional[Dict[str, Status]] = None,
+                 absent_status: Optional[Status] = None):
+        self.node_to_status: Dict[str, Status] = statuses if statuses is not None else {}
+        self.absent_nodes_status = absent_status or Status(
+            3)  # UnschedulableAndUnresolvable, no reasons
+
+    def get(self, node_name: str) -> Status:
+        return self.node_to_status.get(node_name, self.absent_nodes_status)
+
+    def set(self, node_name: str, status: Status) -> None:
+        self.node_to_status[node_name] = status
+
+    def length(self) -> int:
+        return len(self.node_to_status)
+
+    def set_absent_nodes_status(self, status: Status) -> None:
+        self.absent_nodes_status = status
+
+    def items(self) -> Iterable[Tuple[str, Status]]:
+        return self.node_to_status.items()
+
+    def nodes_for_status_code(self, nodes: List[NodeInfo], code) -> List[NodeInfo]:
+        """NodesForStatusCode: nodes whose status has the given code (absent ones included)."""
+        out = []
+        if self.absent_nodes_status.code == code:
+            for ni in nodes:
+                if ni.name not in self.node_to_status:
+                    out.append(ni)
+        for ni in nodes:
+            st = self.node_to_status.get(ni.name)
+            if st is not None and st.code == code:
+                out.append(ni)
+        return out
+
+
+@dataclass
+class Diagnosis:
+    """framework.Diagnosis."""
+
+    node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
+    unschedulable_plugins: Set[str] = field(default_factory=set)
+    pending_plugins: Set[str] = field(default_factory=set)
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+
+    def add_plugin_status(self, st: Optional[Status]) -> None:
+        if st is None or not st.plugin:
+            return
+        if st.is_rejected():
+            self.unschedulable_plugins.add(st.plugin)
+        if int(st.code) == 6:
+            self.pending_plugins.add(st.plugin)
+
+
+class FitError(Exception):
+    """framework.FitError; str() is v1.34's message."""
+
+    def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis):
+        self.pod = pod
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+        super().__init__()
+
+    def __str__(self) -> str:
+        msg = f"0/{self.num_all_nodes} nodes are available:"
+        d = self.diagnosis
+        if d.pre_filter_msg:
+            msg += f" {d.pre_filter_msg}."
+        else:
+            reasons: Dict[str, int] = {}
+            for _, st in d.node_to_status.items():
+                for r in st.get_reasons():
+                    reasons[r] = reasons.get(r, 0) + 1
+            if d.node_to_status.length() < self.num_all_nodes:
+                for r in d.node_to_status.absent_nodes_status.get_reasons():
+                    reasons[r] = reasons.get(r, 0) + self.num_all_nodes - d.node_to_status.length()
+            hist = sorted(f"{v} {k}" for k, v in reasons.items())
+            if hist:
+                msg += f" {', '.join(hist)}."
+        if d.post_filter_msg:
+            msg += f" {d.post_filter_msg}"
+        return msg
+
+
+class QueuedPodInfo:
+    """framework.QueuedPodInfo: a pod in the scheduling queue with its queueing bookkeeping.
+    Times are virtual seconds."""
+
+    __slots__ = ("pod_info", "timestamp", "attempts", "backoff_expiration", "unschedulable_count",
+                 "consecutive_errors_count", "initial_attempt_timestamp", "unschedulable_plugins",
+                 "pending_plugins", "gating_plugin", "gating_plugin_events", "seq")
+
+    def __init__(self, pod_info: PodInfo, timestamp: float, seq: int = 0):
+        self.pod_info = pod_info
+        self.timestamp = timestamp
+        self.attempts = 0
+        self.backoff_expiration: Optional[float] = None
+        self.unschedulable_count = 0
+        self.consecutive_errors_count = 0
+        self.initial_attempt_timestamp: Optional[float] = None
+        self.unschedulable_plugins: Set[str] = set()
+        self.pending_plugins: Set[str] = set()
+        self.gating_plugin = ""
+        self.gating_plugin_events: List[ClusterEvent] = []
+        self.seq = seq  # creation order, breaks exact timestamp ties deterministically
+
+    @property
+    def pod(self) -> Pod:
+        return self.pod_info.pod
+
+    def gated(self) -> bool:
+        return bool(self.gating_plugin)
+
+    def __repr__(self) -> str:
+        return f"QueuedPodInfo({self.pod.key}, attempts={self.attempts})"

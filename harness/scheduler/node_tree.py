@@ -1,0 +1,74 @@
+"""nodeTree (backend/cache/node_tree.go): nodes grouped by zone, listed round-robin over zones."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+from ..api.objects import Node
+
+LABEL_ZONE = "topology.kubernetes.io/zone"
+LABEL_REGION = "topology.kubernetes.io/region"
+LABEL_ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
+LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
+
+
+def get_zone_key(node: Node) -> str:
+    """component-helpers/node/topology.GetZoneKey."""
+    labels = node.labels
+    zone = labels.get(LABEL_ZONE) or labels.get(LABEL_ZONE_BETA) or ""
+    region = labels.get(LABEL_REGION) or labels.get(LABEL_REGION_BETA) or ""
+    if not region and not zone:
+        return ""
+    return region + ":\x00:" + zone
+
+
+class NodeTree:
+    def __init__(self) -> None:
+        self.tree: Dict[str, List[str]] = {}
+        self.zones: List[str] = []
+        self.num_nodes = 0
+
+    def add_node(self, node: Node) -> None:
+        zone = get_zone_key(node)
+        names = self.tree.get(zone)
+        if names is not None:
+            if node.name in names:
+                return
+            names.append(node.name)
+        else:
+            self.zones.append(zone)
+            self.tree[zone] = [node.name]
+        self.num_nodes += 1
+
+    def remove_node(self, node: Node) -> None:
+        zone = get_zone_key(node)
+        names = self.tree.get(zone)
+        if names and node.name in names:
+            names.remove(node.name)
+            if not names:
+                del self.tree[zone]
+                self.zones.remove(zone)
+            self.num_nodes -= 1
+
+    def update_node(self, old: Node, new: Node) -> None:
+        if old is not None and get_zone_key(old) == get_zone_key(new):
+            return
+        if old is not None:
+            self.remove_node(old)
+        self.add_node(new)
+
+    def list(self) -> List[str]:
+        """nodeTree.list: one node of each zone in turn."""
+        out: List[str] = []
+        idx = 0
+        while len(out) < self.num_nodes:
+            progressed = False
+            for zone in self.zones:
+                names = self.tree[zone]
+                if idx < len(names):
+                    out.append(names[idx])
+                    progressed = True
+            if not progressed:
+                break
+            idx += 1
+        return out

@@ -1,0 +1,83 @@
+"""Snapshot (backend/cache/snapshot.go): the node infos a scheduling cycle reads."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Set
+
+from ..api.objects import Node, Pod
+from ..framework.types import ImageStateSummary, NodeInfo
+from .node_tree import NodeTree
+
+
+class Snapshot:
+    """framework.SharedLister: `list()` is in the node tree's order (zones round-robin)."""
+
+    def __init__(self) -> None:
+        self.node_info_map: Dict[str, NodeInfo] = {}
+        self.node_info_list: List[NodeInfo] = []
+        self.have_pods_with_affinity_node_info_list: List[NodeInfo] = []
+        self.have_pods_with_required_anti_affinity_node_info_list: List[NodeInfo] = []
+        self.used_pvc_set: Set[str] = set()
+        self.generation = 0
+
+    # SharedLister / NodeInfoLister -------------------------------------------------------------
+    def list(self) -> List[NodeInfo]:
+        return self.node_info_list
+
+    def num_nodes(self) -> int:
+        return len(self.node_info_list)
+
+    def have_pods_with_affinity_list(self) -> List[NodeInfo]:
+        return self.have_pods_with_affinity_node_info_list
+
+    def have_pods_with_required_anti_affinity_list(self) -> List[NodeInfo]:
+        return self.have_pods_with_required_anti_affinity_node_info_list
+
+    def get(self, node_name: str) -> NodeInfo:
+        ni = self.node_info_map.get(node_name)
+        if ni is None or ni.node is None:
+            raise KeyError(f'nodeinfo not found for node name "{node_name}"')
+        return ni
+
+    # StorageInfoLister ------------------------------------------------------------------------
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        return key in self.used_pvc_set
+
+    @classmethod
+    def from_objects(cls, pods: Iterable[Pod], nodes: Iterable[Node]) -> "Snapshot":
+        """NewSnapshot, but listing nodes in node-tree order as the cache does (used by tests)."""
+        nodes = list(nodes)
+        s = cls()
+        for p in pods:
+            if not p.node_name:
+                continue
+            s.node_info_map.setdefault(p.node_name, NodeInfo()).add_pod(p)
+            for v in p.volumes:
+                pvc = v.get("persistentVolumeClaim")
+                if pvc:
+                    s.used_pvc_set.add(f"{p.namespace}/{pvc.get('claimName', '')}")
+        image_nodes: Dict[str, Set[str]] = {}
+        for n in nodes:
+            for img in n.images:
+                for name in img.get("names") or []:
+                    image_nodes.setdefault(name, set()).add(n.name)
+        tree = NodeTree()
+        for n in nodes:
+            ni = s.node_info_map.setdefault(n.name, NodeInfo())
+            ni.set_node(n)
+            ni.image_states = image_states_of(n, image_nodes)
+            tree.add_node(n)
+        s.node_info_list = [s.node_info_map[name] for name in tree.list()]
+        s.have_pods_with_affinity_node_info_list = [ni for ni in s.node_info_list if ni.pods_with_affinity]
+        s.have_pods_with_required_anti_affinity_node_info_list = [
+            ni for ni in s.node_info_list if ni.pods_with_required_anti_affinity]
+        return s
+
+
+def image_states_of(node: Node, image_nodes: Dict[str, Set[str]]) -> Dict[str, ImageStateSummary]:
+    """getNodeImageStates."""
+    out: Dict[str, ImageStateSummary] = {}
+    for img in node.images:
+        for name in img.get("names") or []:
+            out[name] = ImageStateSummary(int(img.get("sizeBytes") or 0), len(image_nodes.get(name, ())))
+    return out
