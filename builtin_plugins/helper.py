@@ -1,0 +1,35 @@
+"""Shared plugin helpers (framework/plugins/helper): DefaultNormalizeScore and
+DoNotScheduleTaintsFilterFunc."""
+
+from __future__ import annotations
+
+from typing import List
+
+from harness.api.taints import do_not_schedule_taints_filter
+
+__all__ = ["default_normalize_score", "do_not_schedule_taints_filter"]
+
+
+def default_normalize_score(max_priority: int, reverse: bool, scores: List) -> None:
+    """helper.DefaultNormalizeScore: scale the scores (NodeScore list, in place) from
+    [0, max(scores)] to [0, max_priority] with Go's truncating integer division; with `reverse`
+    each becomes max_priority - score. All zero: unchanged, or all max_priority when reversed.
+    Scores are assumed non-negative. Returns None (a Success status)."""
+    max_count = 0
+    for s in scores:
+        if s.score > max_count:
+            max_count = s.score
+    if max_count == 0:
+        if reverse:
+            for s in scores:
+                s.score = max_priority
+        return None
+    for s in scores:
+        v = max_priority * s.score
+        # Go's int64 division truncates toward zero (scores are non-negative in practice).
+        q = abs(v) // max_count
+        score = q if v >= 0 else -q
+        if reverse:
+            score = max_priority - score
+        s.score = score
+    return None

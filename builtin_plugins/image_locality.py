@@ -1,0 +1,66 @@
+"""ImageLocality (framework/plugins/imagelocality/image_locality.go)."""
+
+from __future__ import annotations
+
+from harness.framework import MAX_NODE_SCORE, Plugin, hookimpl
+
+from . import names
+
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+def normalized_image_name(name: str) -> str:
+    """The CRI name: ":latest" appended when the name has no tag."""
+    if name.rfind(":") <= name.rfind("/"):
+        name = name + ":latest"
+    return name
+
+
+def _pod_images(pod):
+    """Normalized image names of the init containers, then the containers."""
+    return pod.memo("image_locality_images", lambda p: [
+        normalized_image_name(str(c.get("image") or "")) for c in list(p.init_containers) + list(p.containers)])
+
+
+def scaled_image_score(state, total_num_nodes: int) -> int:
+    """The image size scaled by the fraction of nodes that have it (float64, truncated)."""
+    spread = float(state.num_nodes) / float(total_num_nodes)
+    return int(float(state.size) * spread)
+
+
+def sum_image_scores(node_info, pod, total_num_nodes: int) -> int:
+    total = 0
+    states = node_info.image_states
+    for image in _pod_images(pod):
+        st = states.get(image)
+        if st is not None:
+            total += scaled_image_score(st, total_num_nodes)
+    return total
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    # Go int64 division truncates toward zero; the numerator is >= 0 except with no containers.
+    num = MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD)
+    den = max_threshold - MIN_THRESHOLD
+    q = abs(num) // abs(den)
+    return q if (num >= 0) == (den > 0) else -q
+
+
+class ImageLocality(Plugin):
+    name = names.ImageLocality
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        total_num_nodes = len(self.handle.snapshot.list())
+        s = sum_image_scores(node_info, pod, total_num_nodes)
+        return calculate_priority(s, len(pod.init_containers) + len(pod.containers)), None
+
+
+PLUGINS = [ImageLocality]

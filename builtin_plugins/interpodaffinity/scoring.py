@@ -1,0 +1,182 @@
+"""InterPodAffinity PreScore / Score / NormalizeScore (framework/plugins/interpodaffinity/scoring.go).
+
+The topology score is ``{topology_key: {topology_value: weight sum}}``: positive for preferred
+affinity (and existing pods' required affinity, weighted by hardPodAffinityWeight), negative for
+preferred anti-affinity, in both directions (the incoming pod's terms over the existing pods, and
+the existing pods' terms over the incoming pod).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, Sequence
+
+from harness.framework import MAX_NODE_SCORE, NotFoundError, PodInfo, Status, hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover
+    from harness.api.objects import Node, Pod
+
+PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
+
+ScoreMap = Dict[str, Dict[str, int]]
+
+_MAX_INT64 = (1 << 63) - 1
+_MIN_INT64 = -(1 << 63)
+
+
+class PreScoreState:
+    """preScoreState. Clone returns the state itself, as upstream (it is never mutated)."""
+
+    __slots__ = ("topology_score", "pod", "preferred_affinity_terms", "preferred_anti_affinity_terms",
+                 "namespace_labels")
+
+    def __init__(self, pod: "Pod", preferred_affinity_terms, preferred_anti_affinity_terms,
+                 namespace_labels) -> None:
+        self.topology_score: ScoreMap = {}
+        self.pod = pod
+        self.preferred_affinity_terms = preferred_affinity_terms          # [(term, weight)]
+        self.preferred_anti_affinity_terms = preferred_anti_affinity_terms  # [(term, weight)]
+        self.namespace_labels = namespace_labels
+
+    def clone(self) -> "PreScoreState":
+        return self
+
+
+def process_term(m: ScoreMap, term, weight: int, pod: "Pod", ns_labels, node: "Node", multiplier: int) -> None:
+    """scoreMap.processTerm."""
+    if term.matches(pod, ns_labels):
+        tv = node.labels.get(term.topology_key)
+        if tv is not None:
+            scores = m.get(term.topology_key)
+            if scores is None:
+                scores = m[term.topology_key] = {}
+            scores[tv] = scores.get(tv, 0) + weight * multiplier
+
+
+def process_terms(m: ScoreMap, terms: Sequence, pod: "Pod", ns_labels, node: "Node", multiplier: int) -> None:
+    """scoreMap.processTerms over (term, weight) pairs."""
+    for term, weight in terms:
+        process_term(m, term, weight, pod, ns_labels, node, multiplier)
+
+
+def get_pre_score_state(cycle_state) -> PreScoreState:
+    try:
+        return cycle_state.read(PRE_SCORE_STATE_KEY)
+    except NotFoundError:
+        raise RuntimeError(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found') from None
+
+
+def has_preferred_constraints(pod: "Pod") -> bool:
+    aff = pod.affinity
+    pa = aff.get("podAffinity") or {}
+    paa = aff.get("podAntiAffinity") or {}
+    return bool(pa.get("preferredDuringSchedulingIgnoredDuringExecution")
+                or paa.get("preferredDuringSchedulingIgnoredDuringExecution"))
+
+
+def normalize_scores(scores) -> None:
+    """NormalizeScore's min-max normalisation: float64 arithmetic truncated to int64."""
+    min_count = _MAX_INT64
+    max_count = _MIN_INT64
+    for ns in scores:
+        if ns.score > max_count:
+            max_count = ns.score
+        if ns.score < min_count:
+            min_count = ns.score
+    diff = max_count - min_count
+    for ns in scores:
+        f = 0.0
+        if diff > 0:
+            f = float(MAX_NODE_SCORE) * (float(ns.score - min_count) / float(diff))
+        ns.score = int(f)
+
+
+class ScoringMixin:
+    """The PreScore, Score and NormalizeScore methods of InterPodAffinity."""
+
+    def process_existing_pod(self, state: PreScoreState, existing: PodInfo, existing_node_info,
+                             incoming: "Pod", topo_score: ScoreMap) -> None:
+        """processExistingPod."""
+        node = existing_node_info.node
+        if not node.labels:
+            return
+        ep = existing.pod
+        # the incoming pod's preferred terms (namespaceSelector merged: no namespace labels)
+        process_terms(topo_score, state.preferred_affinity_terms, ep, None, node, 1)
+        process_terms(topo_score, state.preferred_anti_affinity_terms, ep, None, node, -1)
+        # the existing pod's required affinity terms, weighted by hardPodAffinityWeight
+        hard = self.hard_pod_affinity_weight
+        ns_labels = state.namespace_labels
+        if hard > 0:
+            for t in existing.required_affinity_terms:
+                process_term(topo_score, t, hard, incoming, ns_labels, node, 1)
+        # the existing pod's preferred terms
+        for wt in existing.preferred_affinity_terms:
+            process_term(topo_score, wt.term, wt.weight, incoming, ns_labels, node, 1)
+        for wt in existing.preferred_anti_affinity_terms:
+            process_term(topo_score, wt.term, wt.weight, incoming, ns_labels, node, -1)
+
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        snapshot = self.handle.snapshot
+        if snapshot is None:
+            return Status(1, "empty shared lister in InterPodAffinity PreScore")
+        has_constraints = has_preferred_constraints(pod)
+        # Optionally ignore the existing pods' preferred terms when the pod has none of its own.
+        if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status.skip()
+        # Unless the pod has preferred terms, only nodes with pods with affinity matter.
+        all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
+
+        pod_info = PodInfo.of(pod)
+        if pod_info.parse_error is not None:
+            return Status.error(f"failed to parse pod: {self.pod_info_error(pod)}")
+        preferred_affinity = [(t, wt.weight) for t, wt in zip(
+            self.merge_affinity_term_namespaces_if_not_empty([wt.term for wt in pod_info.preferred_affinity_terms]),
+            pod_info.preferred_affinity_terms)]
+        preferred_anti_affinity = [(t, wt.weight) for t, wt in zip(
+            self.merge_affinity_term_namespaces_if_not_empty(
+                [wt.term for wt in pod_info.preferred_anti_affinity_terms]),
+            pod_info.preferred_anti_affinity_terms)]
+        s = PreScoreState(pod, preferred_affinity, preferred_anti_affinity,
+                          self.get_namespace_labels_snapshot(pod.namespace))
+
+        # The per-node score maps are summed; the sum is empty iff every node's map was empty.
+        topo_score: ScoreMap = {}
+        for node_info in all_nodes:
+            pods = node_info.pods if has_constraints else node_info.pods_with_affinity
+            for existing in pods:
+                self.process_existing_pod(s, existing, node_info, pod, topo_score)
+        if not topo_score:
+            return Status.skip()
+        s.topology_score = topo_score
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        try:
+            s = get_pre_score_state(state)
+        except RuntimeError as e:
+            return 0, Status.error(e)
+        labels = node_info.node.labels
+        score = 0
+        for tp_key, tp_values in s.topology_score.items():
+            v = labels.get(tp_key)
+            if v is not None:
+                score += tp_values.get(v, 0)
+        return score, None
+
+    @hookimpl
+    def normalize_score(self, state, pod, scores):
+        try:
+            s = get_pre_score_state(state)
+        except RuntimeError as e:
+            return Status.error(e)
+        if not s.topology_score:
+            return None
+        normalize_scores(scores)
+        return None
+
+
+__all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "ScoringMixin", "normalize_scores",
+           "has_preferred_constraints"]

@@ -1,0 +1,110 @@
+"""NodeResourcesBalancedAllocation (framework/plugins/noderesources/balanced_allocation.go):
+favours nodes whose resource fractions (requested / allocatable, after placing the pod) are
+close to each other."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Optional, Tuple
+
+from harness.framework import MAX_NODE_SCORE, Plugin, Status, hookimpl
+
+from .. import names
+from . import args as baargs
+from .resource_allocation import ResourceAllocationScorer
+
+NAME = names.NodeResourcesBalancedAllocation
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+
+class BalancedAllocationPreScoreState:
+    """balancedAllocationPreScoreState: the pod's requests in the order of args.resources."""
+
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests: List[int]):
+        self.pod_requests = pod_requests
+
+    def clone(self) -> "BalancedAllocationPreScoreState":
+        return self
+
+
+def balanced_resource_scorer(requested: List[int], allocatable: List[int]) -> int:
+    """balancedResourceScorer: int64((1 - std) * 100) over the fractions requested/allocatable
+    (each capped at 1) of the resources the node has, in float64 as Go computes them: with two
+    fractions std = |f1 - f2| / 2, with more the population standard deviation, with one 0."""
+    fractions: List[float] = []
+    total = 0.0
+    for req, alloc in zip(requested, allocatable):
+        if alloc == 0:
+            continue
+        fraction = float(req) / float(alloc)
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total / float(len(fractions))
+        acc = 0.0
+        for f in fractions:
+            acc = acc + (f - mean) * (f - mean)
+        std = math.sqrt(acc / float(len(fractions)))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+class BalancedAllocation(Plugin):
+    """NodeResourcesBalancedAllocation: scores with the node's Requested (not the non-zero
+    defaults) and the pod's requests including pod-level requests."""
+
+    name = NAME
+    args_kind = "NodeResourcesBalancedAllocationArgs"
+
+    enable_in_place_pod_vertical_scaling = True  # InPlacePodVerticalScaling: beta, on
+    enable_pod_level_resources = True  # PodLevelResources: beta, on
+
+    @classmethod
+    def set_defaults(cls, args: Dict[str, Any]) -> Dict[str, Any]:
+        return baargs.set_defaults_node_resources_balanced_allocation_args(args)
+
+    @classmethod
+    def validate_args(cls, args: Dict[str, Any]) -> List[Tuple[str, str]]:
+        return baargs.validate_node_resources_balanced_allocation_args(args)
+
+    def __init__(self, args: Optional[Dict[str, Any]] = None, handle: Any = None):
+        """NewBalancedAllocation."""
+        if args is None:
+            args = self.set_defaults({})
+        super().__init__(args, handle)
+        errs = baargs.validate_node_resources_balanced_allocation_args(args)
+        if errs:
+            raise ValueError(baargs.aggregate(errs))
+        resources = [(r.get("name", ""), int(r.get("weight") or 0)) for r in args.get("resources") or []]
+        self.scorer = ResourceAllocationScorer(
+            NAME, balanced_resource_scorer, resources, use_requested=True,
+            enable_pod_level_resources=self.enable_pod_level_resources,
+            enable_in_place_pod_vertical_scaling=self.enable_in_place_pod_vertical_scaling)
+
+    @property
+    def resources(self) -> List[Tuple[str, int]]:
+        return self.scorer.resources
+
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
+        if self.scorer.is_best_effort_pod(pod_requests):
+            # Best-effort pods are not balanced, lest they all land on one node (#129138).
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(pod_requests))
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            s = BalancedAllocationPreScoreState(self.scorer.calculate_pod_resource_request_list(pod))
+            if self.scorer.is_best_effort_pod(s.pod_requests):
+                return 0, None
+        return self.scorer.score(pod, node_info, s.pod_requests)

@@ -1,0 +1,377 @@
+"""NodeResourcesFit (framework/plugins/noderesources/fit.go): does the node have room for the
+pod's requests (PreFilter/Filter), and how full would it be (PreScore/Score, with the
+LeastAllocated, MostAllocated or RequestedToCapacityRatio strategy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+
+from harness.api.objects import Node, Pod
+from harness.api.pod_resources import is_extended_resource_name, is_scalar_resource_name
+from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
+                               NodeInfo, NotFoundError, Plugin, QueueingHint, Resource, Status,
+                               hookimpl)
+
+from .. import names
+from . import args as fitargs
+from .least_allocated import least_resource_scorer
+from .most_allocated import most_resource_scorer
+from .requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
+from .resource_allocation import ResourceAllocationScorer, pod_requests_opts
+
+NAME = names.NodeResourcesFit
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+ERR_REASON_TOO_MANY_PODS = "Too many pods"
+ERR_REASON_SIDECARS_DISABLED = ("Pod has a restartable init container and the SidecarContainers "
+                                "feature is disabled")
+
+
+# ---------------------------------------------------------------------------------------------
+# Cycle state
+# ---------------------------------------------------------------------------------------------
+class PreFilterState:
+    """preFilterState: the pod's request as a framework.Resource (resource_to_device_class
+    belongs to DRAExtendedResource, off in v1.34)."""
+
+    __slots__ = ("resource", "resource_to_device_class")
+
+    def __init__(self, resource: Resource, resource_to_device_class: Optional[Dict[str, str]] = None):
+        self.resource = resource
+        self.resource_to_device_class = resource_to_device_class
+
+    def clone(self) -> "PreFilterState":
+        return self
+
+
+class PreScoreState:
+    """preScoreState: the pod's requests, in the order of the scoring strategy's resources."""
+
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests: List[int]):
+        self.pod_requests = pod_requests
+
+    def clone(self) -> "PreScoreState":
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests and fitting
+# ---------------------------------------------------------------------------------------------
+def compute_pod_resource_request(pod: Pod, enable_pod_level_resources: bool = True) -> Resource:
+    """computePodResourceRequest: PodRequests (containers summed, init containers and sidecars as
+    the KEP says, pod-level requests when PodLevelResources is on, overhead added) taken into a
+    framework.Resource with SetMaxResource. Cached on the pod; do not mutate the result."""
+
+    def compute(p: Pod) -> Resource:
+        reqs = pod_requests_opts(p, skip_pod_level=not enable_pod_level_resources)
+        r = Resource()
+        r.set_max_resource(reqs)
+        return r
+
+    return pod.memo("noderesources.pod_request:%d" % enable_pod_level_resources, compute)
+
+
+@dataclass
+class InsufficientResource:
+    """InsufficientResource: which resource the node lacks, and whether only a bigger node
+    (not preemption) could help (Unresolvable: the request exceeds the node's allocatable)."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+def fits_request(pod_request: Resource, node_info: NodeInfo,
+                 ignored_extended_resources: Optional[Set[str]] = None,
+                 ignored_resource_groups: Optional[Set[str]] = None) -> List[InsufficientResource]:
+    """fitsRequest: the resources the node lacks for the pod (empty when it fits). Pods count
+    against the node's pod capacity whatever the pod requests."""
+    out: List[InsufficientResource] = []
+    alloc = node_info.allocatable
+    n_pods = len(node_info.pods)
+    if n_pods + 1 > alloc.allowed_pod_number:
+        out.append(InsufficientResource("pods", ERR_REASON_TOO_MANY_PODS, 1, n_pods, alloc.allowed_pod_number))
+    r = pod_request
+    if r.milli_cpu == 0 and r.memory == 0 and r.ephemeral_storage == 0 and not r.scalar_resources:
+        return out
+    used = node_info.requested
+    if r.milli_cpu > 0 and r.milli_cpu > alloc.milli_cpu - used.milli_cpu:
+        out.append(InsufficientResource("cpu", "Insufficient cpu", r.milli_cpu, used.milli_cpu,
+                                        alloc.milli_cpu, r.milli_cpu > alloc.milli_cpu))
+    if r.memory > 0 and r.memory > alloc.memory - used.memory:
+        out.append(InsufficientResource("memory", "Insufficient memory", r.memory, used.memory,
+                                        alloc.memory, r.memory > alloc.memory))
+    if r.ephemeral_storage > 0 and r.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage:
+        out.append(InsufficientResource("ephemeral-storage", "Insufficient ephemeral-storage",
+                                        r.ephemeral_storage, used.ephemeral_storage,
+                                        alloc.ephemeral_storage, r.ephemeral_storage > alloc.ephemeral_storage))
+    if r.scalar_resources:
+        alloc_s = alloc.scalar_resources
+        used_s = used.scalar_resources
+        # Go ranges over a map in random order; sorted keeps runs repeatable.
+        for name in sorted(r.scalar_resources):
+            q = r.scalar_resources[name]
+            if q == 0:
+                continue
+            if is_extended_resource_name(name):
+                prefix = name.split("/")[0] if ignored_resource_groups else ""
+                if ((ignored_extended_resources and name in ignored_extended_resources)
+                        or (ignored_resource_groups and prefix in ignored_resource_groups)):
+                    continue
+            a = alloc_s.get(name, 0)
+            u = used_s.get(name, 0)
+            if q > a - u:
+                out.append(InsufficientResource(name, f"Insufficient {name}", q, u, a, q > a))
+    return out
+
+
+def fits(pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True) -> List[InsufficientResource]:
+    """Fits: fitsRequest with nothing ignored."""
+    return fits_request(compute_pod_resource_request(pod, enable_pod_level_resources), node_info)
+
+
+def _node_info_of(node: Node) -> NodeInfo:
+    ni = NodeInfo()
+    ni.set_node(node)
+    return ni
+
+
+def is_fit(pod: Pod, node: Optional[Node], enable_pod_level_resources: bool = True) -> bool:
+    """isFit: would the pod fit on the node if it were empty? False for no node."""
+    if node is None:
+        return False
+    return not fits(pod, _node_info_of(node), enable_pod_level_resources)
+
+
+def have_any_requested_resources_increased(pod: Pod, original_node: Node, modified_node: Node,
+                                           enable_pod_level_resources: bool = True) -> bool:
+    """haveAnyRequestedResourcesIncreased: did the pod capacity, or the allocatable of a resource
+    the pod requests, grow?"""
+    pod_request = compute_pod_resource_request(pod, enable_pod_level_resources)
+    orig = Resource.from_list(original_node.allocatable)
+    mod = Resource.from_list(modified_node.allocatable)
+    if mod.allowed_pod_number > orig.allowed_pod_number:
+        return True
+    if (pod_request.milli_cpu == 0 and pod_request.memory == 0 and pod_request.ephemeral_storage == 0
+            and not pod_request.scalar_resources):
+        return False
+    if ((pod_request.milli_cpu > 0 and mod.milli_cpu > orig.milli_cpu)
+            or (pod_request.memory > 0 and mod.memory > orig.memory)
+            or (pod_request.ephemeral_storage > 0 and mod.ephemeral_storage > orig.ephemeral_storage)):
+        return True
+    for name, q in pod_request.scalar_resources.items():
+        if q == 0:
+            continue
+        if mod.scalar_resources.get(name, 0) > orig.scalar_resources.get(name, 0):
+            return True
+    return False
+
+
+def has_restartable_init_container(pod: Pod) -> bool:
+    return any(c.get("restartPolicy") == "Always" for c in pod.init_containers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scoring strategies
+# ---------------------------------------------------------------------------------------------
+def _resources_of(strategy: Dict[str, Any]) -> List[Tuple[str, int]]:
+    return [(r.get("name", ""), int(r.get("weight") or 0)) for r in strategy.get("resources") or []]
+
+
+def _least_allocated(strategy: Dict[str, Any]) -> ResourceAllocationScorer:
+    res = _resources_of(strategy)
+    return ResourceAllocationScorer(fitargs.LEAST_ALLOCATED, least_resource_scorer(res), res)
+
+
+def _most_allocated(strategy: Dict[str, Any]) -> ResourceAllocationScorer:
+    res = _resources_of(strategy)
+    return ResourceAllocationScorer(fitargs.MOST_ALLOCATED, most_resource_scorer(res), res)
+
+
+def _requested_to_capacity_ratio(strategy: Dict[str, Any]) -> ResourceAllocationScorer:
+    res = _resources_of(strategy)
+    rtcr = strategy.get("requestedToCapacityRatio")
+    if rtcr is None:
+        # Upstream dereferences a nil RequestedToCapacityRatio here and kube-scheduler panics.
+        raise ValueError("scoring strategy RequestedToCapacityRatio needs requestedToCapacityRatio "
+                         "(kube-scheduler v1.34 panics without it)")
+    shape = [(int(p.get("utilization") or 0), int(p.get("score") or 0)) for p in rtcr.get("shape") or []]
+    return ResourceAllocationScorer(fitargs.REQUESTED_TO_CAPACITY_RATIO,
+                                    requested_to_capacity_ratio_scorer(res, shape), res)
+
+
+# nodeResourceStrategyTypeMap. The scorers leave use_requested, enable_pod_level_resources and
+# enable_in_place_pod_vertical_scaling unset (False), as NewFit does: Fit scores the pod's
+# container requests with the non-zero defaults, ignoring pod-level requests.
+NODE_RESOURCE_STRATEGY_TYPE_MAP: Dict[str, Callable[[Dict[str, Any]], ResourceAllocationScorer]] = {
+    fitargs.LEAST_ALLOCATED: _least_allocated,
+    fitargs.MOST_ALLOCATED: _most_allocated,
+    fitargs.REQUESTED_TO_CAPACITY_RATIO: _requested_to_capacity_ratio,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The plugin
+# ---------------------------------------------------------------------------------------------
+class Fit(Plugin):
+    """NodeResourcesFit. Feature gates as in v1.34 (class attributes, so tests can flip them)."""
+
+    name = NAME
+    args_kind = "NodeResourcesFitArgs"
+
+    enable_in_place_pod_vertical_scaling = True  # InPlacePodVerticalScaling: beta, on
+    enable_sidecar_containers = True  # SidecarContainers: GA
+    enable_scheduling_queue_hint = True  # SchedulerQueueingHints: GA
+    enable_pod_level_resources = True  # PodLevelResources: beta, on
+    enable_dra_extended_resource = False  # DRAExtendedResource: alpha, off (not implemented)
+
+    @classmethod
+    def set_defaults(cls, args: Dict[str, Any]) -> Dict[str, Any]:
+        return fitargs.set_defaults_node_resources_fit_args(args)
+
+    @classmethod
+    def validate_args(cls, args: Dict[str, Any]) -> List[Tuple[str, str]]:
+        return fitargs.validate_node_resources_fit_args(args)
+
+    def __init__(self, args: Optional[Dict[str, Any]] = None, handle: Any = None):
+        """NewFit."""
+        if args is None:
+            args = self.set_defaults({})
+        super().__init__(args, handle)
+        errs = fitargs.validate_node_resources_fit_args(args)
+        if errs:
+            raise ValueError(fitargs.aggregate(errs))
+        strategy = args.get("scoringStrategy")
+        if strategy is None:
+            raise ValueError("scoring strategy not specified")
+        factory = NODE_RESOURCE_STRATEGY_TYPE_MAP.get(strategy.get("type") or "")
+        if factory is None:
+            raise ValueError(f"scoring strategy {strategy.get('type') or ''} is not supported")
+        self.ignored_resources: Set[str] = set(args.get("ignoredResources") or [])
+        self.ignored_resource_groups: Set[str] = set(args.get("ignoredResourceGroups") or [])
+        self.scorer: ResourceAllocationScorer = factory(strategy)
+
+    @property
+    def resources(self) -> List[Tuple[str, int]]:
+        return self.scorer.resources
+
+    # ---- PreFilter / Filter -----------------------------------------------------------------
+    @hookimpl
+    def pre_filter(self, state, pod, nodes):
+        if not self.enable_sidecar_containers and has_restartable_init_container(pod):
+            return None, Status.unresolvable(ERR_REASON_SIDECARS_DISABLED)
+        result = PreFilterState(compute_pod_resource_request(pod, self.enable_pod_level_resources))
+        state.write(PRE_FILTER_STATE_KEY, result)
+        return None, None
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except NotFoundError:
+            return Status.error(RuntimeError(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'))
+        insufficient = fits_request(s.resource, node_info, self.ignored_resources, self.ignored_resource_groups)
+        if not insufficient:
+            return None
+        code = Code.Unschedulable
+        for ir in insufficient:
+            if ir.unresolvable:
+                code = Code.UnschedulableAndUnresolvable
+        return Status(code, *[ir.reason for ir in insufficient])
+
+    # ---- Queueing hints ---------------------------------------------------------------------
+    @hookimpl
+    def events_to_register(self):
+        pod_action = ActionType.Delete
+        if self.enable_in_place_pod_vertical_scaling:
+            # A pod scaled down in place may free room.
+            pod_action |= ActionType.UpdatePodScaleDown
+        node_action = (ActionType.Add | ActionType.UpdateNodeAllocatable | ActionType.UpdateNodeTaint
+                       | ActionType.UpdateNodeLabel)
+        if self.enable_scheduling_queue_hint:
+            node_action = ActionType.Add | ActionType.UpdateNodeAllocatable
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.Pod, pod_action), self.is_schedulable_after_pod_event),
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, node_action), self.is_schedulable_after_node_change),
+        ]
+
+    def is_schedulable_after_pod_event(self, pod, old_obj, new_obj) -> QueueingHint:
+        """isSchedulableAfterPodEvent: a scheduled (or nominated) pod deleted, or a pod scaled
+        down in a resource the pod requests."""
+        if (old_obj is not None and not isinstance(old_obj, Pod)) or (
+                new_obj is not None and not isinstance(new_obj, Pod)):
+            return QueueingHint.Queue
+        original, modified = old_obj, new_obj
+        if modified is None:
+            if original is None or (not original.node_name and not original.nominated_node_name):
+                return QueueingHint.QueueSkip
+            return QueueingHint.Queue
+        if not self.enable_in_place_pod_vertical_scaling:
+            return QueueingHint.QueueSkip
+        if original is None:  # not an update; only the pod's own scale-down counts then
+            return QueueingHint.Queue if modified.uid == pod.uid else QueueingHint.QueueSkip
+        if not self.is_schedulable_after_pod_scale_down(pod, original, modified):
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue
+
+    def is_schedulable_after_pod_scale_down(self, target: Pod, original: Pod, modified: Pod) -> bool:
+        """isSchedulableAfterPodScaleDown."""
+        if modified.uid == target.uid:
+            return True
+        if not modified.node_name:
+            return False
+        use_status = self.enable_in_place_pod_vertical_scaling
+        orig_max, mod_max = Resource(), Resource()
+        orig_max.set_max_resource(pod_requests_opts(original, use_status_resources=use_status))
+        mod_max.set_max_resource(pod_requests_opts(modified, use_status_resources=use_status))
+        for name, value in pod_requests_opts(target, use_status_resources=use_status).items():
+            if value == 0:
+                continue
+            if name == "cpu":
+                if orig_max.milli_cpu > mod_max.milli_cpu:
+                    return True
+            elif name == "memory":
+                if orig_max.memory > mod_max.memory:
+                    return True
+            elif name == "ephemeral-storage":
+                if orig_max.ephemeral_storage > mod_max.ephemeral_storage:
+                    return True
+            elif is_scalar_resource_name(name):
+                if orig_max.scalar_resources.get(name, 0) > mod_max.scalar_resources.get(name, 0):
+                    return True
+        return False
+
+    def is_schedulable_after_node_change(self, pod, old_obj, new_obj) -> QueueingHint:
+        """isSchedulableAfterNodeChange: a node added that the pod fits on, or a node whose
+        allocatable grew in what the pod requests and that the pod now fits on."""
+        if (old_obj is not None and not isinstance(old_obj, Node)) or (
+                new_obj is not None and not isinstance(new_obj, Node)):
+            return QueueingHint.Queue
+        original, modified = old_obj, new_obj
+        if not is_fit(pod, modified, self.enable_pod_level_resources):
+            return QueueingHint.QueueSkip
+        if original is None:
+            return QueueingHint.Queue
+        if not have_any_requested_resources_increased(pod, original, modified, self.enable_pod_level_resources):
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue
+
+    # ---- PreScore / Score -------------------------------------------------------------------
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)))
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            s = PreScoreState(self.scorer.calculate_pod_resource_request_list(pod))
+        return self.scorer.score(pod, node_info, s.pod_requests)

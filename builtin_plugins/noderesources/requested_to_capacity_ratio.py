@@ -1,0 +1,54 @@
+"""The RequestedToCapacityRatio scoring strategy
+(framework/plugins/noderesources/requested_to_capacity_ratio.go)."""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+from harness.framework import MAX_NODE_SCORE
+
+from ._gomath import go_div, go_round
+from .resource_allocation import ResourceSpec, Scorer
+from .shape_score import FunctionShapePoint, build_broken_linear_function
+
+MAX_UTILIZATION = 100
+MAX_CUSTOM_PRIORITY_SCORE = 10  # config.MaxCustomPriorityScore
+
+
+def build_requested_to_capacity_ratio_scorer_function(
+        scoring_function_shape: Sequence[FunctionShapePoint],
+        resources: Sequence[ResourceSpec]) -> Scorer:
+    """buildRequestedToCapacityRatioScorerFunction: each resource scores
+    shape(requested * 100 / allocatable) (shape(100) when over-requested); resources scoring 0
+    are left out; the weighted average is rounded half away from zero (math.Round)."""
+    raw = build_broken_linear_function(scoring_function_shape)
+    weights = [w for _, w in resources]
+
+    def resource_scoring_function(requested: int, capacity: int) -> int:
+        if capacity == 0 or requested > capacity:
+            return raw(MAX_UTILIZATION)
+        return raw(go_div(requested * MAX_UTILIZATION, capacity))
+
+    def scorer(requested: List[int], allocatable: List[int]) -> int:
+        node_score = weight_sum = 0
+        for i, alloc in enumerate(allocatable):
+            if alloc == 0:
+                continue
+            w = weights[i]
+            resource_score = resource_scoring_function(requested[i], alloc)
+            if resource_score > 0:
+                node_score += resource_score * w
+                weight_sum += w
+        if weight_sum == 0:
+            return 0
+        return int(go_round(float(node_score) / float(weight_sum)))
+
+    return scorer
+
+
+def requested_to_capacity_ratio_scorer(resources: Sequence[ResourceSpec],
+                                       shape: Sequence[Tuple[int, int]]) -> Scorer:
+    """requestedToCapacityRatioScorer: shape scores (0-10) are scaled to 0-100."""
+    points = [FunctionShapePoint(int(u), int(s) * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
+              for u, s in shape]
+    return build_requested_to_capacity_ratio_scorer_function(points, resources)

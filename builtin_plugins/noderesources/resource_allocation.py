@@ -1,0 +1,220 @@
+"""The scorer shared by NodeResourcesFit's strategies and NodeResourcesBalancedAllocation
+(framework/plugins/noderesources/resource_allocation.go), and the pod-request arithmetic it uses.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from harness.api.pod_resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
+                                       is_scalar_resource_name, pod_requests)
+from harness.api.quantity import parse_quantity
+from harness.framework import Code, Status
+
+# One entry of the args' resources: (resource name, weight).
+ResourceSpec = Tuple[str, int]
+Scorer = Callable[[List[int], List[int]], int]
+
+# schedutil.DefaultMilliCPURequest / DefaultMemoryRequest as the NonMissingContainerRequests
+# that resourceAllocationScorer.calculatePodResourceRequest passes to PodRequests.
+NON_MISSING_DEFAULTS: Dict[str, Fraction] = {
+    "cpu": Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    "memory": Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+# How calculateResourceAllocatableRequest treats a resource name (its switch, decided once).
+_CPU, _MEMORY, _EPHEMERAL, _SCALAR, _OTHER = range(5)
+
+
+def _kind(name: str) -> int:
+    if name == "cpu":
+        return _CPU
+    if name == "memory":
+        return _MEMORY
+    if name == "ephemeral-storage":
+        return _EPHEMERAL
+    if is_scalar_resource_name(name):
+        return _SCALAR
+    return _OTHER
+
+
+def _ceil(f) -> int:
+    return -((-f.numerator) // f.denominator)
+
+
+# ---------------------------------------------------------------------------------------------
+# PodRequests with UseStatusResources (InPlacePodVerticalScaling, on in v1.34)
+# ---------------------------------------------------------------------------------------------
+def _max_list(*lists: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """resourcehelper's max(a, b...): per resource the greatest quantity (kept as written)."""
+    out: Dict[str, Any] = {}
+    best: Dict[str, Fraction] = {}
+    for rl in lists:
+        for name, q in (rl or {}).items():
+            v = parse_quantity(q)
+            if name not in best or v > best[name]:
+                best[name] = v
+                out[name] = q
+    return out
+
+
+def is_pod_resize_infeasible(pod) -> bool:
+    """resourcehelper.IsPodResizeInfeasible."""
+    for cond in (pod.status.get("conditions") or []):
+        if cond.get("type") == "PodResizePending":
+            return cond.get("reason") == "Infeasible"
+    return False
+
+
+def _determine_container_reqs(pod, container: Mapping, cs: Mapping) -> Dict[str, Any]:
+    """resourcehelper.determineContainerReqs."""
+    cs_res = cs.get("resources") or {}
+    if is_pod_resize_infeasible(pod):
+        return _max_list(cs_res.get("requests"), cs.get("allocatedResources"))
+    return _max_list((container.get("resources") or {}).get("requests"), cs_res.get("requests"),
+                     cs.get("allocatedResources"))
+
+
+def _status_spec(pod) -> Mapping[str, Any]:
+    """The pod's spec with each container's requests replaced as AggregateContainerRequests does
+    when UseStatusResources is set (containers and restartable init containers whose status
+    reports resources). The spec itself when no status reports resources."""
+
+    def compute(p) -> Mapping[str, Any]:
+        st = p.status
+        statuses: Dict[str, Mapping] = {}
+        for cs in st.get("containerStatuses") or []:
+            statuses[cs.get("name", "")] = cs
+        for cs in st.get("initContainerStatuses") or []:
+            statuses[cs.get("name", "")] = cs
+        if not any(cs.get("resources") is not None for cs in statuses.values()):
+            return p.spec
+        spec = dict(p.spec)
+
+        def replace(c: Mapping) -> Mapping:
+            cs = statuses.get(c.get("name", ""))
+            if cs is None or cs.get("resources") is None:
+                return c
+            c2 = dict(c)
+            res = dict(c.get("resources") or {})
+            res["requests"] = _determine_container_reqs(p, c, cs)
+            c2["resources"] = res
+            return c2
+
+        spec["containers"] = [replace(c) for c in p.spec.get("containers") or []]
+        spec["initContainers"] = [replace(c) if c.get("restartPolicy") == "Always" else c
+                                  for c in p.spec.get("initContainers") or []]
+        return spec
+
+    return pod.memo("noderesources.status_spec", compute)
+
+
+def pod_requests_opts(pod, *, use_status_resources: bool = False, skip_pod_level: bool = False,
+                      non_missing: Optional[Mapping[str, Fraction]] = None) -> Dict[str, Fraction]:
+    """resourcehelper.PodRequests(pod, PodResourcesOptions{...}) for the options the scheduler's
+    resource plugins use."""
+    spec = _status_spec(pod) if use_status_resources else pod.spec
+    return pod_requests(spec, non_missing=non_missing, skip_pod_level=skip_pod_level)
+
+
+def _allocatable_request(node_info, kind: int, name: str, pod_request: int,
+                         use_requested: bool) -> Tuple[int, int]:
+    """calculateResourceAllocatableRequest with the resource's switch case decided beforehand."""
+    if pod_request == 0 and kind == _SCALAR:
+        # An extended resource the pod does not request is left out of the score.
+        return 0, 0
+    if kind == _CPU:
+        requested = node_info.requested if use_requested else node_info.non_zero_requested
+        return node_info.allocatable.milli_cpu, requested.milli_cpu + pod_request
+    if kind == _MEMORY:
+        requested = node_info.requested if use_requested else node_info.non_zero_requested
+        return node_info.allocatable.memory, requested.memory + pod_request
+    if kind == _EPHEMERAL:
+        return node_info.allocatable.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request
+    scalars = node_info.allocatable.scalar_resources
+    if name in scalars:
+        return scalars[name], node_info.requested.scalar_resources.get(name, 0) + pod_request
+    return 0, 0
+
+
+# ---------------------------------------------------------------------------------------------
+# resourceAllocationScorer
+# ---------------------------------------------------------------------------------------------
+class ResourceAllocationScorer:
+    """resourceAllocationScorer: `resources` are (name, weight) pairs; `use_requested` picks the
+    node's Requested (True) or NonZeroRequested (False) cpu and memory."""
+
+    def __init__(self, name: str, scorer: Scorer, resources: Optional[Sequence[ResourceSpec]], *,
+                 use_requested: bool = False, enable_pod_level_resources: bool = False,
+                 enable_in_place_pod_vertical_scaling: bool = False):
+        self.name = name
+        self.scorer = scorer
+        self.resources: List[ResourceSpec] = list(resources or [])
+        self.use_requested = use_requested
+        self.enable_pod_level_resources = enable_pod_level_resources
+        self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
+        self._kinds = [_kind(n) for n, _ in self.resources]
+        self._names = [n for n, _ in self.resources]
+        self._memo_key = "noderesources.requests:%d%d%d:%s" % (
+            use_requested, enable_pod_level_resources, enable_in_place_pod_vertical_scaling,
+            "\x00".join(n for n, _ in self.resources))
+
+    def score(self, pod, node_info, pod_request_list: Sequence[int]) -> Tuple[int, Optional[Status]]:
+        """resourceAllocationScorer.score."""
+        if not self.resources:
+            return 0, Status(Code.Error, "resources not found")
+        n = len(self.resources)
+        requested = [0] * n
+        allocatable = [0] * n
+        kinds, names = self._kinds, self._names
+        for i in range(n):
+            alloc, req = _allocatable_request(node_info, kinds[i], names[i], pod_request_list[i],
+                                              self.use_requested)
+            # Only fill the extended resource entry when it's non-zero.
+            if alloc == 0:
+                continue
+            allocatable[i] = alloc
+            requested[i] = req
+        return self.scorer(requested, allocatable), None
+
+    def calculate_resource_allocatable_request(self, node_info, resource: str,
+                                               pod_request: int) -> Tuple[int, int]:
+        """calculateResourceAllocatableRequest: (the node's allocatable, the node's requested plus
+        the pod's request) of one resource; (0, 0) for an extended resource the pod does not
+        request or a resource the node does not have."""
+        return _allocatable_request(node_info, _kind(resource), resource, pod_request,
+                                    self.use_requested)
+
+    def calculate_pod_resource_request(self, pod, resource: str) -> int:
+        """calculatePodResourceRequest: the pod's (non-zero unless use_requested) request of one
+        resource, overhead included; milli-units for cpu."""
+        reqs = pod_requests_opts(
+            pod, use_status_resources=self.enable_in_place_pod_vertical_scaling,
+            skip_pod_level=not self.enable_pod_level_resources,
+            non_missing=None if self.use_requested else NON_MISSING_DEFAULTS)
+        q = reqs.get(resource)
+        if q is None:
+            return 0
+        return _ceil(q * 1000) if resource == "cpu" else _ceil(q)
+
+    def calculate_pod_resource_request_list(self, pod) -> List[int]:
+        """calculatePodResourceRequestList over the configured resources (cached on the pod)."""
+
+        def compute(p) -> List[int]:
+            reqs = pod_requests_opts(
+                p, use_status_resources=self.enable_in_place_pod_vertical_scaling,
+                skip_pod_level=not self.enable_pod_level_resources,
+                non_missing=None if self.use_requested else NON_MISSING_DEFAULTS)
+            out = []
+            for name, _ in self.resources:
+                q = reqs.get(name)
+                out.append(0 if q is None else (_ceil(q * 1000) if name == "cpu" else _ceil(q)))
+            return out
+
+        return list(pod.memo(self._memo_key, compute))
+
+    @staticmethod
+    def is_best_effort_pod(pod_request_list: Sequence[int]) -> bool:
+        """isBestEffortPod: no configured resource is requested."""
+        return all(r == 0 for r in pod_request_list)

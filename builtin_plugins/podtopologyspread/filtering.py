@@ -1,0 +1,215 @@
+"""PreFilter, AddPod/RemovePod and Filter of PodTopologySpread
+(framework/plugins/podtopologyspread/filtering.go)."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from harness.framework import CycleState, NotFoundError, Status
+
+from .common import (MAX_INT32, TopologySpreadConstraint,
+                     count_pods_match_selector, node_labels_match_spread_constraints,
+                     required_affinity_match, required_node_affinity)
+
+NAME = "PodTopologySpread"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+
+class CriticalPaths:
+    """criticalPaths: the two topology values with the fewest matching pods of a constraint.
+    paths[0][1] always holds the minimum; paths[1][1] is >= it but not necessarily the 2nd
+    minimum. Each path is a [topology value, match num] pair."""
+
+    __slots__ = ("paths",)
+
+    def __init__(self, paths=None):
+        self.paths = paths if paths is not None else [["", MAX_INT32], ["", MAX_INT32]]
+
+    def update(self, tp_val: str, num: int) -> None:
+        """criticalPaths.update."""
+        p = self.paths
+        i = -1
+        if tp_val == p[0][0]:
+            i = 0
+        elif tp_val == p[1][0]:
+            i = 1
+        if i >= 0:
+            p[i][1] = num
+            if p[0][1] > p[1][1]:
+                p[0], p[1] = p[1], p[0]
+        else:
+            if num < p[0][1]:
+                p[1] = p[0]
+                p[0] = [tp_val, num]
+            elif num < p[1][1]:
+                p[1] = [tp_val, num]
+
+    def clone(self) -> "CriticalPaths":
+        return CriticalPaths([list(self.paths[0]), list(self.paths[1])])
+
+    def as_tuples(self):
+        return (tuple(self.paths[0]), tuple(self.paths[1]))
+
+    def __repr__(self) -> str:
+        return f"CriticalPaths({self.paths!r})"
+
+
+class PreFilterState:
+    """preFilterState: the DoNotSchedule constraints, per constraint the critical paths and the
+    number of matching pods per topology value. `self_match[i]` caches whether the incoming pod
+    matches constraint i's selector (a pure function of the pod, used by Filter)."""
+
+    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num", "self_match")
+
+    def __init__(self, constraints: Optional[List[TopologySpreadConstraint]] = None,
+                 critical_paths: Optional[List[CriticalPaths]] = None,
+                 tp_value_to_match_num: Optional[List[Dict[str, int]]] = None,
+                 self_match: Optional[List[int]] = None):
+        self.constraints = constraints or []
+        self.critical_paths = critical_paths or []
+        self.tp_value_to_match_num = tp_value_to_match_num or []
+        self.self_match = self_match
+
+    def min_match_num(self, constraint_id: int, min_domains: int) -> int:
+        """minMatchNum: the global minimum, 0 when there are fewer domains than minDomains."""
+        min_match = self.critical_paths[constraint_id].paths[0][1]
+        if len(self.tp_value_to_match_num[constraint_id]) < min_domains:
+            min_match = 0
+        return min_match
+
+    def clone(self) -> "PreFilterState":
+        """Clone: the constraints are shared, paths and counts copied."""
+        return PreFilterState(self.constraints, [p.clone() for p in self.critical_paths],
+                              [dict(m) for m in self.tp_value_to_match_num], self.self_match)
+
+
+def get_pre_filter_state(cycle_state: CycleState) -> PreFilterState:
+    try:
+        c = cycle_state.read(PRE_FILTER_STATE_KEY)
+    except NotFoundError:
+        raise RuntimeError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found') from None
+    if not isinstance(c, PreFilterState):
+        raise RuntimeError(f"{c!r} convert to podtopologyspread.preFilterState error")
+    return c
+
+
+def cal_pre_filter_state(pl, pod, all_nodes) -> PreFilterState:
+    """calPreFilterState: count the matching pods per topology value of each hard constraint,
+    over the nodes that carry every topology key and pass the node inclusion policies."""
+    constraints = pl.get_constraints(pod)
+    if not constraints:
+        return PreFilterState()
+    n = len(constraints)
+    s = PreFilterState(constraints, [None] * n, [{} for _ in range(n)])
+    require = required_node_affinity(pod)
+    inclusion = pl.enable_node_inclusion_policy
+    ns = pod.namespace
+    tp_maps = s.tp_value_to_match_num
+    for node_info in all_nodes:
+        node = node_info.node
+        if not inclusion:
+            if not required_affinity_match(require, node):
+                continue
+        node_labels = node.labels
+        if not node_labels_match_spread_constraints(node_labels, constraints):
+            continue
+        for i, c in enumerate(constraints):
+            if inclusion and not c.match_node_inclusion_policies(pod, node, require):
+                continue
+            value = node_labels[c.topology_key]
+            count = count_pods_match_selector(node_info.pods, c.selector, ns)
+            m = tp_maps[i]
+            m[value] = m.get(value, 0) + count
+    for i in range(n):
+        paths = CriticalPaths()
+        for value, num in tp_maps[i].items():
+            paths.update(value, num)
+        s.critical_paths[i] = paths
+    s.self_match = [1 if c.selector.matches(pod.labels) else 0 for c in constraints]
+    return s
+
+
+def pre_filter(pl, cycle_state: CycleState, pod, nodes):
+    """PreFilter: Skip when the pod has no hard constraints."""
+    try:
+        s = cal_pre_filter_state(pl, pod, nodes)
+    except Exception as e:
+        return None, Status.error(RuntimeError(f"get constraints from pod: {e}"))
+    if not s.constraints:
+        return None, Status.skip()
+    cycle_state.write(PRE_FILTER_STATE_KEY, s)
+    return None, None
+
+
+def update_with_pod(pl, s: Optional[PreFilterState], updated_pod, preemptor_pod, node,
+                    delta: int) -> None:
+    """updateWithPod: AddPod (+1) / RemovePod (-1) of an existing pod on `node`."""
+    if s is None or updated_pod.namespace != preemptor_pod.namespace or node is None:
+        return
+    if not node_labels_match_spread_constraints(node.labels, s.constraints):
+        return
+    require = required_node_affinity(preemptor_pod)
+    inclusion = pl.enable_node_inclusion_policy
+    if not inclusion:
+        if not required_affinity_match(require, node):
+            return
+    pod_labels = updated_pod.labels
+    for i, c in enumerate(s.constraints):
+        if not c.selector.matches(pod_labels):
+            continue
+        if inclusion and not c.match_node_inclusion_policies(preemptor_pod, node, require):
+            continue
+        v = node.labels[c.topology_key]
+        m = s.tp_value_to_match_num[i]
+        m[v] = m.get(v, 0) + delta
+        s.critical_paths[i].update(v, m[v])
+
+
+def add_pod(pl, cycle_state, pod_to_schedule, pod_info_to_add, node_info):
+    try:
+        s = get_pre_filter_state(cycle_state)
+    except RuntimeError as e:
+        return Status.error(e)
+    update_with_pod(pl, s, pod_info_to_add.pod, pod_to_schedule, node_info.node, 1)
+    return None
+
+
+def remove_pod(pl, cycle_state, pod_to_schedule, pod_info_to_remove, node_info):
+    try:
+        s = get_pre_filter_state(cycle_state)
+    except RuntimeError as e:
+        return Status.error(e)
+    update_with_pod(pl, s, pod_info_to_remove.pod, pod_to_schedule, node_info.node, -1)
+    return None
+
+
+def filter_node(cycle_state, pod, node_info):
+    """Filter: 'existing matching num' + 'self match (1 or 0)' - 'global minimum' <= maxSkew
+    for every hard constraint; a node without a topology key is rejected as unresolvable."""
+    try:
+        s = get_pre_filter_state(cycle_state)
+    except RuntimeError as e:
+        return Status.error(e)
+    constraints = s.constraints
+    if not constraints:
+        return None
+    node_labels = node_info.node.labels
+    self_match = s.self_match
+    for i, c in enumerate(constraints):
+        tp_val = node_labels.get(c.topology_key)
+        if tp_val is None:
+            return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+        min_match_num = s.min_match_num(i, c.min_domains)
+        if self_match is not None:
+            self_match_num = self_match[i]
+        else:
+            self_match_num = 1 if c.selector.matches(pod.labels) else 0
+        match_num = s.tp_value_to_match_num[i].get(tp_val, 0)
+        skew = match_num + self_match_num - min_match_num
+        if skew > c.max_skew:
+            return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+    return None
+

@@ -1,0 +1,209 @@
+"""PreScore, Score and NormalizeScore of PodTopologySpread
+(framework/plugins/podtopologyspread/scoring.go)."""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional, Set
+
+from harness.framework import MAX_NODE_SCORE, CycleState, NotFoundError, Status
+
+from .common import (LABEL_HOSTNAME, TopologySpreadConstraint, count_pods_match_selector,
+                     node_labels_match_spread_constraints, required_affinity_match,
+                     required_node_affinity)
+
+NAME = "PodTopologySpread"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+INVALID_SCORE = -1
+MAX_INT64 = (1 << 63) - 1
+
+
+class PreScoreState:
+    """preScoreState: the soft constraints, the nodes to ignore (missing a topology key), per
+    constraint the matching pods per topology value of the candidate nodes (hostname
+    constraints are counted in Score), and the per-constraint normalizing weights."""
+
+    __slots__ = ("constraints", "ignored_nodes", "topology_value_to_pod_counts",
+                 "topology_normalizing_weight")
+
+    def __init__(self) -> None:
+        self.constraints: List[TopologySpreadConstraint] = []
+        self.ignored_nodes: Set[str] = set()
+        self.topology_value_to_pod_counts: List[Dict[str, int]] = []
+        self.topology_normalizing_weight: List[float] = []
+
+    def clone(self) -> "PreScoreState":
+        """Clone: not copied, it is never mutated after PreScore."""
+        return self
+
+
+def topology_normalizing_weight(size: int) -> float:
+    """topologyNormalizingWeight: log(size + 2)."""
+    return math.log(float(size + 2))
+
+
+def score_for_count(cnt: int, max_skew: int, tp_weight: float) -> float:
+    """scoreForCount: cnt * weight + (maxSkew - 1)."""
+    return float(cnt) * tp_weight + float(max_skew - 1)
+
+
+def go_round(x: float) -> int:
+    """math.Round: half away from zero."""
+    t = math.trunc(x)
+    if abs(x - t) >= 0.5:
+        t += math.copysign(1.0, x)
+    return int(t)
+
+
+def init_pre_score_state(pl, s: PreScoreState, pod, filtered_nodes, require_all_topologies: bool) -> None:
+    """initPreScoreState: the soft constraints, the ignored nodes, the topology values of the
+    candidate nodes and the normalizing weights."""
+    if pod.spec.get("topologySpreadConstraints"):
+        try:
+            s.constraints = pl.filter_topology_spread_constraints(
+                pod.spec.get("topologySpreadConstraints"), pod.labels, "ScheduleAnyway")
+        except Exception as e:
+            raise RuntimeError(f"obtaining pod's soft topology spread constraints: {e}") from None
+    else:
+        try:
+            s.constraints = pl.build_default_constraints(pod, "ScheduleAnyway")
+        except Exception as e:
+            raise RuntimeError(f"setting default soft topology spread constraints: {e}") from None
+    if not s.constraints:
+        return
+    n = len(s.constraints)
+    s.topology_value_to_pod_counts = [{} for _ in range(n)]
+    topo_size = [0] * n
+    for node_info in filtered_nodes:
+        node = node_info.node
+        if require_all_topologies and not node_labels_match_spread_constraints(node.labels, s.constraints):
+            # Nodes without every topology key are ignored when scoring.
+            s.ignored_nodes.add(node.name)
+            continue
+        for i, c in enumerate(s.constraints):
+            if c.topology_key == LABEL_HOSTNAME:
+                continue  # per-node counts are calculated during Score
+            value = node.labels.get(c.topology_key, "")
+            m = s.topology_value_to_pod_counts[i]
+            if value not in m:
+                m[value] = 0
+                topo_size[i] += 1
+    s.topology_normalizing_weight = []
+    for i, c in enumerate(s.constraints):
+        sz = topo_size[i]
+        if c.topology_key == LABEL_HOSTNAME:
+            sz = len(filtered_nodes) - len(s.ignored_nodes)
+        s.topology_normalizing_weight.append(topology_normalizing_weight(sz))
+
+
+def pre_score(pl, cycle_state: CycleState, pod, filtered_nodes):
+    """PreScore: count the matching pods per topology value over all nodes of the snapshot.
+    Skip when there are no nodes or the pod has no soft constraints."""
+    all_nodes = pl.handle.snapshot.list()
+    if not all_nodes:
+        return Status.skip()
+    state = PreScoreState()
+    # Only non-system-default spreading requires nodes to carry every topology key, so that
+    # nodes without a zone label still get hostname spreading.
+    require_all = bool(pod.spec.get("topologySpreadConstraints")) or not pl.system_defaulted
+    try:
+        init_pre_score_state(pl, state, pod, filtered_nodes, require_all)
+    except RuntimeError as e:
+        return Status.error(RuntimeError(f"calculating preScoreState: {e}"))
+    if not state.constraints:
+        return Status.skip()
+
+    require = required_node_affinity(pod)
+    inclusion = pl.enable_node_inclusion_policy
+    ns = pod.namespace
+    constraints = state.constraints
+    counts = state.topology_value_to_pod_counts
+    for node_info in all_nodes:
+        node = node_info.node
+        if not inclusion:
+            if not required_affinity_match(require, node):
+                continue
+        node_labels = node.labels
+        if require_all and not node_labels_match_spread_constraints(node_labels, constraints):
+            continue
+        for i, c in enumerate(constraints):
+            if inclusion and not c.match_node_inclusion_policies(pod, node, require):
+                continue
+            value = node_labels.get(c.topology_key, "")
+            m = counts[i]
+            # Topology values of no candidate node (and hostname constraints) are skipped.
+            if value not in m:
+                continue
+            m[value] += count_pods_match_selector(node_info.pods, c.selector, ns)
+    cycle_state.write(PRE_SCORE_STATE_KEY, state)
+    return None
+
+
+def get_pre_score_state(cycle_state: CycleState) -> PreScoreState:
+    try:
+        c = cycle_state.read(PRE_SCORE_STATE_KEY)
+    except NotFoundError:
+        raise RuntimeError(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found') from None
+    if not isinstance(c, PreScoreState):
+        raise RuntimeError(f"{c!r}  convert to podtopologyspread.preScoreState error")
+    return c
+
+
+def score(cycle_state: CycleState, pod, node_info):
+    """Score: the sum over the soft constraints of cnt * weight + (maxSkew - 1), rounded; the
+    lower, the better (NormalizeScore inverts it)."""
+    try:
+        s = get_pre_score_state(cycle_state)
+    except RuntimeError as e:
+        return 0, Status.error(e)
+    node = node_info.node
+    if node.name in s.ignored_nodes:
+        return 0, None
+    total = 0.0
+    node_labels = node.labels
+    for i, c in enumerate(s.constraints):
+        tp_val = node_labels.get(c.topology_key)
+        if tp_val is None:
+            continue
+        if c.topology_key == LABEL_HOSTNAME:
+            cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+        else:
+            cnt = s.topology_value_to_pod_counts[i][tp_val]
+        total += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i])
+    return go_round(total), None
+
+
+def normalize_score(cycle_state: CycleState, pod, scores) -> Optional[Status]:
+    """NormalizeScore: MaxNodeScore * (max + min - score) / max (integer division); ignored
+    nodes get 0, and every node 100 when the maximum is 0."""
+    try:
+        s = get_pre_score_state(cycle_state)
+    except RuntimeError as e:
+        return Status.error(e)
+    if s is None:
+        return None
+    min_score = MAX_INT64
+    max_score = 0
+    for ns in scores:
+        if ns.name in s.ignored_nodes:
+            ns.score = INVALID_SCORE
+            continue
+        if ns.score < min_score:
+            min_score = ns.score
+        if ns.score > max_score:
+            max_score = ns.score
+    for ns in scores:
+        if ns.score == INVALID_SCORE:
+            ns.score = 0
+            continue
+        if max_score == 0:
+            ns.score = MAX_NODE_SCORE
+            continue
+        ns.score = _go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
+    return None
+
+
+def _go_div(a: int, b: int) -> int:
+    """Go's integer division truncates toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q

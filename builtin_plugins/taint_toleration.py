@@ -1,0 +1,102 @@
+"""TaintToleration (framework/plugins/tainttoleration/taint_toleration.go)."""
+
+from __future__ import annotations
+
+from harness.api.taints import (TAINT_EFFECT_PREFER_NO_SCHEDULE, do_not_schedule_taints_filter,
+                                find_matching_untolerated_taint, tolerations_tolerate_taint)
+from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint,
+                               EventResource, NotFoundError, Plugin, QueueingHint, Status, hookimpl)
+
+from . import names
+from .helper import default_normalize_score
+
+PRE_SCORE_STATE_KEY = "PreScore" + names.TaintToleration
+ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
+
+
+def untolerated_taint_reason(taint) -> str:
+    return "node(s) had untolerated taint {%s: %s}" % (taint.get("key") or "", taint.get("value") or "")
+
+
+def get_all_toleration_prefer_no_schedule(tolerations):
+    """Tolerations with effect PreferNoSchedule or no effect (which means all effects)."""
+    return [t for t in tolerations or [] if not t.get("effect") or t.get("effect") == TAINT_EFFECT_PREFER_NO_SCHEDULE]
+
+
+def count_intolerable_taints_prefer_no_schedule(taints, tolerations) -> int:
+    n = 0
+    for taint in taints or []:
+        if taint.get("effect") != TAINT_EFFECT_PREFER_NO_SCHEDULE:
+            continue
+        if not tolerations_tolerate_taint(tolerations, taint):
+            n += 1
+    return n
+
+
+class _PreScoreState:
+    __slots__ = ("tolerations_prefer_no_schedule",)
+
+    def __init__(self, tolerations):
+        self.tolerations_prefer_no_schedule = tolerations
+
+    def clone(self):
+        return self
+
+
+class TaintToleration(Plugin):
+    name = names.TaintToleration
+
+    @hookimpl
+    def events_to_register(self):
+        # SchedulerQueueingHints is on in v1.34.
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeTaint),
+                                 self.is_schedulable_after_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.UpdatePodToleration),
+                                 self.is_schedulable_after_pod_toleration_change),
+        ]
+
+    def is_schedulable_after_node_change(self, pod, old_obj, new_obj):
+        was_untolerated = True
+        if old_obj is not None:
+            was_untolerated = find_matching_untolerated_taint(
+                old_obj.taints, pod.tolerations, do_not_schedule_taints_filter) is not None
+        is_untolerated = find_matching_untolerated_taint(
+            new_obj.taints, pod.tolerations, do_not_schedule_taints_filter) is not None
+        if was_untolerated and not is_untolerated:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_pod_toleration_change(self, pod, old_obj, new_obj):
+        if new_obj is not None and pod.uid == new_obj.uid:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        taint = find_matching_untolerated_taint(node_info.node.taints, pod.tolerations,
+                                                do_not_schedule_taints_filter)
+        if taint is None:
+            return None
+        return Status.unresolvable(untolerated_taint_reason(taint))
+
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(get_all_toleration_prefer_no_schedule(pod.tolerations)))
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except NotFoundError:
+            return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        return count_intolerable_taints_prefer_no_schedule(node_info.node.taints,
+                                                           s.tolerations_prefer_no_schedule), None
+
+    @hookimpl
+    def normalize_score(self, state, pod, scores):
+        return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+
+PLUGINS = [TaintToleration]

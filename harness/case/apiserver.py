@@ -1,0 +1,105 @@
+"""What the API server would have done to the case's objects (CASE_FORMAT.md, "What the API
+server would have done"): defaulting and priority admission, and nothing more."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from ..errors import CaseError
+
+_EPOCH = "2026-01-01T00:00:00Z"
+
+
+class ApiServerDefaults:
+    def __init__(self, cluster_objects: List[Dict[str, Any]], path: str):
+        self.path = path
+        self.priority_classes: Dict[str, Dict[str, Any]] = {}
+        self.global_default: Optional[Dict[str, Any]] = None
+        for obj in cluster_objects:
+            if obj.get("kind") == "PriorityClass":
+                name = (obj.get("metadata") or {}).get("name", "")
+                self.priority_classes[name] = obj
+                if obj.get("globalDefault"):
+                    if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
+                        self.global_default = obj
+        self._uid = 0
+
+    def _next_uid(self) -> str:
+        self._uid += 1
+        return f"00000000-0000-0000-0000-{self._uid:012d}"
+
+    def default_object(self, obj: Dict[str, Any], key: str, index: int) -> Dict[str, Any]:
+        md = obj.setdefault("metadata", {})
+        if not md.get("name"):
+            raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")
+        md.setdefault("uid", self._next_uid())
+        md.setdefault("creationTimestamp", _EPOCH)
+        md["x-creationIndex"] = index
+        kind = obj.get("kind")
+        if kind == "Pod":
+            self._default_pod(obj, key)
+        elif kind == "Node":
+            self._default_node(obj)
+        elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+            self._default_claim(obj)
+        if kind in _NAMESPACED and not md.get("namespace"):
+            md["namespace"] = "default"
+        return obj
+
+    def _default_pod(self, pod: Dict[str, Any], key: str) -> None:
+        md = pod["metadata"]
+        if not md.get("namespace"):
+            md["namespace"] = "default"
+        spec = pod.setdefault("spec", {})
+        if not spec.get("schedulerName"):
+            spec["schedulerName"] = "default-scheduler"
+        for group in ("initContainers", "containers", "ephemeralContainers"):
+            for c in spec.get(group) or []:
+                res = c.get("resources")
+                if not res or not res.get("limits"):
+                    continue
+                reqs = dict(res.get("requests") or {})
+                for k, v in res["limits"].items():
+                    reqs.setdefault(k, v)
+                res["requests"] = reqs
+        pc_name = spec.get("priorityClassName")
+        pc = None
+        if pc_name:
+            pc = self.priority_classes.get(pc_name)
+            if pc is None:
+                raise CaseError(f'no PriorityClass with name {pc_name} was found', file=self.path,
+                                key=f"{key}.spec.priorityClassName")
+        elif self.global_default is not None:
+            pc = self.global_default
+            spec["priorityClassName"] = (pc.get("metadata") or {}).get("name", "")
+        if spec.get("priority") is None:
+            spec["priority"] = int(pc.get("value", 0)) if pc is not None else 0
+        if not spec.get("preemptionPolicy"):
+            spec["preemptionPolicy"] = (pc or {}).get("preemptionPolicy") or "PreemptLowerPriority"
+
+    @staticmethod
+    def _default_node(node: Dict[str, Any]) -> None:
+        st = node.setdefault("status", {})
+        if not st.get("allocatable"):
+            st["allocatable"] = dict(st.get("capacity") or {})
+        st["allocatable"].setdefault("pods", "110")
+
+    @staticmethod
+    def _default_claim(obj: Dict[str, Any]) -> None:
+        spec = obj.get("spec") or {}
+        if obj.get("kind") == "ResourceClaimTemplate":
+            spec = spec.get("spec") or {}
+        for req in ((spec.get("devices") or {}).get("requests") or []):
+            entries = []
+            if req.get("exactly") is not None:
+                entries.append(req["exactly"])
+            entries.extend(req.get("firstAvailable") or [])
+            for e in entries:
+                e.setdefault("allocationMode", "ExactCount")
+                if e["allocationMode"] == "ExactCount":
+                    e.setdefault("count", 1)
+
+
+_NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
+               "ReplicationController", "PodDisruptionBudget", "ResourceClaim",
+               "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret"}

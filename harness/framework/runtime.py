@@ -1,0 +1,699 @@
+"""The framework of one profile (framework/runtime/framework.go): the only place that loops over
+plugins, in the configured order, skipping those whose PreFilter/PreScore returned Skip, applying
+score weights and recording per-plugin results. It is also the `Handle` plugins receive."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+import pluggy
+
+from ..errors import ConfigError
+from .cycle_state import CycleState
+from .hookspecs import PROJECT, ExtensionPointSpecs
+from .status import Code, Status
+from .types import (ClusterEvent, ClusterEventWithHint, EventResource, ActionType, NodeInfo,
+                    NodeScore, NodePluginScores, NodeToStatus, PodInfo, PostFilterResult,
+                    PreFilterResult)
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_TOTAL_SCORE = (1 << 63) - 1
+MAX_PERMIT_TIMEOUT = 15 * 60.0
+
+# configuration key -> (hook name, the interface name used in upstream's error messages)
+_EP_HOOKS: List[Tuple[str, str, str]] = [
+    ("preFilter", "pre_filter", "PreFilterPlugin"),
+    ("filter", "filter", "FilterPlugin"),
+    ("postFilter", "post_filter", "PostFilterPlugin"),
+    ("reserve", "reserve", "ReservePlugin"),
+    ("preScore", "pre_score", "PreScorePlugin"),
+    ("score", "score", "ScorePlugin"),
+    ("preBind", "pre_bind", "PreBindPlugin"),
+    ("bind", "bind", "BindPlugin"),
+    ("postBind", "post_bind", "PostBindPlugin"),
+    ("permit", "permit", "PermitPlugin"),
+    ("preEnqueue", "pre_enqueue", "PreEnqueuePlugin"),
+    ("queueSort", "less", "QueueSortPlugin"),
+]
+_SPEC_ARGS: Dict[str, Tuple[str, ...]] = {}
+
+
+def _spec_args(hook: str) -> Tuple[str, ...]:
+    if not _SPEC_ARGS:
+        import inspect
+        for name in dir(ExtensionPointSpecs):
+            fn = getattr(ExtensionPointSpecs, name)
+            if callable(fn) and not name.startswith("_"):
+                _SPEC_ARGS[name] = tuple(p for p in inspect.signature(fn).parameters if p != "self")
+    return _SPEC_ARGS[hook]
+
+
+def implements(plugin: Any, hook: str) -> bool:
+    """Does the plugin extend the extension point whose hook is `hook`?"""
+    fn = getattr(plugin, hook, None)
+    return fn is not None and hasattr(fn, PROJECT + "_impl")
+
+
+class PluginCall:
+    """One plugin's implementation of one hook, callable with the hook's full positional args."""
+
+    __slots__ = ("name", "fn", "plugin")
+
+    def __init__(self, name: str, plugin: Any, hook: str):
+        self.name = name
+        self.plugin = plugin
+        fn = getattr(plugin, hook)
+        spec = _spec_args(hook)
+        import inspect
+        params = [p for p in inspect.signature(fn).parameters]
+        if tuple(params) == spec:
+            self.fn = fn
+        else:
+            idx = [spec.index(p) for p in params]
+            self.fn = lambda *a, _f=fn, _i=idx: _f(*[a[i] for i in _i])
+
+
+def _error(plugin: str, exc: BaseException) -> Status:
+    return Status(Code.Error, err=RuntimeError(f"{type(exc).__name__}: {exc}"), plugin=plugin)
+
+
+class WaitingPod:
+    """A pod held at Permit (runtime/waiting_pods_map.go), in virtual time."""
+
+    def __init__(self, pod, plugins_wait_time: Dict[str, float], now: float):
+        self.pod = pod
+        self.pending_plugins: Dict[str, float] = {p: now + t for p, t in plugins_wait_time.items()}
+        self.result: Optional[Status] = None
+        self.done = False
+
+    def get_pending_plugins(self) -> List[str]:
+        return sorted(self.pending_plugins)
+
+    def allow(self, plugin: str) -> None:
+        self.pending_plugins.pop(plugin, None)
+        if not self.pending_plugins and not self.done:
+            self.done = True
+            self.result = None
+
+    def reject(self, plugin: str, msg: str) -> None:
+        if not self.done:
+            self.done = True
+            self.result = Status(Code.Unschedulable, msg, plugin=plugin)
+
+    def expire(self, now: float) -> None:
+        for plugin, deadline in sorted(self.pending_plugins.items(), key=lambda kv: kv[1]):
+            if deadline <= now:
+                self.reject(plugin, f"rejected due to timeout after waiting {deadline}s at plugin {plugin}")
+                return
+
+    def next_deadline(self) -> Optional[float]:
+        return min(self.pending_plugins.values()) if self.pending_plugins and not self.done else None
+
+
+class Framework:
+    """frameworkImpl for one profile; also the Handle given to its plugins."""
+
+    def __init__(self, profile: Mapping[str, Any], registry: Mapping[str, type], *,
+                 snapshot=None, cluster=None, parallelism: int = 16,
+                 percentage_of_nodes_to_score: Optional[int] = None, clock=None,
+                 nominator=None, activator=None, waiting_pods: Optional[Dict[str, WaitingPod]] = None,
+                 source: str = "config"):
+        self.profile_name: str = profile.get("schedulerName", "")
+        self.percentage_of_nodes_to_score = profile.get("percentageOfNodesToScore")
+        self.snapshot = snapshot
+        self.cluster = cluster
+        self.parallelism = parallelism
+        self.clock = clock
+        self.nominator = nominator
+        self.activator = activator
+        self.waiting_pods: Dict[str, WaitingPod] = waiting_pods if waiting_pods is not None else {}
+        self.score_plugin_weight: Dict[str, int] = {}
+        self.plugins_map: Dict[str, Any] = {}
+        self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
+        self.pm = pluggy.PluginManager(PROJECT)
+        self.pm.add_hookspecs(ExtensionPointSpecs)
+        self._build(profile, registry, source)
+
+    # ------------------------------------------------------------------------------------------
+    # construction: NewFramework
+    # ------------------------------------------------------------------------------------------
+    def _build(self, profile: Mapping[str, Any], registry: Mapping[str, type], source: str) -> None:
+        plugins = profile.get("plugins") or {}
+        where = f"profiles[{self.profile_name}]"
+        needed: Set[str] = set()
+        for key in ["multiPoint"] + [k for k, _, _ in _EP_HOOKS]:
+            for p in (plugins.get(key) or {}).get("enabled") or []:
+                needed.add(p["name"])
+        plugin_config: Dict[str, Any] = {}
+        for pc in profile.get("pluginConfig") or []:
+            if pc["name"] in plugin_config:
+                raise ConfigError(f"repeated config for plugin {pc['name']}", file=source, key=where)
+            plugin_config[pc["name"]] = pc.get("args")
+        for name in sorted(needed):
+            cls = registry.get(name)
+            if cls is None:
+                continue  # reported below as "does not exist"
+            try:
+                plugin = cls(plugin_config.get(name), self)
+            except ConfigError:
+                raise
+            except Exception as e:  # a plugin that cannot start is a configuration problem
+                raise ConfigError(f'initializing plugin "{name}": {e}', file=source, key=where) from None
+            self.plugins_map[name] = plugin
+            try:
+                self.pm.register(plugin, name=name)
+            except pluggy.PluginValidationError as e:
+                raise ConfigError(f'plugin "{name}": {e}', file=source, key=where) from None
+            self._fill_enqueue_extensions(name, plugin)
+
+        self.ep_plugins: Dict[str, List[PluginCall]] = {}
+        for key, hook, iface in _EP_HOOKS:
+            lst: List[PluginCall] = []
+            seen: Set[str] = set()
+            for p in (plugins.get(key) or {}).get("enabled") or []:
+                name = p["name"]
+                pl = self.plugins_map.get(name)
+                if pl is None:
+                    raise ConfigError(f'{iface} "{name}" does not exist', file=source, key=where)
+                if not implements(pl, hook):
+                    raise ConfigError(f'plugin "{name}" does not extend {iface} plugin', file=source, key=where)
+                if name in seen:
+                    raise ConfigError(f'plugin "{name}" already registered as "{iface}"', file=source, key=where)
+                seen.add(name)
+                lst.append(PluginCall(name, pl, hook))
+            self.ep_plugins[key] = lst
+        if (plugins.get("multiPoint") or {}).get("enabled"):
+            self._expand_multi_point(plugins, source, where)
+
+        if len(self.ep_plugins["queueSort"]) != 1:
+            raise ConfigError(f'only one queue sort plugin required for profile with scheduler name '
+                              f'"{self.profile_name}", but got {len(self.ep_plugins["queueSort"])}',
+                              file=source, key=where)
+        if not self.ep_plugins["bind"]:
+            raise ConfigError(f'at least one bind plugin is needed for profile with scheduler name '
+                              f'"{self.profile_name}"', file=source, key=where)
+        self._score_weights(list((plugins.get("score") or {}).get("enabled") or [])
+                            + list((plugins.get("multiPoint") or {}).get("enabled") or []), source, where)
+        for pc in self.ep_plugins["score"]:
+            if self.score_plugin_weight.get(pc.name, 0) == 0:
+                raise ConfigError(f'score plugin "{pc.name}" is not configured with weight',
+                                  file=source, key=where)
+
+        # hot-path views
+        self.pre_filter_plugins = self.ep_plugins["preFilter"]
+        self.filter_plugins = self.ep_plugins["filter"]
+        self.post_filter_plugins = self.ep_plugins["postFilter"]
+        self.pre_score_plugins = self.ep_plugins["preScore"]
+        self.score_plugins = self.ep_plugins["score"]
+        self.reserve_plugins = self.ep_plugins["reserve"]
+        self.permit_plugins = self.ep_plugins["permit"]
+        self.pre_bind_plugins = self.ep_plugins["preBind"]
+        self.bind_plugins = self.ep_plugins["bind"]
+        self.post_bind_plugins = self.ep_plugins["postBind"]
+        self.pre_enqueue_plugins = self.ep_plugins["preEnqueue"]
+        self.queue_sort_plugin = self.ep_plugins["queueSort"][0]
+        self._add_pod_calls = [PluginCall(p.name, p.plugin, "add_pod") for p in self.pre_filter_plugins
+                               if implements(p.plugin, "add_pod")]
+        self._remove_pod_calls = [PluginCall(p.name, p.plugin, "remove_pod") for p in self.pre_filter_plugins
+                                  if implements(p.plugin, "remove_pod")]
+        self._normalize_calls = {p.name: PluginCall(p.name, p.plugin, "normalize_score")
+                                 for p in self.score_plugins if implements(p.plugin, "normalize_score")}
+        self._unreserve_calls = [PluginCall(p.name, p.plugin, "unreserve") for p in self.reserve_plugins
+                                 if implements(p.plugin, "unreserve")]
+        self._pre_bind_pre_flight_calls = [
+            (p.name, PluginCall(p.name, p.plugin, "pre_bind_pre_flight") if implements(p.plugin, "pre_bind_pre_flight") else None)
+            for p in self.pre_bind_plugins]
+
+    def _expand_multi_point(self, plugins: Mapping, source: str, where: str) -> None:
+        """expandMultiPointPlugins."""
+        mp = (plugins.get("multiPoint") or {}).get("enabled") or []
+        for key, hook, iface in _EP_HOOKS:
+            ep = plugins.get(key) or {}
+            enabled = [p["name"] for p in ep.get("enabled") or []]
+            disabled = {p["name"] for p in ep.get("disabled") or []}
+            if "*" in disabled:
+                continue
+            mp_enabled: List[str] = []
+            overrides: List[str] = []
+            for p in mp:
+                name = p["name"]
+                pl = self.plugins_map.get(name)
+                if pl is None:
+                    raise ConfigError(f'{iface} "{name}" does not exist', file=source, key=where)
+                if not implements(pl, hook):
+                    continue
+                if name in disabled:
+                    continue
+                if name in enabled:
+                    if name not in overrides:
+                        overrides.append(name)
+                    continue
+                if name in mp_enabled:
+                    raise ConfigError(f'plugin "{name}" already registered as "{iface}"', file=source, key=where)
+                mp_enabled.append(name)
+            order = [n for n in enabled if n in overrides] + mp_enabled + [n for n in enabled if n not in overrides]
+            self.ep_plugins[key] = [PluginCall(n, self.plugins_map[n], hook) for n in order]
+
+    def _score_weights(self, entries: Sequence[Mapping], source: str, where: str) -> None:
+        """getScoreWeights: the first entry for a plugin wins (score before multiPoint)."""
+        total = 0
+        for e in entries:
+            pl = self.plugins_map.get(e["name"])
+            if pl is None or not implements(pl, "score"):
+                continue
+            if e["name"] in self.score_plugin_weight:
+                continue
+            w = int(e.get("weight") or 0) or 1
+            self.score_plugin_weight[e["name"]] = w
+            if w * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+                raise ConfigError("total score of Score plugins could overflow", file=source, key=where)
+            total += w * MAX_NODE_SCORE
+
+    def _fill_enqueue_extensions(self, name: str, plugin: Any) -> None:
+        """fillEnqueueExtensions: plugins that can reject a pod register events; without
+        EventsToRegister they are requeued on every event."""
+        if not any(implements(plugin, h) for h in ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")):
+            return
+        if implements(plugin, "events_to_register"):
+            try:
+                events = list(plugin.events_to_register() or [])
+            except Exception as e:
+                raise ConfigError(f'plugin "{name}": events_to_register failed: {e}') from None
+        else:
+            events = [ClusterEventWithHint(ClusterEvent(EventResource.WildCard, ActionType.All))]
+        self.enqueue_extensions.append((name, events))
+
+    # ------------------------------------------------------------------------------------------
+    # Handle
+    # ------------------------------------------------------------------------------------------
+    def snapshot_shared_lister(self):
+        return self.snapshot
+
+    def list_plugins(self) -> Dict[str, List[Dict[str, Any]]]:
+        """ListPlugins: the effective plugins of each extension point, with score weights."""
+        out: Dict[str, List[Dict[str, Any]]] = {}
+        for key, _, _ in _EP_HOOKS:
+            rows = []
+            for pc in self.ep_plugins[key]:
+                row: Dict[str, Any] = {"name": pc.name}
+                if key == "score":
+                    row["weight"] = self.score_plugin_weight[pc.name]
+                rows.append(row)
+            if rows:
+                out[key] = rows
+        return out
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter_plugins)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    def nominated_pods_for_node(self, node_name: str) -> List[PodInfo]:
+        if self.nominator is None:
+            return []
+        return self.nominator.nominated_pods_for_node(node_name)
+
+    def get_waiting_pod(self, uid: str) -> Optional[WaitingPod]:
+        return self.waiting_pods.get(uid)
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        for wp in list(self.waiting_pods.values()):
+            callback(wp)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        wp = self.waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
+
+    def activate(self, pods) -> None:
+        if self.activator is not None:
+            self.activator(pods)
+
+    # ------------------------------------------------------------------------------------------
+    # queueing
+    # ------------------------------------------------------------------------------------------
+    def less(self, a, b) -> bool:
+        return self.queue_sort_plugin.fn(a, b)
+
+    def run_pre_enqueue_plugins(self, pod) -> Optional[Status]:
+        for pc in self.pre_enqueue_plugins:
+            try:
+                s = pc.fn(pod)
+            except Exception as e:
+                return _error(pc.name, e)
+            if s is not None and not s.is_success():
+                s.plugin = pc.name
+                return s
+        return None
+
+    # ------------------------------------------------------------------------------------------
+    # scheduling cycle
+    # ------------------------------------------------------------------------------------------
+    def run_pre_filter_plugins(self, state: CycleState, pod
+                               ) -> Tuple[Optional[PreFilterResult], Optional[Status], Set[str]]:
+        """RunPreFilterPlugins."""
+        skip: Set[str] = set()
+        nodes = self.snapshot.list()
+        result: Optional[PreFilterResult] = None
+        plugins_with_nodes: Set[str] = set()
+        return_status: Optional[Status] = None
+        try:
+            for pc in self.pre_filter_plugins:
+                try:
+                    r, s = pc.fn(state, pod, nodes)
+                except Exception as e:
+                    return None, _error(pc.name, e), set()
+                if s is not None and s.code == Code.Skip:
+                    skip.add(pc.name)
+                    continue
+                if s is not None and s.code != Code.Success:
+                    s.plugin = pc.name
+                    if s.code == Code.UnschedulableAndUnresolvable:
+                        return None, s, set()
+                    if s.code == Code.Unschedulable:
+                        return_status = s
+                        continue
+                    return None, Status(Code.Error, err=RuntimeError(
+                        f'running PreFilter plugin "{pc.name}": {s.as_error()}'), plugin=pc.name), set()
+                if r is not None and not r.all_nodes():
+                    plugins_with_nodes.add(pc.name)
+                result = r if result is None else result.merge(r)
+                if result is not None and not result.all_nodes() and not result.node_names:
+                    names = sorted(plugins_with_nodes)
+                    if len(names) == 1:
+                        msg = f"node(s) didn't satisfy plugin {names[0]}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                    return result, Status(Code.UnschedulableAndUnresolvable, msg), plugins_with_nodes
+            return result, return_status, plugins_with_nodes
+        finally:
+            state.skip_filter_plugins = skip
+
+    def run_pre_filter_extension_add_pod(self, state, pod_to_schedule, pod_info_to_add, node_info) -> Optional[Status]:
+        for pc in self._add_pod_calls:
+            if pc.name in state.skip_filter_plugins:
+                continue
+            try:
+                s = pc.fn(state, pod_to_schedule, pod_info_to_add, node_info)
+            except Exception as e:
+                s = _error(pc.name, e)
+            if s is not None and not s.is_success():
+                return Status(Code.Error, err=RuntimeError(
+                    f'running AddPod on PreFilter plugin "{pc.name}": {s.as_error()}'))
+        return None
+
+    def run_pre_filter_extension_remove_pod(self, state, pod_to_schedule, pod_info_to_remove, node_info) -> Optional[Status]:
+        for pc in self._remove_pod_calls:
+            if pc.name in state.skip_filter_plugins:
+                continue
+            try:
+                s = pc.fn(state, pod_to_schedule, pod_info_to_remove, node_info)
+            except Exception as e:
+                s = _error(pc.name, e)
+            if s is not None and not s.is_success():
+                return Status(Code.Error, err=RuntimeError(
+                    f'running RemovePod on PreFilter plugin "{pc.name}": {s.as_error()}'))
+        return None
+
+    def run_filter_plugins(self, state: CycleState, pod, node_info: NodeInfo) -> Optional[Status]:
+        """RunFilterPlugins: the first rejecting plugin's status, with its name."""
+        skip = state.skip_filter_plugins
+        for pc in self.filter_plugins:
+            if skip and pc.name in skip:
+                continue
+            try:
+                s = pc.fn(state, pod, node_info)
+            except Exception as e:
+                return _error(pc.name, e)
+            if s is not None and s.code != Code.Success:
+                if not s.is_rejected():
+                    s = Status(Code.Error, err=RuntimeError(
+                        f'running "{pc.name}" filter plugin: {s.as_error()}'))
+                s.plugin = pc.name
+                return s
+        return None
+
+    def run_filter_plugins_verbose(self, state: CycleState, pod, node_info: NodeInfo) -> List[Tuple[str, Optional[Status]]]:
+        """Every Filter plugin's status on one node (for `explain`; the cycle stops at the first)."""
+        out = []
+        for pc in self.filter_plugins:
+            if pc.name in state.skip_filter_plugins:
+                out.append((pc.name, Status(Code.Skip)))
+                continue
+            try:
+                s = pc.fn(state, pod, node_info)
+            except Exception as e:
+                s = _error(pc.name, e)
+            out.append((pc.name, s))
+        return out
+
+    def run_post_filter_plugins(self, state, pod, filtered_node_status_map: NodeToStatus
+                                ) -> Tuple[Optional[PostFilterResult], Status]:
+        """RunPostFilterPlugins."""
+        result: Optional[PostFilterResult] = None
+        reasons: List[str] = []
+        rejector = ""
+        for pc in self.post_filter_plugins:
+            try:
+                r, s = pc.fn(state, pod, filtered_node_status_map)
+            except Exception as e:
+                return None, _error(pc.name, e)
+            if s is None or s.is_success():
+                return r, s if s is not None else Status(Code.Success)
+            if s.code == Code.UnschedulableAndUnresolvable:
+                s.plugin = pc.name
+                return r, s
+            if not s.is_rejected():
+                return None, Status(Code.Error, err=s.as_error(), plugin=pc.name)
+            if r is not None and r.nominating_mode != "ModeNoop":
+                result = r
+            reasons.extend(s.get_reasons())
+            if not rejector:
+                rejector = pc.name
+        return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
+
+    def run_filter_plugins_with_nominated_pods(self, state, pod, info: NodeInfo) -> Optional[Status]:
+        """RunFilterPluginsWithNominatedPods: filter twice, with and without the nominated pods of
+        equal or higher priority."""
+        status: Optional[Status] = None
+        pods_added = False
+        for i in range(2):
+            state_to_use, node_info_to_use = state, info
+            if i == 0:
+                pods_added, state_to_use, node_info_to_use, err = self._add_ge_nominated_pods(pod, state, info)
+                if err is not None:
+                    return err
+            elif not pods_added or not (status is None or status.is_success()):
+                break
+            status = self.run_filter_plugins(state_to_use, pod, node_info_to_use)
+            if status is not None and not status.is_success() and not status.is_rejected():
+                return status
+        return status
+
+    def _add_ge_nominated_pods(self, pod, state, node_info):
+        nominated = self.nominated_pods_for_node(node_info.node.name)
+        if not nominated:
+            return False, state, node_info, None
+        node_info_out = node_info.snapshot()
+        state_out = state.clone()
+        added = False
+        for pi in nominated:
+            if pi.pod.priority >= pod.priority and pi.pod.uid != pod.uid:
+                node_info_out.add_pod_info(pi)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_info_out)
+                if s is not None and not s.is_success():
+                    return False, state, node_info, s
+                added = True
+        return added, state_out, node_info_out, None
+
+    def run_pre_score_plugins(self, state, pod, nodes: List[NodeInfo]) -> Optional[Status]:
+        skip: Set[str] = set()
+        try:
+            for pc in self.pre_score_plugins:
+                try:
+                    s = pc.fn(state, pod, nodes)
+                except Exception as e:
+                    return _error(pc.name, e)
+                if s is not None and s.code == Code.Skip:
+                    skip.add(pc.name)
+                    continue
+                if s is not None and not s.is_success():
+                    return Status(Code.Error, err=RuntimeError(
+                        f'running PreScore plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
+            return None
+        finally:
+            state.skip_score_plugins = skip
+
+    def run_score_plugins(self, state, pod, nodes: List[NodeInfo], detail: Optional[Dict[str, Any]] = None
+                          ) -> Tuple[List[NodePluginScores], Optional[Status]]:
+        """RunScorePlugins: raw scores, NormalizeScore, then weights. `detail`, when given,
+        receives {plugin: (raw NodeScore list, normalized list)} for `explain`."""
+        plugins = [pc for pc in self.score_plugins if pc.name not in state.skip_score_plugins]
+        per_plugin: Dict[str, List[NodeScore]] = {}
+        for pc in plugins:
+            scores = []
+            fn = pc.fn
+            for ni in nodes:
+                try:
+                    s, st = fn(state, pod, ni)
+                except Exception as e:
+                    return [], _error(pc.name, e)
+                if st is not None and not st.is_success():
+                    return [], Status(Code.Error, err=RuntimeError(
+                        f'running Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'), plugin=pc.name)
+                scores.append(NodeScore(ni.node.name, int(s)))
+            per_plugin[pc.name] = scores
+        raw = {k: [NodeScore(s.name, s.score) for s in v] for k, v in per_plugin.items()} if detail is not None else None
+        for pc in plugins:
+            call = self._normalize_calls.get(pc.name)
+            if call is None:
+                continue
+            try:
+                st = call.fn(state, pod, per_plugin[pc.name])
+            except Exception as e:
+                return [], _error(pc.name, e)
+            if st is not None and not st.is_success():
+                return [], Status(Code.Error, err=RuntimeError(
+                    f'running Normalize on Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'),
+                    plugin=pc.name)
+        out: List[NodePluginScores] = []
+        for idx, ni in enumerate(nodes):
+            nps = NodePluginScores(ni.node.name)
+            for pc in plugins:
+                score = per_plugin[pc.name][idx].score
+                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
+                    return [], Status(Code.Error, err=RuntimeError(
+                        f'applying score defaultWeights on Score plugins: plugin "{pc.name}" returns an '
+                        f'invalid score {score}, it should in the range of [{MIN_NODE_SCORE}, '
+                        f'{MAX_NODE_SCORE}] after normalizing'), plugin=pc.name)
+                w = score * self.score_plugin_weight[pc.name]
+                nps.scores.append((pc.name, w))
+                nps.total_score += w
+            out.append(nps)
+        if detail is not None:
+            for pc in plugins:
+                detail[pc.name] = (raw[pc.name], per_plugin[pc.name], self.score_plugin_weight[pc.name])
+        return out, None
+
+    def run_reserve_plugins_reserve(self, state, pod, node_name: str) -> Optional[Status]:
+        for pc in self.reserve_plugins:
+            try:
+                s = pc.fn(state, pod, node_name)
+            except Exception as e:
+                return _error(pc.name, e)
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    s.plugin = pc.name
+                    return s
+                return Status(Code.Error, err=RuntimeError(
+                    f'running Reserve plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
+        return None
+
+    def run_reserve_plugins_unreserve(self, state, pod, node_name: str) -> None:
+        for pc in reversed(self._unreserve_calls):
+            try:
+                pc.fn(state, pod, node_name)
+            except Exception:
+                pass  # Unreserve must not fail; upstream has no status to report either
+
+    def run_permit_plugins(self, state, pod, node_name: str) -> Optional[Status]:
+        waits: Dict[str, float] = {}
+        for pc in self.permit_plugins:
+            try:
+                s, timeout = pc.fn(state, pod, node_name)
+            except Exception as e:
+                return _error(pc.name, e)
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    s.plugin = pc.name
+                    return s
+                if s.is_wait():
+                    waits[pc.name] = min(float(timeout or 0), MAX_PERMIT_TIMEOUT)
+                else:
+                    return Status(Code.Error, err=RuntimeError(
+                        f'running Permit plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
+        if waits:
+            now = self.clock.now() if self.clock is not None else 0.0
+            self.waiting_pods[pod.uid] = WaitingPod(pod, waits, now)
+            return Status(Code.Wait, f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"')
+        return None
+
+    def will_wait_on_permit(self, pod) -> bool:
+        return pod.uid in self.waiting_pods
+
+    # ------------------------------------------------------------------------------------------
+    # binding cycle
+    # ------------------------------------------------------------------------------------------
+    def run_pre_bind_pre_flights(self, state, pod, node_name: str) -> Optional[Status]:
+        skip: Set[str] = set()
+        returning: Optional[Status] = Status(Code.Skip)
+        for name, call in self._pre_bind_pre_flight_calls:
+            if call is None:
+                # a PreBind plugin without PreBindPreFlight is assumed to have work to do
+                returning = None
+                continue
+            try:
+                s = call.fn(state, pod, node_name)
+            except Exception as e:
+                return _error(name, e)
+            code = Code.Success if s is None else s.code
+            if code == Code.Error:
+                return Status(Code.Error, err=RuntimeError(f'running PreBindPreFlight "{name}": {s.as_error()}'))
+            if code == Code.Success:
+                returning = None
+            elif code == Code.Skip:
+                skip.add(name)
+            else:
+                return Status(Code.Error, err=RuntimeError(
+                    f'PreBindPreFlight {name} returned "{code}", which is unsupported. It is supposed '
+                    f'to return Success, Skip, or Error status'))
+        state.skip_pre_bind_plugins = skip
+        return returning
+
+    def run_pre_bind_plugins(self, state, pod, node_name: str) -> Optional[Status]:
+        for pc in self.pre_bind_plugins:
+            if pc.name in state.skip_pre_bind_plugins:
+                continue
+            try:
+                s = pc.fn(state, pod, node_name)
+            except Exception as e:
+                return _error(pc.name, e)
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    s.plugin = pc.name
+                    return s
+                return Status(Code.Error, err=RuntimeError(
+                    f'running PreBind plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
+        return None
+
+    def run_bind_plugins(self, state, pod, node_name: str) -> Optional[Status]:
+        status: Optional[Status] = Status(Code.Skip, "")
+        for pc in self.bind_plugins:
+            try:
+                status = pc.fn(state, pod, node_name)
+            except Exception as e:
+                return _error(pc.name, e)
+            if status is not None and status.is_skip():
+                continue
+            if status is not None and not status.is_success():
+                if status.is_rejected():
+                    status.plugin = pc.name
+                    return status
+                return Status(Code.Error, err=RuntimeError(
+                    f'running Bind plugin "{pc.name}": {status.as_error()}'), plugin=pc.name)
+            return status
+        return status
+
+    def run_post_bind_plugins(self, state, pod, node_name: str) -> None:
+        for pc in self.post_bind_plugins:
+            try:
+                pc.fn(state, pod, node_name)
+            except Exception:
+                pass

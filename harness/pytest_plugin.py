@@ -1,0 +1,77 @@
+"""pytest plugin (entry point `pytest11`): every `*.yaml` case file is a test item. On failure the
+report shows expected vs actual for each pod and the filter/score table of the pods that went
+wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from .case.loader import _looks_like_case, load_case
+from .errors import UserError
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("schedharness")
+    group.addoption("--schedharness-no-cases", action="store_true", default=False,
+                    help="do not collect schedharness YAML cases")
+
+
+def pytest_collect_file(file_path, parent):
+    if parent.config.getoption("schedharness_no_cases", False):
+        return None
+    if file_path.suffix in (".yaml", ".yml") and _looks_like_case(str(file_path)):
+        return CaseFile.from_parent(parent, path=file_path)
+    return None
+
+
+class CaseFile(pytest.File):
+    def collect(self):
+        try:
+            case = load_case(str(self.path))
+        except UserError as e:
+            raise self.CollectError(str(e)) from None
+        yield CaseItem.from_parent(self, name=case.name, case=case)
+
+
+class CaseFailure(Exception):
+    def __init__(self, result, explain_text: str):
+        self.result = result
+        self.explain_text = explain_text
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case, **kwargs):
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self):
+        from .case.runner import run_case
+        from .report import explain
+
+        res = run_case(self.case)
+        if not res.passed:
+            res2 = run_case(self.case, explain=True)
+            bad = [f.split(":")[0] for f in res.failures if "/" in f.split(":")[0]]
+            text = "\n".join(explain(res2, p) for p in bad) if bad else explain(res2)
+            raise CaseFailure(res, text)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CaseFailure):
+            res = excinfo.value.result
+            lines = [f"case {self.case.name} ({self.case.path}) failed:"]
+            lines += [f"  {f}" for f in res.failures]
+            lines.append("actual outcome:")
+            for key, node in res.bindings.items():
+                extra = f"  [{res.messages[key]}]" if key in res.messages else ""
+                lines.append(f"  {key}: {node or 'unbound'}{extra}")
+            if res.preempted:
+                lines.append(f"  preempted: {', '.join(res.preempted)}")
+            lines.append("how the scheduler decided:")
+            lines.append(excinfo.value.explain_text)
+            return "\n".join(lines)
+        if isinstance(excinfo.value, UserError):
+            return f"invalid case: {excinfo.value}"
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, 0, f"case: {self.case.name}"

@@ -1,0 +1,358 @@
+"""One scheduling attempt (schedule_one.go): scheduleOne -> schedulingCycle -> bindingCycle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+from ..framework.cycle_state import CycleState
+from ..framework.runtime import Framework
+from ..framework.status import Code, Status
+from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, NodeToStatus,
+                               PodInfo, QueuedPodInfo)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scheduler import Scheduler
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT = 3
+
+
+class NoNodesAvailable(Exception):
+    def __str__(self) -> str:
+        return "no nodes available to schedule pods"
+
+
+@dataclass
+class ScheduleResult:
+    suggested_host: str = ""
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    nominating_info: Optional[Tuple[str, str]] = None  # (mode, node name)
+
+
+@dataclass
+class CycleRecord:
+    """What one scheduling cycle saw, for reports and `explain`."""
+
+    pod: str
+    attempt: int
+    node_statuses: Dict[str, Optional[Status]] = field(default_factory=dict)
+    feasible: List[str] = field(default_factory=list)
+    scores: List[NodePluginScores] = field(default_factory=list)
+    picked: str = ""
+    message: str = ""
+    pre_filter: Optional[Status] = None
+    filter_table: Dict[str, List[Tuple[str, Optional[Status]]]] = field(default_factory=dict)
+    score_detail: Dict[str, Any] = field(default_factory=dict)
+
+
+def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
+    """numFeasibleNodesToFind."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    p = percentage if percentage is not None else global_percentage
+    if p == 0:
+        p = 50 - num_all_nodes // 125
+        if p < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            p = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    n = num_all_nodes * p // 100
+    return max(n, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def select_host(scores: List[NodePluginScores], rng) -> str:
+    """selectHost: the highest total score; ties broken uniformly at random (reservoir
+    sampling, as upstream) with the case's seed."""
+    if not scores:
+        raise RuntimeError("empty priorityList")
+    best = max(s.total_score for s in scores)
+    selected = None
+    count = 0
+    for s in scores:
+        if s.total_score == best:
+            count += 1
+            if rng.randrange(count) == 0:
+                selected = s.name
+    return selected
+
+
+class SchedulingCycles:
+    """The cycle functions of Scheduler, kept apart so each reads like its upstream namesake."""
+
+    sched: "Scheduler"
+
+    # ------------------------------------------------------------------------------------------
+    def schedule_one(self) -> bool:
+        """ScheduleOne: pop a pod and run a scheduling cycle, then its binding cycle."""
+        s = self.sched
+        pinfo = s.queue.pop()
+        if pinfo is None:
+            return False
+        pod = pinfo.pod
+        fw = s.profiles.get(pod.scheduler_name)
+        if fw is None or pod.deletion_timestamp or s.cache.is_assumed_pod(pod):
+            s.queue.done(pod.uid)
+            return True
+        state = CycleState()
+        record = CycleRecord(pod.key, pinfo.attempts)
+        s.records.setdefault(pod.key, []).append(record)
+        result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
+        if status is not None and not status.is_success():
+            self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
+            return True
+        if status is not None and status.is_wait():
+            s.waiting.append((state, fw, result, assumed_pinfo, record))
+            return True
+        status = self.binding_cycle(state, fw, result, assumed_pinfo)
+        if status is not None and not status.is_success():
+            self.handle_binding_cycle_error(state, fw, assumed_pinfo, result, status, record)
+        return True
+
+    def scheduling_cycle(self, state: CycleState, fw: Framework, pinfo: QueuedPodInfo,
+                         record: CycleRecord):
+        """schedulingCycle: schedulePod, PostFilter on failure, assume, Reserve, Permit."""
+        s = self.sched
+        pod = pinfo.pod
+        try:
+            result = self.schedule_pod(fw, state, pod, record)
+        except NoNodesAvailable as e:
+            return (ScheduleResult(nominating_info=("ModeOverride", "")), pinfo,
+                    Status(Code.UnschedulableAndUnresolvable, err=e))
+        except FitError as fit_error:
+            if not fw.has_post_filter_plugins():
+                return ScheduleResult(), pinfo, Status(Code.Unschedulable, err=fit_error)
+            pf_result, pf_status = fw.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
+            fit_error.diagnosis.post_filter_msg = pf_status.message()
+            nominating = None
+            if pf_result is not None:
+                nominating = (pf_result.nominating_mode, pf_result.nominated_node_name)
+            return ScheduleResult(nominating_info=nominating), pinfo, Status(Code.Unschedulable, err=fit_error)
+        except _CycleError as e:
+            return ScheduleResult(nominating_info=("ModeOverride", "")), pinfo, e.status
+
+        host = result.suggested_host
+        assumed_pod = pod.with_node(host)
+        assumed = QueuedPodInfo(PodInfo.of(assumed_pod), pinfo.timestamp, pinfo.seq)
+        assumed.attempts = pinfo.attempts
+        assumed.unschedulable_count = pinfo.unschedulable_count
+        assumed.consecutive_errors_count = pinfo.consecutive_errors_count
+        assumed.initial_attempt_timestamp = pinfo.initial_attempt_timestamp
+        s.cache.assume_pod(assumed_pod)
+        s.queue.nominator.delete(assumed_pod)
+
+        sts = fw.run_reserve_plugins_reserve(state, assumed_pod, host)
+        if sts is not None and not sts.is_success():
+            fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
+            s.cache.forget_pod(assumed_pod)
+            return ScheduleResult(nominating_info=("ModeOverride", "")), assumed, self._single_node_fit_error(pod, host, sts)
+        sts = fw.run_permit_plugins(state, assumed_pod, host)
+        if sts is not None and not sts.is_wait() and not sts.is_success():
+            fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
+            s.cache.forget_pod(assumed_pod)
+            return ScheduleResult(nominating_info=("ModeOverride", "")), assumed, self._single_node_fit_error(pod, host, sts)
+        return result, assumed, sts if (sts is not None and sts.is_wait()) else None
+
+    @staticmethod
+    def _single_node_fit_error(pod, host: str, sts: Status) -> Status:
+        if not sts.is_rejected():
+            return sts
+        d = Diagnosis(NodeToStatus())
+        d.node_to_status.set(host, sts)
+        d.add_plugin_status(sts)
+        return Status(sts.code, err=FitError(pod, 1, d))
+
+    def schedule_pod(self, fw: Framework, state: CycleState, pod, record: CycleRecord) -> ScheduleResult:
+        """schedulePod: snapshot, filter, then score and select a host."""
+        s = self.sched
+        s.cache.update_snapshot(s.snapshot)
+        if s.snapshot.num_nodes() == 0:
+            raise NoNodesAvailable()
+        feasible, diagnosis = self.find_nodes_that_fit_pod(fw, state, pod, record)
+        if not feasible:
+            raise FitError(pod, s.snapshot.num_nodes(), diagnosis)
+        record.feasible = [ni.node.name for ni in feasible]
+        if len(feasible) == 1:
+            record.picked = feasible[0].node.name
+            return ScheduleResult(feasible[0].node.name, 1 + diagnosis.node_to_status.length(), 1)
+        scores = self.prioritize_nodes(fw, state, pod, feasible, record)
+        record.scores = scores
+        host = select_host(scores, s.rng)
+        record.picked = host
+        return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.length(), len(feasible))
+
+    def find_nodes_that_fit_pod(self, fw: Framework, state: CycleState, pod, record: CycleRecord
+                                ) -> Tuple[List[NodeInfo], Diagnosis]:
+        """findNodesThatFitPod."""
+        s = self.sched
+        diagnosis = Diagnosis(NodeToStatus())
+        all_nodes = s.snapshot.list()
+        pre_res, st, unsched_plugins = fw.run_pre_filter_plugins(state, pod)
+        diagnosis.unschedulable_plugins = set(unsched_plugins)
+        record.pre_filter = st
+        if s.explain and (st is None or st.is_success()):
+            for ni in all_nodes:
+                record.filter_table[ni.node.name] = fw.run_filter_plugins_verbose(state, pod, ni)
+        if st is not None and not st.is_success():
+            if not st.is_rejected():
+                raise _CycleError(st)
+            diagnosis.node_to_status.set_absent_nodes_status(st)
+            diagnosis.pre_filter_msg = st.message()
+            diagnosis.add_plugin_status(st)
+            return [], diagnosis
+        if pod.nominated_node_name:
+            feasible = self.evaluate_nominated_node(fw, state, pod, diagnosis, record)
+            if feasible:
+                return feasible, diagnosis
+        nodes = all_nodes
+        if pre_res is not None and not pre_res.all_nodes():
+            nodes = [ni for ni in all_nodes if ni.node.name in pre_res.node_names]
+            diagnosis.node_to_status.set_absent_nodes_status(Status(
+                Code.UnschedulableAndUnresolvable,
+                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]"))
+        feasible = self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, record)
+        processed = len(feasible) + diagnosis.node_to_status.length()
+        s.next_start_node_index = (s.next_start_node_index + processed) % len(all_nodes)
+        return feasible, diagnosis
+
+    def evaluate_nominated_node(self, fw, state, pod, diagnosis, record) -> List[NodeInfo]:
+        s = self.sched
+        try:
+            ni = s.snapshot.get(pod.nominated_node_name)
+        except KeyError:
+            return []
+        return self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
+
+    def find_nodes_that_pass_filters(self, fw: Framework, state: CycleState, pod, diagnosis: Diagnosis,
+                                     nodes: List[NodeInfo], record: CycleRecord) -> List[NodeInfo]:
+        """findNodesThatPassFilters: nodes from nextStartNodeIndex, stopping once
+        numFeasibleNodesToFind fit (upstream's workers find the same set wherever it is
+        deterministic)."""
+        s = self.sched
+        n = len(nodes)
+        if n == 0:
+            return []
+        to_find = num_feasible_nodes_to_find(fw.percentage_of_nodes_to_score, s.percentage_of_nodes_to_score, n)
+        if not fw.has_score_plugins():
+            to_find = 1
+        start = s.next_start_node_index
+        if not fw.has_filter_plugins():
+            return [nodes[(start + i) % n] for i in range(to_find)]
+        feasible: List[NodeInfo] = []
+        use_nominated = bool(s.queue.nominator.nominated)
+        run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
+        statuses = record.node_statuses
+        for i in range(n):
+            ni = nodes[(start + i) % n]
+            st = run(state, pod, ni)
+            if st is None or st.code == Code.Success:
+                feasible.append(ni)
+                statuses[ni.node.name] = None
+                if len(feasible) >= to_find:
+                    break
+                continue
+            if st.code == Code.Error:
+                raise _CycleError(st)
+            statuses[ni.node.name] = st
+            diagnosis.node_to_status.set(ni.node.name, st)
+            diagnosis.add_plugin_status(st)
+        return feasible
+
+    def prioritize_nodes(self, fw: Framework, state: CycleState, pod, nodes: List[NodeInfo],
+                         record: Optional[CycleRecord] = None) -> List[NodePluginScores]:
+        """prioritizeNodes."""
+        if not fw.has_score_plugins():
+            return [NodePluginScores(ni.node.name, [], 1) for ni in nodes]
+        st = fw.run_pre_score_plugins(state, pod, nodes)
+        if st is not None and not st.is_success():
+            raise _CycleError(st)
+        detail = record.score_detail if (record is not None and self.sched.explain) else None
+        scores, st = fw.run_score_plugins(state, pod, nodes, detail)
+        if st is not None and not st.is_success():
+            raise _CycleError(st)
+        return scores
+
+    # ------------------------------------------------------------------------------------------
+    def binding_cycle(self, state: CycleState, fw: Framework, result: ScheduleResult,
+                      assumed: QueuedPodInfo) -> Optional[Status]:
+        """bindingCycle: WaitOnPermit (already resolved), PreBind, Bind, PostBind."""
+        s = self.sched
+        pod = assumed.pod
+        host = result.suggested_host
+        wp = fw.waiting_pods.pop(pod.uid, None)
+        if wp is not None and wp.result is not None and not wp.result.is_success():
+            st = wp.result
+            if st.is_rejected():
+                d = Diagnosis(NodeToStatus(), unschedulable_plugins={st.plugin})
+                d.node_to_status.set(host, st)
+                return Status(st.code, err=FitError(pod, 1, d))
+            return st
+        s.queue.done(pod.uid)
+        st = fw.run_pre_bind_pre_flights(state, pod, host)
+        if st is not None and (st.code == Code.Error or st.is_rejected()):
+            return st
+        st = fw.run_pre_bind_plugins(state, pod, host)
+        if st is not None and not st.is_success():
+            return st
+        st = fw.run_bind_plugins(state, pod, host)
+        if st is not None and not st.is_success():
+            return st
+        fw.run_post_bind_plugins(state, pod, host)
+        return None
+
+    def handle_binding_cycle_error(self, state, fw: Framework, assumed: QueuedPodInfo,
+                                   result: ScheduleResult, status: Status, record: CycleRecord) -> None:
+        from .queue import EVENT_ASSIGNED_POD_DELETE
+        s = self.sched
+        pod = assumed.pod
+        fw.run_reserve_plugins_unreserve(state, pod, result.suggested_host)
+        s.cache.forget_pod(pod)
+        if status.is_rejected():
+            s.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                                  lambda p: p.uid != pod.uid)
+        else:
+            s.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None)
+        self.handle_scheduling_failure(fw, assumed, status, ("ModeOverride", ""), record)
+
+    def handle_scheduling_failure(self, fw: Framework, pinfo: QueuedPodInfo, status: Status,
+                                  nominating_info, record: CycleRecord) -> None:
+        """handleSchedulingFailure: record the plugins that rejected the pod, requeue it, set
+        its nomination and its PodScheduled=False condition."""
+        s = self.sched
+        reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        err = status.as_error()
+        if isinstance(err, FitError):
+            pinfo.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
+            pinfo.pending_plugins = set(err.diagnosis.pending_plugins)
+        msg = status.message()
+        record.message = msg
+        current = s.cluster.get("Pod", pinfo.pod.namespace, pinfo.pod.name)
+        if current is None or current.node_name:
+            s.queue.done(pinfo.pod.uid)
+            return
+        # the status patch (condition and nominatedNodeName), then the queue
+        nnn = current.nominated_node_name
+        if nominating_info is not None and nominating_info[0] == "ModeOverride":
+            nnn = nominating_info[1]
+        patched = s.patch_pod_status(current, reason, msg, nnn)
+        pinfo.pod_info = PodInfo.of(patched)
+        if status.code == Code.Error:
+            s.errors[patched.key] = msg
+        s.queue.add_unschedulable_if_not_present(pinfo)
+        if nominating_info is not None:
+            mode, node = nominating_info
+            if mode == "ModeOverride":
+                if node:
+                    s.queue.nominator.add(pinfo.pod_info, node)
+                else:
+                    s.queue.nominator.delete(patched)
+            elif patched.nominated_node_name:
+                s.queue.nominator.add(pinfo.pod_info, patched.nominated_node_name)
+        elif patched.nominated_node_name:
+            s.queue.nominator.add(pinfo.pod_info, patched.nominated_node_name)
+
+
+class _CycleError(Exception):
+    def __init__(self, status: Status):
+        self.status = status
+        super().__init__(status.message())

@@ -1,0 +1,289 @@
+"""The scheduler (scheduler.go + eventhandlers.go) over a simulated cluster, in virtual time."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from ..api.objects import KubeObject, Node, Pod
+from ..cluster import Cluster
+from ..errors import UserError
+from ..framework.runtime import Framework
+from ..framework.types import ActionType, ClusterEvent, EventResource, PodInfo
+from .cache import Cache
+from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, SchedulingQueue
+from .schedule_one import CycleRecord, SchedulingCycles
+from .snapshot import Snapshot
+
+MAX_CONSECUTIVE_ERRORS = 3
+
+_KIND_RESOURCE = {
+    "PersistentVolume": EventResource.PersistentVolume,
+    "PersistentVolumeClaim": EventResource.PersistentVolumeClaim,
+    "StorageClass": EventResource.StorageClass,
+    "CSINode": EventResource.CSINode,
+    "CSIDriver": EventResource.CSIDriver,
+    "CSIStorageCapacity": EventResource.CSIStorageCapacity,
+    "VolumeAttachment": EventResource.VolumeAttachment,
+    "ResourceClaim": EventResource.ResourceClaim,
+    "ResourceSlice": EventResource.ResourceSlice,
+    "DeviceClass": EventResource.DeviceClass,
+}
+
+
+class VirtualClock:
+    def __init__(self, start: float = 0.0):
+        self.t = start
+
+    def now(self) -> float:
+        return self.t
+
+    def advance_to(self, t: float) -> None:
+        if t > self.t:
+            self.t = t
+
+
+def node_update_action(old: Node, new: Node) -> ActionType:
+    """nodeSchedulingPropertiesChange."""
+    a = ActionType.NONE
+    if old.unschedulable != new.unschedulable:
+        a |= ActionType.UpdateNodeTaint
+    if old.allocatable != new.allocatable:
+        a |= ActionType.UpdateNodeAllocatable
+    if old.labels != new.labels:
+        a |= ActionType.UpdateNodeLabel
+    if old.taints != new.taints:
+        a |= ActionType.UpdateNodeTaint
+    if (old.status.get("conditions") or []) != (new.status.get("conditions") or []):
+        a |= ActionType.UpdateNodeCondition
+    if old.annotations != new.annotations:
+        a |= ActionType.UpdateNodeAnnotation
+    return a
+
+
+class Scheduler:
+    """One kube-scheduler: profiles (frameworks), cache, queue, and the event handlers."""
+
+    def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
+                 seed: int = 0, source: str = "config"):
+        self.config = config
+        self.cluster = cluster
+        self.clock = VirtualClock()
+        self.cache = Cache()
+        self.snapshot = Snapshot()
+        self.rng = random.Random(seed)
+        self.next_start_node_index = 0
+        self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
+        self.records: Dict[str, List[CycleRecord]] = {}
+        self.errors: Dict[str, str] = {}
+        self.waiting: List[Tuple[Any, Framework, Any, Any, CycleRecord]] = []
+        self.profiles: Dict[str, Framework] = {}
+        waiting_pods: Dict[str, Any] = {}
+        for prof in config["profiles"]:
+            fw = Framework(prof, registry, snapshot=self.snapshot, cluster=cluster,
+                           parallelism=int(config.get("parallelism") or 16), clock=self.clock,
+                           waiting_pods=waiting_pods, source=source)
+            self.profiles[prof["schedulerName"]] = fw
+        self.queue = SchedulingQueue(self.profiles, self.clock,
+                                     config.get("podInitialBackoffSeconds", 1),
+                                     config.get("podMaxBackoffSeconds", 10))
+        for fw in self.profiles.values():
+            fw.nominator = self.queue.nominator
+            fw.activator = self.queue.activate
+        self.cycles = SchedulingCycles()
+        self.cycles.sched = self
+        self._consecutive_errors: Dict[str, int] = {}
+        self.explain = False  # record every filter status and score, for `schedharness explain`
+        self.tracked_pods: List[str] = []
+
+    # ------------------------------------------------------------------------------------------
+    # start-up: the informers' initial list
+    # ------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        for node in sorted(self.cluster.list("Node"), key=lambda n: n.name):
+            self.cache.add_node(node)
+        for pod in self.cluster.list("Pod"):
+            if pod.node_name:
+                self.cache.add_pod(pod)
+        for pod in self.cluster.list("Pod"):
+            if not pod.node_name and pod.scheduler_name in self.profiles:
+                self.queue.add(pod)
+        self.cluster.subscribe(self.on_event)
+
+    # ------------------------------------------------------------------------------------------
+    # event handlers (eventhandlers.go)
+    # ------------------------------------------------------------------------------------------
+    def on_event(self, kind: str, old: Optional[KubeObject], new: Optional[KubeObject]) -> None:
+        if kind == "Pod":
+            self._on_pod(old, new)
+        elif kind == "Node":
+            self._on_node(old, new)
+        elif kind in _KIND_RESOURCE:
+            if old is None:
+                action = ActionType.Add
+            elif new is None:
+                action = ActionType.Delete
+            else:
+                action = ActionType.Update
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(_KIND_RESOURCE[kind], action), old, new)
+
+    def _on_pod(self, old: Optional[Pod], new: Optional[Pod]) -> None:
+        if old is None:  # add
+            if new.node_name:
+                self.cache.add_pod(new)
+                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_ADD, None, new)
+            elif new.scheduler_name in self.profiles:
+                self.queue.add(new)
+            return
+        if new is None:  # delete
+            if old.node_name:
+                self.cache.remove_pod(old)
+                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, old, None)
+            else:
+                self.queue.delete(old)
+                for fw in self.profiles.values():
+                    fw.reject_waiting_pod(old.uid)
+            return
+        if not old.node_name and new.node_name:  # bound
+            self.queue.delete(old)
+            self.cache.add_pod(new)
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_ADD, None, new)
+        elif new.node_name:
+            self.cache.update_pod(old, new)
+            action = ActionType.NONE
+            if old.labels != new.labels:
+                action |= ActionType.UpdatePodLabel
+            if action:
+                self.queue.move_all_to_active_or_backoff(
+                    ClusterEvent(EventResource.AssignedPod, action), old, new)
+        else:
+            self.queue.update(old, new)
+
+    def _on_node(self, old: Optional[Node], new: Optional[Node]) -> None:
+        if old is None:
+            self.cache.add_node(new)
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.Node, ActionType.Add), None, new)
+        elif new is None:
+            self.cache.remove_node(old)
+        else:
+            self.cache.update_node(old, new)
+            action = node_update_action(old, new)
+            if action:
+                self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.Node, action), old, new)
+
+    # ------------------------------------------------------------------------------------------
+    # API writes the scheduler makes
+    # ------------------------------------------------------------------------------------------
+    def patch_pod_status(self, pod: Pod, reason: str, message: str, nominated_node_name: str) -> Pod:
+        """updatePod: PodScheduled=False with the reason and message, and nominatedNodeName.
+        Status-only updates do not requeue pods (isPodUpdated ignores status)."""
+        raw = dict(pod.raw)
+        st = dict(raw.get("status") or {})
+        conds = [c for c in (st.get("conditions") or []) if c.get("type") != "PodScheduled"]
+        conds.append({"type": "PodScheduled", "status": "False", "reason": reason, "message": message})
+        st["conditions"] = conds
+        if nominated_node_name:
+            st["nominatedNodeName"] = nominated_node_name
+        else:
+            st.pop("nominatedNodeName", None)
+        raw["status"] = st
+        new = Pod(raw)
+        new._memo = pod._memo
+        self.cluster.update(new, notify=False)
+        self.queue.nominator.update(PodInfo.of(new))
+        return new
+
+    # ------------------------------------------------------------------------------------------
+    # the run loop
+    # ------------------------------------------------------------------------------------------
+    def run_until_quiet(self, max_cycles: Optional[int] = None) -> None:
+        """Schedule until the active and backoff queues are empty, no pod waits at Permit and no
+        binding is in flight; time in backoff and at Permit passes virtually."""
+        if max_cycles is None:
+            max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
+        cycles = 0
+        while True:
+            self._resolve_waiting()
+            self.queue.flush_backoff_completed()
+            if self.queue.active or self.queue.backoff:
+                pinfo_key = self._peek_key()
+                if pinfo_key is not None and self._consecutive_errors.get(pinfo_key, 0) >= MAX_CONSECUTIVE_ERRORS:
+                    self._park_errored(pinfo_key)
+                    continue
+                self.cycles.schedule_one()
+                self._count_errors()
+                cycles += 1
+                if cycles > max_cycles:
+                    raise UserError(f"the scheduler did not become quiet after {max_cycles} scheduling "
+                                    f"cycles (pods keep being requeued)")
+                continue
+            deadline = self._next_waiting_deadline()
+            if deadline is not None:
+                self.clock.advance_to(deadline)
+                continue
+            break
+
+    def _peek_key(self) -> Optional[str]:
+        if self.queue.active:
+            return min(self.queue.active).pinfo.pod.key
+        if self.queue.backoff:
+            return self.queue.backoff[0][2].pod.key
+        return None
+
+    def _count_errors(self) -> None:
+        for key in list(self.errors):
+            self._consecutive_errors[key] = self._consecutive_errors.get(key, 0) + 1
+        self.errors_seen = dict(self.errors)
+        self.errors.clear()
+
+    def _park_errored(self, key: str) -> None:
+        """A pod whose cycles keep ending in an Error status is retried with backoff forever by
+        kube-scheduler; the harness stops after MAX_CONSECUTIVE_ERRORS and leaves it pending."""
+        q = self.queue
+        for item in list(q.active):
+            if item.pinfo.pod.key == key:
+                q.active.remove(item)
+                import heapq
+                heapq.heapify(q.active)
+                q.in_queue[item.pinfo.pod.uid] = "unschedulable"
+                q.unschedulable[item.pinfo.pod.uid] = item.pinfo
+                return
+        for t in list(q.backoff):
+            if t[2].pod.key == key:
+                q.backoff.remove(t)
+                import heapq
+                heapq.heapify(q.backoff)
+                q.in_queue[t[2].pod.uid] = "unschedulable"
+                q.unschedulable[t[2].pod.uid] = t[2]
+                return
+
+    def _next_waiting_deadline(self) -> Optional[float]:
+        ds = []
+        for fw in self.profiles.values():
+            for wp in fw.waiting_pods.values():
+                d = wp.next_deadline()
+                if d is not None:
+                    ds.append(d)
+            break  # waiting pods are shared between profiles
+        return min(ds) if ds else None
+
+    def _resolve_waiting(self) -> None:
+        """Run the binding cycle of pods whose Permit wait ended (allowed, rejected, timed out)."""
+        if not self.waiting:
+            return
+        now = self.clock.now()
+        ready, still = [], []
+        for item in self.waiting:
+            fw, assumed = item[1], item[3]
+            wp = fw.waiting_pods.get(assumed.pod.uid)
+            if wp is not None:
+                wp.expire(now)
+                if not wp.done:
+                    still.append(item)
+                    continue
+            ready.append(item)
+        self.waiting = still
+        for state, fw, result, assumed, record in ready:
+            status = self.cycles.binding_cycle(state, fw, result, assumed)
+            if status is not None and not status.is_success():
+                self.cycles.handle_binding_cycle_error(state, fw, assumed, result, status, record)
