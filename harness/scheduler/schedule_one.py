@@ -336,7 +336,9 @@ class SchedulingCycles:
             nnn = nominating_info[1]
         patched = s.patch_pod_status(current, reason, msg, nnn)
         pinfo.pod_info = PodInfo.of(patched)
-        if status.code == Code.Error:
+        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
+            # requeued after backoff whatever happens (an Error, or no nodes): the run loop
+            # stops retrying it after a few attempts
             s.errors[patched.key] = msg
         s.queue.add_unschedulable_if_not_present(pinfo)
         if nominating_info is not None:

@@ -77,6 +77,9 @@ class Scheduler:
         self.records: Dict[str, List[CycleRecord]] = {}
         self.errors: Dict[str, str] = {}
         self.waiting: List[Tuple[Any, Framework, Any, Any, CycleRecord]] = []
+        if config.get("extenders"):
+            raise UserError("extenders are not supported by schedharness yet (kube-scheduler would "
+                            "call them over HTTP)", file=source, key="extenders")
         self.profiles: Dict[str, Framework] = {}
         waiting_pods: Dict[str, Any] = {}
         for prof in config["profiles"]:

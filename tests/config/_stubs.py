@@ -240,6 +240,10 @@ class DefaultPreemption(Plugin):
     args_kind = "DefaultPreemptionArgs"
 
     @hookimpl
+    def pre_enqueue(self, pod):
+        return None
+
+    @hookimpl
     def post_filter(self, state, pod, filtered_node_status_map):
         return None, None
 

@@ -1,0 +1,513 @@
+"""The generic preemption evaluator (pkg/scheduler/framework/preemption/preemption.go).
+
+A preemption PostFilter plugin (DefaultPreemption) implements :class:`PreemptionInterface` and
+hands itself to an :class:`Evaluator`, whose :meth:`Evaluator.preempt` runs the algorithm:
+
+1. the preemptor must be eligible (``pod_eligible_to_preempt_others``);
+2. ``find_candidates``: the nodes whose filter status is Unschedulable are dry-run
+   (``select_victims_on_node`` on a copy of the node and of the cycle state);
+3. no candidate: Unschedulable with a FitError-style message over the dry-run statuses;
+4. ``select_candidate`` picks one node (``pick_one_node_for_preemption``);
+5. ``prepare_candidate[_async]`` evicts the victims and clears lower-priority nominations.
+
+Deterministic stand-ins for what is random or concurrent upstream (say so where it matters):
+
+- ``DryRunPreemption`` checks nodes in parallel and keeps candidates in completion order; here the
+  nodes are checked one by one from the offset, in the order of the snapshot's node list, stopping
+  as soon as the upstream stop condition holds (a non-violating candidate exists and there are
+  ``num_candidates`` candidates in all).
+- ``pickOneNodeForPreemption`` iterates a Go map, so its last tie-break ("the first node") is
+  random; here it is the first candidate in candidate order (non-PDB-violating candidates first,
+  each group in node order).
+- ``NodesForStatusCode`` over the explicit statuses iterates a Go map; here the snapshot's node
+  order is kept.
+- The asynchronous preemption goroutine (SchedulerAsyncPreemption, on by default in v1.34) runs
+  to completion immediately, unless the handle offers ``run_async(fn)`` to defer it; the pod
+  stays in the "preempting" set (and PreEnqueue gates it) until its last victim is deleted.
+- ``GetPodStartTime`` falls back to "now" when ``status.startTime`` is absent; here it falls back
+  to ``metadata.creationTimestamp`` (pods in cases are rarely started by a kubelet).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple
+
+from ..api.objects import Pod
+from .status import Code, Status
+from .types import Diagnosis, FitError, NodeInfo, NodeToStatus, PodInfo, PostFilterResult
+
+MAX_INT32 = (1 << 31) - 1
+MIN_INT64 = -(1 << 63)
+
+# v1.DisruptionTarget / v1.PodReasonPreemptionByScheduler
+DISRUPTION_TARGET = "DisruptionTarget"
+POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+# ---------------------------------------------------------------------------------------------
+# Candidates
+# ---------------------------------------------------------------------------------------------
+class Victims:
+    """extenderv1.Victims: the pods to evict (most important first) and the PDB violations."""
+
+    __slots__ = ("pods", "num_pdb_violations")
+
+    def __init__(self, pods: Sequence[Pod], num_pdb_violations: int = 0):
+        self.pods: List[Pod] = list(pods)
+        self.num_pdb_violations = num_pdb_violations
+
+    def __repr__(self) -> str:
+        return f"Victims({[p.key for p in self.pods]}, pdb_violations={self.num_pdb_violations})"
+
+
+class Candidate:
+    """preemption.Candidate: a node the preemptor could run on once `victims` are evicted."""
+
+    __slots__ = ("name", "victims")
+
+    def __init__(self, name: str, victims: Victims):
+        self.name = name
+        self.victims = victims
+
+    def __repr__(self) -> str:
+        return f"Candidate({self.name}, {self.victims!r})"
+
+
+class PreemptionInterface(Protocol):
+    """preemption.Interface: what a preemption plugin provides to the Evaluator."""
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> Tuple[int, int]:
+        """The offset of the first node to dry-run and how many candidates to shortlist."""
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> Dict[str, Victims]:
+        """Node name -> victims (only for plugins with one candidate per node)."""
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status) -> Tuple[bool, str]:
+        """Whether the pod may preempt, and the reason when it may not."""
+
+    def select_victims_on_node(self, state, pod: Pod, node_info: NodeInfo,
+                               pdbs: Sequence[Any]) -> Tuple[List[Pod], int, Status]:
+        """The victims on one node (state and node_info are copies the method may change)."""
+
+    def ordered_score_funcs(self, nodes_to_victims: Dict[str, Victims]) -> Optional[List[Callable[[str], Any]]]:
+        """Score functions to pick the candidate; None for the default criteria."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Pod start times and importance (pkg/scheduler/util/utils.go)
+# ---------------------------------------------------------------------------------------------
+_NOW = 1 << 62  # "time.Now()": later than any timestamp in a case
+_TS = re.compile(r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|z|[+-]\d\d:?\d\d)?$")
+
+
+def parse_time_ns(value: Any) -> Optional[int]:
+    """An RFC 3339 timestamp (metav1.Time / MicroTime) as Unix nanoseconds; None if unparsable."""
+    if value is None:
+        return None
+    if isinstance(value, _dt.datetime):
+        dt = value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
+        return int(dt.timestamp()) * 10**9 + dt.microsecond * 1000
+    if isinstance(value, (int, float)):
+        return int(value * 10**9)
+    m = _TS.match(str(value).strip())
+    if m is None:
+        return None
+    y, mo, d, h, mi, s, frac, tz = m.groups()
+    dt = _dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), tzinfo=_dt.timezone.utc)
+    secs = int((dt - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)).total_seconds())
+    if tz and tz not in ("Z", "z"):
+        sign = 1 if tz[0] == "+" else -1
+        digits = tz[1:].replace(":", "")
+        secs -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    ns = int((frac or "0").ljust(9, "0"))
+    return secs * 10**9 + ns
+
+
+def get_pod_start_time(pod: Pod) -> int:
+    """util.GetPodStartTime in Unix nanoseconds: status.startTime; without it upstream uses now,
+    here metadata.creationTimestamp stands in (then "now", later than everything)."""
+
+    def compute(p: Pod) -> int:
+        t = parse_time_ns(p.status.get("startTime"))
+        if t is None:
+            t = parse_time_ns(p.raw.get("metadata", {}).get("creationTimestamp"))
+        return _NOW if t is None else t
+
+    return pod.memo("preemption_start_time", compute)
+
+
+def more_important_pod(pod1: Pod, pod2: Pod) -> bool:
+    """util.MoreImportantPod: higher priority, then the one that started earlier."""
+    if pod1.priority != pod2.priority:
+        return pod1.priority > pod2.priority
+    return get_pod_start_time(pod1) < get_pod_start_time(pod2)
+
+
+def sort_by_importance(items: List[Any], more_important: Callable[[Pod, Pod], bool],
+                       pod_of: Callable[[Any], Pod] = lambda x: x) -> None:
+    """sort.Slice(items, MoreImportantPod) in place. Go's sort.Slice is an insertion sort for up
+    to 12 elements (stable); this one is stable for any length."""
+    import functools
+
+    def cmp(a, b) -> int:
+        pa, pb = pod_of(a), pod_of(b)
+        if more_important(pa, pb):
+            return -1
+        if more_important(pb, pa):
+            return 1
+        return 0
+
+    items.sort(key=functools.cmp_to_key(cmp))
+
+
+def get_earliest_pod_start_time(victims: Victims) -> Optional[int]:
+    """util.GetEarliestPodStartTime: the earliest start time among the highest-priority victims."""
+    if not victims.pods:
+        return None
+    earliest = get_pod_start_time(victims.pods[0])
+    max_priority = victims.pods[0].priority
+    for pod in victims.pods:
+        if pod.priority == max_priority:
+            t = get_pod_start_time(pod)
+            if t < earliest:
+                earliest = t
+        elif pod.priority > max_priority:
+            max_priority = pod.priority
+            earliest = get_pod_start_time(pod)
+    return earliest
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------
+def aggregate_error_message(errs: Sequence[BaseException]) -> str:
+    """utilerrors.NewAggregate(errs).Error(): one message as is, several de-duplicated in [a, b]."""
+    msgs: List[str] = []
+    for e in errs:
+        m = str(e)
+        if m not in msgs:
+            msgs.append(m)
+    if not msgs:
+        return ""
+    if len(msgs) == 1:
+        return msgs[0]
+    return "[" + ", ".join(msgs) + "]"
+
+
+def nodes_for_status_code(m: NodeToStatus, nodes: Sequence[NodeInfo], code: Code) -> List[NodeInfo]:
+    """NodeToStatus.NodesForStatusCode, keeping the node list's order."""
+    return [ni for ni in nodes if m.get(ni.name).code == code]
+
+
+def _not_found(kind: str, name: str) -> RuntimeError:
+    return RuntimeError(f'{kind} "{name}" not found')
+
+
+class _NotFound(Exception):
+    pass
+
+
+def pick_one_node_for_preemption(nodes_to_victims: Dict[str, Victims],
+                                 score_funcs: Optional[List[Callable[[str], Any]]] = None) -> str:
+    """pickOneNodeForPreemption: the node with, in order,
+    1. the fewest PDB violations, 2. the lowest highest-priority victim, 3. the smallest sum of
+    victim priorities (each shifted by MaxInt32+1), 4. the fewest victims, 5. the latest earliest
+    start time among its highest-priority victims, 6. the first remaining (map order upstream,
+    candidate order here)."""
+    if not nodes_to_victims:
+        return ""
+    all_candidates = list(nodes_to_victims)
+    if not score_funcs:
+        def min_num_pdb_violating(node: str) -> int:
+            return -nodes_to_victims[node].num_pdb_violations
+
+        def min_highest_priority(node: str) -> int:
+            return -nodes_to_victims[node].pods[0].priority
+
+        def min_sum_priorities(node: str) -> int:
+            return -sum(p.priority + MAX_INT32 + 1 for p in nodes_to_victims[node].pods)
+
+        def min_num_pods(node: str) -> int:
+            return -len(nodes_to_victims[node].pods)
+
+        def latest_start_time(node: str) -> int:
+            t = get_earliest_pod_start_time(nodes_to_victims[node])
+            return MIN_INT64 if t is None else t
+
+        score_funcs = [min_num_pdb_violating, min_highest_priority, min_sum_priorities,
+                       min_num_pods, latest_start_time]
+    for f in score_funcs:
+        selected: List[str] = []
+        max_score: Any = None
+        for node in all_candidates:
+            score = f(node)
+            if max_score is None or score > max_score:
+                max_score = score
+                selected = []
+            if score == max_score:
+                selected.append(node)
+        if len(selected) == 1:
+            return selected[0]
+        all_candidates = selected
+    return all_candidates[0]
+
+
+def get_lower_priority_nominated_pods(handle, pod: Pod, node_name: str) -> List[Pod]:
+    """getLowerPriorityNominatedPods: pods nominated to node_name with a lower priority."""
+    pod_infos = handle.nominated_pods_for_node(node_name) if hasattr(handle, "nominated_pods_for_node") else []
+    return [pi.pod for pi in pod_infos or [] if pi.pod.priority < pod.priority]
+
+
+def _pod_with_status(pod: Pod, mutate: Callable[[Dict[str, Any]], None]) -> Pod:
+    """A copy of the pod whose status dict went through `mutate` (a status patch)."""
+    raw = dict(pod.raw)
+    raw["metadata"] = dict(raw.get("metadata") or {})
+    status = dict(raw.get("status") or {})
+    status["conditions"] = [dict(c) for c in status.get("conditions") or []]
+    mutate(status)
+    if not status["conditions"]:
+        del status["conditions"]
+    raw["status"] = status
+    return Pod(raw)
+
+
+def _update_pod_condition(status: Dict[str, Any], condition: Dict[str, Any]) -> bool:
+    """apipod.UpdatePodCondition: add or replace the condition of that type; True if changed."""
+    conds = status["conditions"]
+    for i, c in enumerate(conds):
+        if c.get("type") == condition["type"]:
+            same = all(c.get(k) == condition.get(k) for k in ("status", "reason", "message"))
+            if same:
+                return False
+            new = dict(condition)
+            if c.get("status") == condition.get("status") and "lastTransitionTime" in c:
+                new["lastTransitionTime"] = c["lastTransitionTime"]
+            conds[i] = new
+            return True
+    conds.append(dict(condition))
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# The evaluator
+# ---------------------------------------------------------------------------------------------
+class Evaluator:
+    """preemption.Evaluator."""
+
+    def __init__(self, plugin_name: str, handle, interface: PreemptionInterface,
+                 enable_async_preemption: bool):
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.interface = interface
+        self.enable_async_preemption = enable_async_preemption
+        # pods currently preempting asynchronously (uids), gated by PreEnqueue meanwhile
+        self.preempting: Set[str] = set()
+        self.preempt_pod: Callable[[Candidate, Pod, Pod, str], None] = self._preempt_pod
+
+    def is_pod_running_preemption(self, pod_uid: str) -> bool:
+        return pod_uid in self.preempting
+
+    # -- Preempt ---------------------------------------------------------------------------------
+    def preempt(self, state, pod: Pod, m: NodeToStatus) -> Tuple[Optional[PostFilterResult], Status]:
+        """Evaluator.Preempt."""
+        # 0) the latest version of the pod, from the informer cache
+        cluster = getattr(self.handle, "cluster", None)
+        latest = cluster.get("Pod", pod.namespace, pod.name) if cluster is not None else None
+        if latest is None:
+            return None, Status.error(_not_found("pod", pod.name))
+        pod = latest
+
+        # 1) the preemptor must be eligible
+        nominated_node_status = m.get(pod.nominated_node_name)
+        ok, msg = self.interface.pod_eligible_to_preempt_others(pod, nominated_node_status)
+        if not ok:
+            return None, Status(Code.Unschedulable, msg)
+
+        # 2) all preemption candidates
+        all_nodes = self.handle.snapshot.list()
+        candidates, node_to_status, err = self.find_candidates(state, all_nodes, pod, m)
+        if err is not None and not candidates:
+            return None, Status.error(err)
+
+        if not candidates:
+            fit_error = FitError(pod, len(all_nodes), Diagnosis(node_to_status=node_to_status))
+            node_to_status.set_absent_nodes_status(
+                Status(Code.UnschedulableAndUnresolvable, "Preemption is not helpful for scheduling"))
+            return PostFilterResult(nominated_node_name=""), Status(Code.Unschedulable, str(fit_error))
+
+        # 3) extenders: the harness has none
+
+        # 4) the best candidate
+        best = self.select_candidate(candidates)
+        if best is None or not best.name:
+            return None, Status(Code.Unschedulable, "no candidate node for preemption")
+
+        # 5) evict the victims
+        if self.enable_async_preemption:
+            self.prepare_candidate_async(best, pod, self.plugin_name)
+        else:
+            s = self.prepare_candidate(best, pod, self.plugin_name)
+            if s is not None and not s.is_success():
+                return None, s
+        return PostFilterResult(nominated_node_name=best.name), Status(Code.Success)
+
+    def find_candidates(self, state, all_nodes: Sequence[NodeInfo], pod: Pod, m: NodeToStatus
+                        ) -> Tuple[List[Candidate], NodeToStatus, Optional[Exception]]:
+        """findCandidates: dry-run the nodes where preemption might help (status Unschedulable;
+        UnschedulableAndUnresolvable ones are skipped)."""
+        if not all_nodes:
+            return [], NodeToStatus(), RuntimeError("no nodes available")
+        potential = nodes_for_status_code(m, all_nodes, Code.Unschedulable)
+        if not potential:
+            return [], NodeToStatus(), None
+        pdbs = self.pod_disruption_budgets()
+        offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates)
+
+    def pod_disruption_budgets(self) -> List[Any]:
+        """getPodDisruptionBudgets: every PDB of the cluster."""
+        cluster = getattr(self.handle, "cluster", None)
+        return list(cluster.list("PodDisruptionBudget")) if cluster is not None else []
+
+    def dry_run_preemption(self, state, pod: Pod, potential_nodes: Sequence[NodeInfo],
+                           pdbs: Sequence[Any], offset: int, num_candidates: int
+                           ) -> Tuple[List[Candidate], NodeToStatus, Optional[Exception]]:
+        """DryRunPreemption, sequentially from `offset` (see the module docstring): candidates
+        that violate no PDB first, then the others, each list capped at num_candidates."""
+        non_violating: List[Candidate] = []
+        violating: List[Candidate] = []
+        node_statuses = NodeToStatus()
+        errs: List[Exception] = []
+        n = len(potential_nodes)
+        for i in range(n):
+            node_info_copy = potential_nodes[(offset + i) % n].snapshot()
+            name = node_info_copy.name
+            state_copy = state.clone()
+            pods, num_pdb_violations, status = self.interface.select_victims_on_node(
+                state_copy, pod, node_info_copy, pdbs)
+            ok = status is None or status.is_success()
+            if ok and pods:
+                c = Candidate(name, Victims(pods, num_pdb_violations))
+                target = non_violating if num_pdb_violations == 0 else violating
+                if len(target) < num_candidates:
+                    target.append(c)
+                if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                    break
+                continue
+            if ok and not pods:
+                status = Status.error(f'expected at least one victim pod on node "{name}"')
+            if status.code == Code.Error:
+                errs.append(status.as_error())
+            node_statuses.set(name, status)
+        err = RuntimeError(aggregate_error_message(errs)) if errs else None
+        return non_violating + violating, node_statuses, err
+
+    def select_candidate(self, candidates: Sequence[Candidate]) -> Optional[Candidate]:
+        """SelectCandidate."""
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        score_funcs = self.interface.ordered_score_funcs(victims_map)
+        node = pick_one_node_for_preemption(victims_map, score_funcs)
+        victims = victims_map.get(node)
+        if victims is not None:
+            return Candidate(node, victims)
+        return candidates[0]
+
+    # -- evicting the victims ----------------------------------------------------------------------
+    def _preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod, plugin_name: str) -> None:
+        """Evaluator.PreemptPod: reject a victim waiting at Permit, else add the DisruptionTarget
+        condition to it and delete it. Raises _NotFound when the victim is already gone."""
+        get_waiting_pod = getattr(self.handle, "get_waiting_pod", None)
+        waiting = get_waiting_pod(victim.uid) if get_waiting_pod is not None else None
+        if waiting is not None:
+            waiting.reject(plugin_name, "preempted")
+            return
+        cluster = self.handle.cluster
+        current = cluster.get("Pod", victim.namespace, victim.name)
+        if current is None:
+            raise _NotFound(victim.key)
+        condition = {
+            "type": DISRUPTION_TARGET,
+            "status": "True",
+            "reason": POD_REASON_PREEMPTION_BY_SCHEDULER,
+            "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
+        }
+        changed = []
+        patched = _pod_with_status(current, lambda st: changed.append(_update_pod_condition(st, condition)))
+        if changed and changed[0]:
+            cluster.update(patched)
+            current = patched
+        cluster.delete(current)
+
+    def _clear_nominated_node_name(self, pods: Iterable[Pod]) -> None:
+        """clearNominatedNodeName: patch status.nominatedNodeName to "" where it is set."""
+        cluster = self.handle.cluster
+        for p in pods:
+            current = cluster.get("Pod", p.namespace, p.name)
+            if current is None or not current.nominated_node_name:
+                continue
+            cluster.update(_pod_with_status(current, lambda st: st.pop("nominatedNodeName", None)))
+
+    def prepare_candidate(self, c: Candidate, pod: Pod, plugin_name: str) -> Optional[Status]:
+        """prepareCandidate (SchedulerAsyncPreemption off): evict, then clear nominations."""
+        for victim in c.victims.pods:
+            if victim.deletion_timestamp is not None:
+                continue
+            try:
+                self.preempt_pod(c, pod, victim, plugin_name)
+            except _NotFound:
+                pass
+            except Exception as e:
+                return Status.error(e)
+        self._clear_nominated_node_name(get_lower_priority_nominated_pods(self.handle, pod, c.name))
+        return None
+
+    def prepare_candidate_async(self, c: Candidate, pod: Pod, plugin_name: str) -> None:
+        """prepareCandidateAsync: clear lower-priority nominations, evict all victims but the last,
+        leave the preempting set, evict the last one."""
+        victim_pods = [v for v in c.victims.pods if v.deletion_timestamp is None]
+        if not victim_pods:
+            return
+        self.preempting.add(pod.uid)
+
+        def run() -> None:
+            all_already_deleted = True
+            failed = False
+            try:
+                self._clear_nominated_node_name(get_lower_priority_nominated_pods(self.handle, pod, c.name))
+            except Exception:
+                failed = True
+            cancelled = False  # an eviction error cancels the goroutine's context
+            for victim in victim_pods[:-1]:
+                try:
+                    self.preempt_pod(c, pod, victim, plugin_name)
+                    all_already_deleted = False
+                except _NotFound:
+                    pass
+                except Exception:
+                    failed = cancelled = True
+                    break
+            self.preempting.discard(pod.uid)
+            if not cancelled:
+                try:
+                    self.preempt_pod(c, pod, victim_pods[-1], plugin_name)
+                    all_already_deleted = False
+                except _NotFound:
+                    pass
+                except Exception:
+                    failed = True
+            if failed or all_already_deleted:
+                activate = getattr(self.handle, "activate", None)
+                if activate is not None:
+                    activate({pod.name: pod})
+
+        run_async = getattr(self.handle, "run_async", None)
+        if callable(run_async):
+            run_async(run)
+        else:
+            run()
