@@ -145,10 +145,12 @@ def set_defaults(cfg: Mapping[str, Any], registry: Mapping[str, type]) -> Dict[s
     if obj.get("percentageOfNodesToScore") is None:
         obj["percentageOfNodesToScore"] = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE
     le = dict(obj.get("leaderElection") or {})
-    le.setdefault("leaderElect", True)
-    le.setdefault("leaseDuration", "15s")
-    le.setdefault("renewDeadline", "10s")
-    le.setdefault("retryPeriod", "2s")
+    # RecommendedDefaultLeaderElectionConfiguration: nil leaderElect and zero durations default
+    if le.get("leaderElect") is None:
+        le["leaderElect"] = True
+    for k, v in (("leaseDuration", "15s"), ("renewDeadline", "10s"), ("retryPeriod", "2s")):
+        if not le.get(k) or str(le.get(k)) in ("0", "0s"):
+            le[k] = v
     if not le.get("resourceLock"):
         le["resourceLock"] = "leases"
     if not le.get("resourceNamespace"):

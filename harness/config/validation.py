@@ -565,9 +565,12 @@ def _validate_leader_election(le: Mapping[str, Any]) -> List[FieldError]:
     if not leader_elect:
         return errors
     path = "leaderElection"
-    lease = _duration(le.get("leaseDuration"), 15 * 10 ** 9)
-    renew = _duration(le.get("renewDeadline"), 10 * 10 ** 9)
-    retry = _duration(le.get("retryPeriod"), 2 * 10 ** 9)
+    try:
+        lease = _duration(le.get("leaseDuration"), 15 * 10 ** 9)
+        renew = _duration(le.get("renewDeadline"), 10 * 10 ** 9)
+        retry = _duration(le.get("retryPeriod"), 2 * 10 ** 9)
+    except ValueError as e:  # not decodable (validate_schema reports it with its field)
+        return [(path, str(e))]
     if lease <= 0:
         errors.append(invalid(f"{path}.leaseDuration", format_duration(lease), "must be greater than zero"))
     if renew <= 0:

@@ -25,7 +25,8 @@ Deterministic stand-ins for what is random or concurrent upstream (say so where 
   to completion immediately, unless the handle offers ``run_async(fn)`` to defer it; the pod
   stays in the "preempting" set (and PreEnqueue gates it) until its last victim is deleted.
 - ``GetPodStartTime`` falls back to "now" when ``status.startTime`` is absent; here it falls back
-  to ``metadata.creationTimestamp`` (pods in cases are rarely started by a kubelet).
+  to ``metadata.creationTimestamp`` (pods in cases are not started by a kubelet), and equal
+  times are ordered by creation.
 """
 
 from __future__ import annotations
@@ -125,15 +126,17 @@ def parse_time_ns(value: Any) -> Optional[int]:
     return secs * 10**9 + ns
 
 
-def get_pod_start_time(pod: Pod) -> int:
-    """util.GetPodStartTime in Unix nanoseconds: status.startTime; without it upstream uses now,
-    here metadata.creationTimestamp stands in (then "now", later than everything)."""
+def get_pod_start_time(pod: Pod) -> Tuple[int, int]:
+    """util.GetPodStartTime as (Unix nanoseconds, creation index): status.startTime; without it
+    upstream uses time.Now(), here metadata.creationTimestamp stands in (then "now", later than
+    everything). Equal times are ordered by creation (metadata x-creationIndex): pods created
+    earlier are taken to have started earlier."""
 
-    def compute(p: Pod) -> int:
+    def compute(p: Pod) -> Tuple[int, int]:
         t = parse_time_ns(p.status.get("startTime"))
         if t is None:
             t = parse_time_ns(p.raw.get("metadata", {}).get("creationTimestamp"))
-        return _NOW if t is None else t
+        return (_NOW if t is None else t, p.creation_index)
 
     return pod.memo("preemption_start_time", compute)
 
@@ -162,7 +165,7 @@ def sort_by_importance(items: List[Any], more_important: Callable[[Pod, Pod], bo
     items.sort(key=functools.cmp_to_key(cmp))
 
 
-def get_earliest_pod_start_time(victims: Victims) -> Optional[int]:
+def get_earliest_pod_start_time(victims: Victims) -> Optional[Tuple[int, int]]:
     """util.GetEarliestPodStartTime: the earliest start time among the highest-priority victims."""
     if not victims.pods:
         return None
@@ -232,9 +235,9 @@ def pick_one_node_for_preemption(nodes_to_victims: Dict[str, Victims],
         def min_num_pods(node: str) -> int:
             return -len(nodes_to_victims[node].pods)
 
-        def latest_start_time(node: str) -> int:
+        def latest_start_time(node: str) -> Tuple[int, int]:
             t = get_earliest_pod_start_time(nodes_to_victims[node])
-            return MIN_INT64 if t is None else t
+            return (MIN_INT64, 0) if t is None else t
 
         score_funcs = [min_num_pdb_violating, min_highest_priority, min_sum_priorities,
                        min_num_pods, latest_start_time]
@@ -504,7 +507,7 @@ class Evaluator:
             if failed or all_already_deleted:
                 activate = getattr(self.handle, "activate", None)
                 if activate is not None:
-                    activate({pod.name: pod})
+                    activate([pod])
 
         run_async = getattr(self.handle, "run_async", None)
         if callable(run_async):

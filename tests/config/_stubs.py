@@ -326,10 +326,16 @@ class CustomBind(DefaultBinder):
 
 
 class ScorePlugin1(ImageLocality):
+    """framework_test.go's TestScorePlugin: PreScore and Score."""
+
     name = "score-plugin-1"
 
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        return None
 
-class ScorePlugin2(ImageLocality):
+
+class ScorePlugin2(ScorePlugin1):
     name = "score-plugin-2"
 
 

@@ -1,0 +1,277 @@
+"""DefaultPreemption (framework/plugins/defaultpreemption/default_preemption.go): the PostFilter
+plugin that evicts lower-priority pods to make room for an unschedulable pod. The algorithm lives
+in harness.framework.preemption (preemption.go); this module supplies the default policy:
+which pods may be victims, in which order they are reprieved, and how many nodes to dry-run."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from harness.api import labels as labelsel
+from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
+                               Plugin, QueueingHint, Status, hookimpl)
+from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
+                                          Candidate, Evaluator, Victims, more_important_pod,
+                                          sort_by_importance)
+
+from . import names
+
+DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
+DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE = 100
+
+ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+ERR_PREEMPT_NEVER = "not eligible due to preemptionPolicy=Never."
+ERR_TERMINATING_ON_NOMINATED_NODE = "not eligible due to a terminating pod on the nominated node."
+ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+
+
+class DefaultPreemption(Plugin):
+    name = names.DefaultPreemption
+    args_kind = "DefaultPreemptionArgs"
+
+    # features.SchedulerAsyncPreemption: Beta, on by default since v1.33
+    enable_async_preemption = True
+
+    def __init__(self, args: Optional[Dict[str, Any]] = None, handle: Any = None):
+        args = self.set_defaults(dict(args or {}))
+        errs = self.validate_args(args)
+        if errs:
+            msgs = [f"{path}: {msg}" for path, msg in errs]
+            raise ValueError(msgs[0] if len(msgs) == 1 else "[" + ", ".join(msgs) + "]")
+        super().__init__(args, handle)
+        self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
+        self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
+        # IsEligiblePod: no filtering beyond "lower priority than the preemptor".
+        self.is_eligible_pod = lambda node_info, victim_info, preemptor: True
+        # MoreImportantPod: higher priority, then earlier start.
+        self.more_important_pod = more_important_pod
+        self.evaluator = Evaluator(self.name, handle, self, self.enable_async_preemption)
+
+    # -- args ------------------------------------------------------------------------------------
+    @classmethod
+    def set_defaults(cls, args: Dict[str, Any]) -> Dict[str, Any]:
+        """SetDefaults_DefaultPreemptionArgs."""
+        if args.get("minCandidateNodesPercentage") is None:
+            args["minCandidateNodesPercentage"] = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE
+        if args.get("minCandidateNodesAbsolute") is None:
+            args["minCandidateNodesAbsolute"] = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE
+        return args
+
+    @classmethod
+    def validate_args(cls, args: Dict[str, Any]) -> List[Tuple[str, str]]:
+        """ValidateDefaultPreemptionArgs (messages are field.Invalid's ErrorBody)."""
+        errs: List[Tuple[str, str]] = []
+        pct = int(args.get("minCandidateNodesPercentage") or 0)
+        absolute = int(args.get("minCandidateNodesAbsolute") or 0)
+        if pct < 0 or pct > 100:
+            errs.append(("minCandidateNodesPercentage", f"Invalid value: {pct}: not in valid range [0, 100]"))
+        if absolute < 0:
+            errs.append(("minCandidateNodesAbsolute", f"Invalid value: {absolute}: not in valid range [0, inf)"))
+        if pct == 0 and absolute == 0:
+            errs.append(("minCandidateNodesPercentage",
+                         f"Invalid value: {pct}: cannot be zero at the same time as minCandidateNodesAbsolute"))
+            errs.append(("minCandidateNodesAbsolute",
+                         f"Invalid value: {absolute}: cannot be zero at the same time as minCandidateNodesPercentage"))
+        return errs
+
+    # -- extension points --------------------------------------------------------------------------
+    @hookimpl
+    def post_filter(self, state, pod, filtered_node_status_map):
+        """PostFilter: the evaluator's result, its message prefixed with "preemption: "."""
+        result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
+        msg = status.message()
+        if msg:
+            return result, Status(status.code, "preemption: " + msg)
+        return result, status
+
+    @hookimpl
+    def pre_enqueue(self, pod):
+        """PreEnqueue: gate a pod while its asynchronous preemption is running."""
+        if not self.enable_async_preemption:
+            return None
+        if self.evaluator.is_pod_running_preemption(pod.uid):
+            return Status(Code.UnschedulableAndUnresolvable, ERR_WAITING_FOR_PREEMPTION)
+        return None
+
+    @hookimpl
+    def events_to_register(self):
+        """EventsToRegister: Pod/Delete with a hint that always skips (the plugins whose failure
+        the preemption resolves requeue the pod)."""
+        if not self.enable_async_preemption:
+            return []
+        return [ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.Delete),
+                                     is_pod_schedulable_after_pod_deletion)]
+
+    # -- preemption.Interface ------------------------------------------------------------------------
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        """calculateNumCandidates: numNodes * percentage / 100, at least the absolute minimum,
+        at most numNodes."""
+        n = (num_nodes * self.min_candidate_nodes_percentage) // 100
+        if n < self.min_candidate_nodes_absolute:
+            n = self.min_candidate_nodes_absolute
+        if n > num_nodes:
+            n = num_nodes
+        return n
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> Tuple[int, int]:
+        """GetOffsetAndNumCandidates. Upstream draws the offset with rand.Int31n(numNodes); the
+        harness starts at the first potential node so that a run repeats."""
+        return 0, self.calculate_num_candidates(num_nodes)
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> Dict[str, Victims]:
+        return {c.name: c.victims for c in candidates}
+
+    def ordered_score_funcs(self, nodes_to_victims):
+        return None
+
+    def is_preemption_allowed(self, node_info, victim_info, preemptor) -> bool:
+        """isPreemptionAllowed: lower priority than the preemptor, and IsEligiblePod."""
+        return (victim_info.pod.priority < preemptor.priority
+                and self.is_eligible_pod(node_info, victim_info, preemptor))
+
+    def pod_eligible_to_preempt_others(self, pod, nominated_node_status: Status) -> Tuple[bool, str]:
+        """PodEligibleToPreemptOthers."""
+        if pod.spec.get("preemptionPolicy") == "Never":
+            return False, ERR_PREEMPT_NEVER
+        nom_node_name = pod.nominated_node_name
+        if nom_node_name:
+            # A nominated node the filters now reject as unresolvable: preempt again.
+            if nominated_node_status.code == Code.UnschedulableAndUnresolvable:
+                return True, ""
+            try:
+                node_info = self.handle.snapshot.get(nom_node_name)
+            except KeyError:
+                node_info = None
+            if node_info is not None:
+                for pi in node_info.pods:
+                    if self.is_preemption_allowed(node_info, pi, pod) and pod_terminating_by_preemption(pi.pod):
+                        return False, ERR_TERMINATING_ON_NOMINATED_NODE
+        return True, ""
+
+    def select_victims_on_node(self, state, pod, node_info, pdbs) -> Tuple[List[Any], int, Status]:
+        """SelectVictimsOnNode: remove every lower-priority pod; if the pod then fits, add them
+        back by importance (PDB-violating ones first) as long as it still fits."""
+        handle = self.handle
+
+        def remove_pod(rpi) -> Optional[Exception]:
+            try:
+                node_info.remove_pod(rpi.pod)
+            except KeyError as e:
+                return RuntimeError(e.args[0] if e.args else str(e))
+            s = handle.run_pre_filter_extension_remove_pod(state, pod, rpi, node_info)
+            if s is not None and not s.is_success():
+                return s.as_error()
+            return None
+
+        def add_pod(api) -> Optional[Exception]:
+            node_info.add_pod_info(api)
+            s = handle.run_pre_filter_extension_add_pod(state, pod, api, node_info)
+            if s is not None and not s.is_success():
+                return s.as_error()
+            return None
+
+        potential_victims = []
+        for pi in list(node_info.pods):
+            if self.is_preemption_allowed(node_info, pi, pod):
+                potential_victims.append(pi)
+                err = remove_pod(pi)
+                if err is not None:
+                    return [], 0, Status.error(err)
+
+        if not potential_victims:
+            return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
+
+        status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if status is not None and not status.is_success():
+            return [], 0, status
+
+        sort_by_importance(potential_victims, self.more_important_pod, lambda pi: pi.pod)
+        violating, non_violating = filter_pods_with_pdb_violation(potential_victims, pdbs)
+        victims = []
+
+        def reprieve_pod(pi) -> Tuple[bool, Optional[Exception]]:
+            err = add_pod(pi)
+            if err is not None:
+                return False, err
+            s = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            fits = s is None or s.is_success()
+            if not fits:
+                err = remove_pod(pi)
+                if err is not None:
+                    return False, err
+                victims.append(pi)
+            return fits, None
+
+        num_violating_victim = 0
+        for pi in violating:
+            fits, err = reprieve_pod(pi)
+            if err is not None:
+                return [], 0, Status.error(err)
+            if not fits:
+                num_violating_victim += 1
+        for pi in non_violating:
+            _, err = reprieve_pod(pi)
+            if err is not None:
+                return [], 0, Status.error(err)
+
+        if violating and non_violating:
+            sort_by_importance(victims, self.more_important_pod, lambda pi: pi.pod)
+        return [pi.pod for pi in victims], num_violating_victim, Status(Code.Success)
+
+
+def is_pod_schedulable_after_pod_deletion(pod, old_obj, new_obj) -> QueueingHint:
+    """isPodSchedulableAfterPodDeletion: always QueueSkip."""
+    return QueueingHint.QueueSkip
+
+
+def pod_terminating_by_preemption(p) -> bool:
+    """podTerminatingByPreemption: deleting, with DisruptionTarget=True for PreemptionByScheduler
+    (the first DisruptionTarget condition decides)."""
+    if p.deletion_timestamp is None:
+        return False
+    for cond in p.status.get("conditions") or []:
+        if cond.get("type") == DISRUPTION_TARGET:
+            return cond.get("status") == "True" and cond.get("reason") == POD_REASON_PREEMPTION_BY_SCHEDULER
+    return False
+
+
+def _pdb_selector(pdb) -> Optional[labelsel.Selector]:
+    """The PDB's selector; None when it matches nothing (nil, empty or invalid)."""
+    try:
+        s = labelsel.from_label_selector((pdb.raw.get("spec") or {}).get("selector"))
+    except labelsel.SelectorError:
+        return None
+    if s.is_nothing() or s.empty():
+        return None
+    return s
+
+
+def filter_pods_with_pdb_violation(pod_infos: Sequence[Any], pdbs: Sequence[Any]) -> Tuple[List[Any], List[Any]]:
+    """filterPodsWithPDBViolation: split the pods (order kept) into those whose eviction would
+    take a matching PDB below zero allowed disruptions and the others. A pod listed in a PDB's
+    status.disruptedPods is not counted against it."""
+    allowed = [int((pdb.raw.get("status") or {}).get("disruptionsAllowed") or 0) for pdb in pdbs]
+    selectors = [_pdb_selector(pdb) for pdb in pdbs]
+    violating: List[Any] = []
+    non_violating: List[Any] = []
+    for pi in pod_infos:
+        pod = pi.pod
+        violated = False
+        if pod.labels:
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace:
+                    continue
+                sel = selectors[i]
+                if sel is None or not sel.matches(pod.labels):
+                    continue
+                disrupted = (pdb.raw.get("status") or {}).get("disruptedPods") or {}
+                if pod.name in disrupted:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pi)
+    return violating, non_violating
+
+
+PLUGINS = [DefaultPreemption]
