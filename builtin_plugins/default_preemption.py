@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from harness.api import labels as labelsel
+from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
@@ -36,8 +37,7 @@ class DefaultPreemption(Plugin):
         args = self.set_defaults(dict(args or {}))
         errs = self.validate_args(args)
         if errs:
-            msgs = [f"{path}: {msg}" for path, msg in errs]
-            raise ValueError(msgs[0] if len(msgs) == 1 else "[" + ", ".join(msgs) + "]")
+            raise ValueError(aggregate_error([f"{path}: {msg}" for path, msg in errs]))
         super().__init__(args, handle)
         self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
         self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])

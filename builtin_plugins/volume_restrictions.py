@@ -9,7 +9,7 @@ AddPod/RemovePod keep the count right during preemption).
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, Mapping, Optional
+from typing import Any, FrozenSet, Iterable, Mapping, Optional
 
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)

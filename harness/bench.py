@@ -46,6 +46,7 @@ def run_workload(nodes: int, init_pods: int, pods: int) -> Tuple[float, float, i
     for i in range(init_pods):
         cluster.create(_pod("init", i, f"node-{i % nodes:05d}"), notify=False)
     sched = Scheduler(cfg, registry, cluster)
+    sched.keep_records = False
     sched.start()
     for i in range(pods):
         cluster.create(_pod("measured", i))

@@ -119,7 +119,7 @@ def _attachable_volumes(pod) -> List[Tuple[str, Mapping[str, Any], str]]:
         for v in p.volumes:
             pvc = v.get("persistentVolumeClaim")
             if pvc is not None:
-                out.append(("pvc", v, (pvc.get("claimName") or "") if isinstance(pvc, Mapping) else ""))
+                out.append(("pvc", v, (pvc.get("claimName") or "") if isinstance(pvc, dict) else ""))
             elif v.get("ephemeral") is not None:
                 out.append(("ephemeral", v, ephemeral_claim_name(p, v)))
             elif csitrans.is_inline_migratable(v):

@@ -42,7 +42,7 @@ def _src(spec: Mapping[str, Any], key: str) -> Optional[Mapping[str, Any]]:
     v = spec.get(key)
     if v is None:
         return None
-    return v if isinstance(v, Mapping) else {}
+    return v if isinstance(v, dict) else {}
 
 
 # ---- AWS EBS ---------------------------------------------------------------------------------
@@ -214,9 +214,19 @@ IN_TREE_PLUGINS: List[InTreePlugin] = [
 _BY_PLUGIN_NAME: Dict[str, InTreePlugin] = {p.plugin_name: p for p in IN_TREE_PLUGINS}
 
 
+_BY_SOURCE_KEY: Dict[str, InTreePlugin] = {p.source_key: p for p in IN_TREE_PLUGINS}
+
+
+_SOURCE_KEYS = frozenset(_BY_SOURCE_KEY)
+
+
 def _plugin_for_spec(spec: Mapping[str, Any]) -> Optional[InTreePlugin]:
-    for p in IN_TREE_PLUGINS:
-        if spec.get(p.source_key) is not None:
+    # a volume (or PV spec) sets one source: look at its few keys, not at the plugin table
+    if _SOURCE_KEYS.isdisjoint(spec):
+        return None
+    for key in spec:
+        p = _BY_SOURCE_KEY.get(key)
+        if p is not None and spec[key] is not None:
             return p
     return None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
 from harness.api import labels as labelsel
+from harness.api.nodeaffinity import RequiredNodeAffinity
 from harness.api.taints import do_not_schedule_taints_filter, find_matching_untolerated_taint
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
@@ -69,7 +70,6 @@ class TopologySpreadConstraint:
 
 def required_node_affinity(pod):
     """nodeaffinity.GetRequiredNodeAffinity(pod), computed once per pod."""
-    from harness.api.nodeaffinity import RequiredNodeAffinity
     return pod.memo("podtopologyspread.required_node_affinity", RequiredNodeAffinity)
 
 

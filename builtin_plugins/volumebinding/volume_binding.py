@@ -10,16 +10,16 @@ to the API server and waits for the PV controller; Unreserve reverts the assumpt
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-from harness.api.quantity import parse_quantity, value as quantity_value
+from harness.api.quantity import value as quantity_value
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
 from .. import names
-from .binder import PodVolumeClaims, PodVolumes, VolumeBinder, pod_claim_name, volume_is_for_pod
-from .binder import volume_limit
+from .binder import (PodVolumeClaims, PodVolumes, VolumeBinder, pod_claim_name, volume_is_for_pod,
+                     volume_limit)
 from .pv_helpers import CLAIM_LOST, MIGRATED_PLUGINS_ANNOTATION_KEY, VolumeError, spec_of
 from .scorer import StorageResource, build_scorer_function
 

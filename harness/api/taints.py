@@ -70,7 +70,7 @@ def find_matching_untolerated_taint(taints: Optional[Sequence[Taint]],
                                     ) -> Optional[Taint]:
     """FindMatchingUntoleratedTaint: the first taint (in node order) that passes the inclusion
     filter and that no toleration tolerates, or None when all of them are tolerated."""
-    tolerations = list(tolerations or ())
+    tolerations = tolerations or ()
     for taint in taints or ():
         if inclusion_filter is not None and not inclusion_filter(taint):
             continue

@@ -32,12 +32,14 @@ Deterministic stand-ins for what is random or concurrent upstream (say so where 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple
 
+from ..api.nodeaffinity import aggregate_error
 from ..api.objects import Pod
 from .status import Code, Status
-from .types import Diagnosis, FitError, NodeInfo, NodeToStatus, PodInfo, PostFilterResult
+from .types import Diagnosis, FitError, NodeInfo, NodeToStatus, PostFilterResult
 
 MAX_INT32 = (1 << 31) - 1
 MIN_INT64 = -(1 << 63)
@@ -132,13 +134,16 @@ def get_pod_start_time(pod: Pod) -> Tuple[int, int]:
     everything). Equal times are ordered by creation (metadata x-creationIndex): pods created
     earlier are taken to have started earlier."""
 
+    start = pod.status.get("startTime")
+
     def compute(p: Pod) -> Tuple[int, int]:
-        t = parse_time_ns(p.status.get("startTime"))
+        t = parse_time_ns(start)
         if t is None:
             t = parse_time_ns(p.raw.get("metadata", {}).get("creationTimestamp"))
         return (_NOW if t is None else t, p.creation_index)
 
-    return pod.memo("preemption_start_time", compute)
+    # keyed by startTime too: copies made by status updates share the memo
+    return pod.memo(f"preemption_start_time:{start}", compute)
 
 
 def more_important_pod(pod1: Pod, pod2: Pod) -> bool:
@@ -152,7 +157,6 @@ def sort_by_importance(items: List[Any], more_important: Callable[[Pod, Pod], bo
                        pod_of: Callable[[Any], Pod] = lambda x: x) -> None:
     """sort.Slice(items, MoreImportantPod) in place. Go's sort.Slice is an insertion sort for up
     to 12 elements (stable); this one is stable for any length."""
-    import functools
 
     def cmp(a, b) -> int:
         pa, pb = pod_of(a), pod_of(b)
@@ -185,20 +189,6 @@ def get_earliest_pod_start_time(victims: Victims) -> Optional[Tuple[int, int]]:
 # ---------------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------------
-def aggregate_error_message(errs: Sequence[BaseException]) -> str:
-    """utilerrors.NewAggregate(errs).Error(): one message as is, several de-duplicated in [a, b]."""
-    msgs: List[str] = []
-    for e in errs:
-        m = str(e)
-        if m not in msgs:
-            msgs.append(m)
-    if not msgs:
-        return ""
-    if len(msgs) == 1:
-        return msgs[0]
-    return "[" + ", ".join(msgs) + "]"
-
-
 def nodes_for_status_code(m: NodeToStatus, nodes: Sequence[NodeInfo], code: Code) -> List[NodeInfo]:
     """NodeToStatus.NodesForStatusCode, keeping the node list's order."""
     return [ni for ni in nodes if m.get(ni.name).code == code]
@@ -404,7 +394,7 @@ class Evaluator:
             if status.code == Code.Error:
                 errs.append(status.as_error())
             node_statuses.set(name, status)
-        err = RuntimeError(aggregate_error_message(errs)) if errs else None
+        err = RuntimeError(aggregate_error([str(e) for e in errs])) if errs else None
         return non_violating + violating, node_statuses, err
 
     def select_candidate(self, candidates: Sequence[Candidate]) -> Optional[Candidate]:

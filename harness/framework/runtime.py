@@ -537,18 +537,20 @@ class Framework:
         receives {plugin: (raw NodeScore list, normalized list)} for `explain`."""
         plugins = [pc for pc in self.score_plugins if pc.name not in state.skip_score_plugins]
         per_plugin: Dict[str, List[NodeScore]] = {}
+        names = [ni.node.name for ni in nodes]
         for pc in plugins:
-            scores = []
             fn = pc.fn
-            for ni in nodes:
-                try:
-                    s, st = fn(state, pod, ni)
-                except Exception as e:
-                    return [], _error(pc.name, e)
-                if st is not None and not st.is_success():
+            try:
+                results = [fn(state, pod, ni) for ni in nodes]
+            except Exception as e:
+                return [], _error(pc.name, e)
+            scores = []
+            append = scores.append
+            for name, (s, st) in zip(names, results):
+                if st is not None and st.code != Code.Success:
                     return [], Status(Code.Error, err=RuntimeError(
                         f'running Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'), plugin=pc.name)
-                scores.append(NodeScore(ni.node.name, int(s)))
+                append(NodeScore(name, s))
             per_plugin[pc.name] = scores
         raw = {k: [NodeScore(s.name, s.score) for s in v] for k, v in per_plugin.items()} if detail is not None else None
         for pc in plugins:
@@ -563,20 +565,18 @@ class Framework:
                 return [], Status(Code.Error, err=RuntimeError(
                     f'running Normalize on Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'),
                     plugin=pc.name)
-        out: List[NodePluginScores] = []
-        for idx, ni in enumerate(nodes):
-            nps = NodePluginScores(ni.node.name)
-            for pc in plugins:
-                score = per_plugin[pc.name][idx].score
-                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
+        weights = [(pc.name, self.score_plugin_weight[pc.name], per_plugin[pc.name]) for pc in plugins]
+        for name, _, lst in weights:
+            for ns in lst:
+                if ns.score > MAX_NODE_SCORE or ns.score < MIN_NODE_SCORE:
                     return [], Status(Code.Error, err=RuntimeError(
-                        f'applying score defaultWeights on Score plugins: plugin "{pc.name}" returns an '
-                        f'invalid score {score}, it should in the range of [{MIN_NODE_SCORE}, '
-                        f'{MAX_NODE_SCORE}] after normalizing'), plugin=pc.name)
-                w = score * self.score_plugin_weight[pc.name]
-                nps.scores.append((pc.name, w))
-                nps.total_score += w
-            out.append(nps)
+                        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
+                        f'invalid score {ns.score}, it should in the range of [{MIN_NODE_SCORE}, '
+                        f'{MAX_NODE_SCORE}] after normalizing'), plugin=name)
+        out: List[NodePluginScores] = []
+        for idx, node_name in enumerate(names):
+            row = [(name, lst[idx].score * w) for name, w, lst in weights]
+            out.append(NodePluginScores(node_name, row, sum(v for _, v in row)))
         if detail is not None:
             for pc in plugins:
                 detail[pc.name] = (raw[pc.name], per_plugin[pc.name], self.score_plugin_weight[pc.name])

@@ -538,10 +538,20 @@ class PostFilterResult:
     nominating_mode: str = "ModeOverride"
 
 
-@dataclass
 class NodeScore:
-    name: str
-    score: int
+    """framework.NodeScore."""
+
+    __slots__ = ("name", "score")
+
+    def __init__(self, name: str, score: int):
+        self.name = name
+        self.score = score
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, NodeScore) and (self.name, self.score) == (other.name, other.score)
+
+    def __repr__(self) -> str:
+        return f"NodeScore({self.name!r}, {self.score})"
 
 
 @dataclass

@@ -20,6 +20,7 @@ class Cache:
         self._dirty: Set[str] = set()
         self._structure_changed = True
         self._images_changed = True
+        self._pvc_nodes: Set[str] = set()
 
     # nodes ------------------------------------------------------------------------------------
     def add_node(self, node: Node) -> None:
@@ -164,10 +165,12 @@ class Cache:
                 for attr in NodeInfo.__slots__:
                     if attr != "__weakref__":
                         setattr(existing, attr, getattr(clone, attr))
+        pvc_changed = any(self.nodes[n].pvc_ref_counts or n in self._pvc_nodes
+                          for n in self._dirty if n in self.nodes)
         self._dirty.clear()
-        for name in [n for n in snap.node_info_map if n not in self.nodes]:
-            del snap.node_info_map[name]
         if self._structure_changed:
+            for name in [n for n in snap.node_info_map if n not in self.nodes]:
+                del snap.node_info_map[name]
             snap.node_info_list = [snap.node_info_map[n] for n in self.node_tree.list()
                                    if n in snap.node_info_map]
             snap.have_pods_with_affinity_node_info_list = [
@@ -175,7 +178,12 @@ class Cache:
             snap.have_pods_with_required_anti_affinity_node_info_list = [
                 ni for ni in snap.node_info_list if ni.pods_with_required_anti_affinity]
             self._structure_changed = False
-        used: Set[str] = set()
-        for ni in self.nodes.values():
-            used.update(ni.pvc_ref_counts)
-        snap.used_pvc_set = used
+            pvc_changed = True
+        if pvc_changed:
+            used: Set[str] = set()
+            self._pvc_nodes = set()
+            for name, ni in self.nodes.items():
+                if ni.pvc_ref_counts:
+                    used.update(ni.pvc_ref_counts)
+                    self._pvc_nodes.add(name)
+            snap.used_pvc_set = used

@@ -96,7 +96,8 @@ class SchedulingCycles:
             return True
         state = CycleState()
         record = CycleRecord(pod.key, pinfo.attempts)
-        s.records.setdefault(pod.key, []).append(record)
+        if s.keep_records:
+            s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
         if status is not None and not status.is_success():
             self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
@@ -241,19 +242,19 @@ class SchedulingCycles:
         feasible: List[NodeInfo] = []
         use_nominated = bool(s.queue.nominator.nominated)
         run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
-        statuses = record.node_statuses
+        statuses = record.node_statuses if s.keep_records else None
         for i in range(n):
             ni = nodes[(start + i) % n]
             st = run(state, pod, ni)
             if st is None or st.code == Code.Success:
                 feasible.append(ni)
-                statuses[ni.node.name] = None
                 if len(feasible) >= to_find:
                     break
                 continue
             if st.code == Code.Error:
                 raise _CycleError(st)
-            statuses[ni.node.name] = st
+            if statuses is not None:
+                statuses[ni.node.name] = st
             diagnosis.node_to_status.set(ni.node.name, st)
             diagnosis.add_plugin_status(st)
         return feasible

@@ -97,6 +97,7 @@ class Scheduler:
         self.cycles.sched = self
         self._consecutive_errors: Dict[str, int] = {}
         self.explain = False  # record every filter status and score, for `schedharness explain`
+        self.keep_records = True  # keep each cycle's statuses and scores (reports); off in bench
         self.tracked_pods: List[str] = []
 
     # ------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from builtin_plugins.default_preemption import (DefaultPreemption, filter_pods_w
 from harness.api.objects import KubeObject, Node, Pod
 from harness.cluster import Cluster
 from harness.framework import Code, CycleState, NodeToStatus, PodInfo, Status, hookimpl, Plugin
-from harness.framework.preemption import (MAX_INT32, Candidate, Victims, get_pod_start_time,
+from harness.framework.preemption import (MAX_INT32, Victims, get_pod_start_time,
                                           more_important_pod, pick_one_node_for_preemption)
 from harness.framework.runtime import Framework
 from harness.scheduler.snapshot import Snapshot

@@ -4,7 +4,7 @@ plus helper/spread_test.go (GetPodServices), the common helpers and the args val
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict
 
 import pytest
 

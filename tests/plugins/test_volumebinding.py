@@ -22,7 +22,7 @@ from builtin_plugins.volumebinding.pv_helpers import (ANN_BIND_COMPLETED, ANN_BO
 from builtin_plugins.volumebinding.scorer import (StorageResource, build_broken_linear_function,
                                                   build_scorer_function)
 from harness.api.objects import KubeObject
-from harness.framework import Code, QueueingHint, Status
+from harness.framework import Code, QueueingHint
 from harness.testing import FakeHandle, make_node, make_pod, new_state
 
 HOSTNAME = "kubernetes.io/hostname"
