@@ -20,9 +20,9 @@ from harness.api.quantity import parse_quantity, value as quantity_value
 from . import pv_controller
 from .assume_cache import NotFoundError, PVAssumeCache, PVCAssumeCache
 from .csi_translation import try_translate_pv_to_csi
-from .pv_helpers import (ANN_BIND_COMPLETED, ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER,
+from .pv_helpers import (PreparedClaim, ANN_BIND_COMPLETED, ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER,
                          VolumeError, check_node_affinity, claim_key, copy_object,
-                         find_matching_volume, get_bind_volume_to_claim,
+                         get_bind_volume_to_claim, match_prepared_claim, prepare_claim,
                          get_persistent_volume_claim_class, has_storage_request,
                          is_delay_binding_mode, labels_only_node, set_annotation, spec_of,
                          storage_request)
@@ -74,6 +74,8 @@ class PodVolumeClaims:
     unbound_claims_delay_binding: List[KubeObject] = field(default_factory=list)
     unbound_claims_immediate: List[KubeObject] = field(default_factory=list)
     unbound_volumes_delay_binding: Dict[str, List[KubeObject]] = field(default_factory=dict)
+    # FindMatchingVolume's node-independent part, per claim, filled by the first Filter call.
+    prepared: Dict[str, PreparedClaim] = field(default_factory=dict)
 
 
 def pod_claim_name(pod, vol) -> Tuple[Optional[str], bool]:
@@ -258,7 +260,7 @@ class VolumeBinder:
                     to_match.append(claim)
             if to_match:
                 r.unbound_ok, r.static, unbound = self.find_matching_volumes(
-                    to_match, claims.unbound_volumes_delay_binding, node)
+                    to_match, claims.unbound_volumes_delay_binding, node, claims.prepared)
                 to_provision.extend(unbound)
             if to_provision:
                 r.unbound_ok, r.sufficient_storage, r.dynamic = self.check_volume_provisions(
@@ -280,7 +282,8 @@ class VolumeBinder:
         return True, True
 
     def find_matching_volumes(self, claims: List[KubeObject],
-                              volumes_by_class: Dict[str, List[KubeObject]], node
+                              volumes_by_class: Dict[str, List[KubeObject]], node,
+                              prepared: Optional[Dict[str, PreparedClaim]] = None
                               ) -> Tuple[bool, List[BindingInfo], List[KubeObject]]:
         """findMatchingVolumes: the smallest fitting PV for each claim, smallest claims first."""
         claims = sorted(claims, key=_by_pvc_size_key)
@@ -288,10 +291,15 @@ class VolumeBinder:
         found = True
         bindings: List[BindingInfo] = []
         unbound: List[KubeObject] = []
+        if prepared is None:
+            prepared = {}
         for pvc in claims:
-            pvs = volumes_by_class.get(get_persistent_volume_claim_class(pvc), [])
-            pv = find_matching_volume(pvc, pvs, node, chosen, True,
-                                      self.enable_volume_attributes_class)
+            key = claim_key(pvc)
+            prep = prepared.get(key)
+            if prep is None or prep.claim is not pvc:
+                pvs = volumes_by_class.get(get_persistent_volume_claim_class(pvc), [])
+                prep = prepared[key] = prepare_claim(pvc, pvs, self.enable_volume_attributes_class)
+            pv = match_prepared_claim(prep, node, chosen)
             if pv is None:
                 unbound.append(pvc)
                 found = False

@@ -229,18 +229,24 @@ def _phase(pv: KubeObject) -> str:
     return (pv.raw.get("status") or {}).get("phase") or VOLUME_AVAILABLE
 
 
-def find_matching_volume(claim: KubeObject, volumes: List[KubeObject], node,
-                         excluded_volumes: Mapping[str, Any], delay_binding: bool,
-                         vac_enabled: bool) -> Optional[KubeObject]:
-    """FindMatchingVolume, scheduler path when `node` is set (node affinity and access modes
-    are checked); raises VolumeError as upstream returns an error."""
+class PreparedClaim:
+    """A claim and the volumes that pass FindMatchingVolume's node-independent checks, in the
+    volumes' order, computed once per scheduling cycle (Filter runs for every node)."""
+
+    __slots__ = ("claim", "candidates")
+
+    def __init__(self, claim: KubeObject, candidates: List[Tuple[KubeObject, Fraction, bool]]):
+        self.claim = claim
+        # (volume, capacity, pre-bound to the claim)
+        self.candidates = candidates
+
+
+def _claim_checks(claim: KubeObject, vac_enabled: bool):
     cspec = spec_of(claim)
     claim_vac = cspec.get("volumeAttributesClassName") or ""
     if not vac_enabled and claim_vac != "":
         raise VolumeError(f"unsupported volumeAttributesClassName is set on claim {claim_key(claim)} "
                           f"when the feature-gate VolumeAttributesClass is disabled")
-    requested_qty = storage_request(claim)
-    requested_class = get_persistent_volume_claim_class(claim)
     selector = None
     if cspec.get("selector") is not None:
         try:
@@ -248,37 +254,43 @@ def find_matching_volume(claim: KubeObject, volumes: List[KubeObject], node,
         except SelectorError as e:
             raise VolumeError(f"error creating internal label selector for claim: "
                               f"{claim_key(claim)}: {e}") from None
-    label_node = labels_only_node(node) if node is not None else None
+    return cspec, claim_vac, selector
 
-    smallest = None
-    smallest_qty = _ZERO
+
+def _static_skip(volume: KubeObject, claim: KubeObject, cspec, claim_vac: str, requested_qty,
+                 vac_enabled: bool) -> Tuple[bool, Fraction]:
+    """The checks FindMatchingVolume makes before the node affinity one: (skip?, capacity)."""
+    vspec = spec_of(volume)
+    if vspec.get("claimRef") is not None and not is_volume_bound_to_claim(volume, claim):
+        return True, _ZERO
+    volume_qty = pv_capacity(volume)
+    if volume_qty < requested_qty:
+        return True, volume_qty
+    if check_volume_mode_mismatches(cspec, vspec):
+        return True, volume_qty
+    volume_vac = vspec.get("volumeAttributesClassName") or ""
+    if vac_enabled and claim_vac != volume_vac:
+        return True, volume_qty
+    if not vac_enabled and volume_vac != "":
+        return True, volume_qty
+    if (volume.raw.get("metadata") or {}).get("deletionTimestamp") is not None:
+        return True, volume_qty
+    return False, volume_qty
+
+
+def prepare_claim(claim: KubeObject, volumes: List[KubeObject], vac_enabled: bool) -> PreparedClaim:
+    """FindMatchingVolume's scheduler path up to the node: drops the volumes it would skip on
+    every node (keeping those pre-bound to the claim, which end the search). Raises VolumeError."""
+    cspec, claim_vac, selector = _claim_checks(claim, vac_enabled)
+    requested_qty = storage_request(claim)
+    requested_class = get_persistent_volume_claim_class(claim)
+    out: List[Tuple[KubeObject, Fraction, bool]] = []
     for volume in volumes:
-        if volume.name in excluded_volumes:
+        skip, qty = _static_skip(volume, claim, cspec, claim_vac, requested_qty, vac_enabled)
+        if skip:
             continue
-        vspec = spec_of(volume)
-        if vspec.get("claimRef") is not None and not is_volume_bound_to_claim(volume, claim):
-            continue
-        volume_qty = pv_capacity(volume)
-        if volume_qty < requested_qty:
-            continue
-        if check_volume_mode_mismatches(cspec, vspec):
-            continue
-        volume_vac = vspec.get("volumeAttributesClassName") or ""
-        if vac_enabled and claim_vac != volume_vac:
-            continue
-        if not vac_enabled and volume_vac != "":
-            continue
-        if (volume.raw.get("metadata") or {}).get("deletionTimestamp") is not None:
-            continue
-        node_affinity_valid = True
-        if label_node is not None:
-            if check_node_affinity(volume, label_node) is not None:
-                node_affinity_valid = False
         if is_volume_bound_to_claim(volume, claim):
-            if not node_affinity_valid:
-                return None
-            return volume
-        if node is None and delay_binding:
+            out.append((volume, qty, True))
             continue
         if _phase(volume) != VOLUME_AVAILABLE:
             continue
@@ -286,9 +298,62 @@ def find_matching_volume(claim: KubeObject, volumes: List[KubeObject], node,
             continue
         if get_persistent_volume_class(volume) != requested_class:
             continue
-        if not node_affinity_valid:
+        if not check_access_modes(claim, volume):
             continue
-        if node is not None and not check_access_modes(claim, volume):
+        out.append((volume, qty, False))
+    return PreparedClaim(claim, out)
+
+
+def match_prepared_claim(prepared: PreparedClaim, node, excluded_volumes: Mapping[str, Any]
+                         ) -> Optional[KubeObject]:
+    """FindMatchingVolume for one node on a prepared claim: the first volume pre-bound to the
+    claim decides (None when its node affinity fails), else the smallest fitting volume."""
+    label_node = labels_only_node(node)
+    smallest = None
+    smallest_qty = _ZERO
+    for volume, qty, prebound in prepared.candidates:
+        if volume.name in excluded_volumes:
+            continue
+        valid = check_node_affinity(volume, label_node) is None
+        if prebound:
+            return volume if valid else None
+        if not valid:
+            continue
+        if smallest is None or smallest_qty > qty:
+            smallest = volume
+            smallest_qty = qty
+    return smallest
+
+
+def find_matching_volume(claim: KubeObject, volumes: List[KubeObject], node,
+                         excluded_volumes: Mapping[str, Any], delay_binding: bool,
+                         vac_enabled: bool) -> Optional[KubeObject]:
+    """FindMatchingVolume, scheduler path when `node` is set (node affinity and access modes
+    are checked); raises VolumeError as upstream returns an error."""
+    if node is not None:
+        return match_prepared_claim(prepare_claim(claim, volumes, vac_enabled), node,
+                                    excluded_volumes)
+    cspec, claim_vac, selector = _claim_checks(claim, vac_enabled)
+    requested_qty = storage_request(claim)
+    requested_class = get_persistent_volume_claim_class(claim)
+    smallest = None
+    smallest_qty = _ZERO
+    for volume in volumes:
+        if volume.name in excluded_volumes:
+            continue
+        skip, volume_qty = _static_skip(volume, claim, cspec, claim_vac, requested_qty, vac_enabled)
+        if skip:
+            continue
+        if is_volume_bound_to_claim(volume, claim):
+            return volume
+        if delay_binding:
+            # PV controller does not bind this claim: the scheduler will.
+            continue
+        if _phase(volume) != VOLUME_AVAILABLE:
+            continue
+        if selector is not None and not selector.matches(volume.labels):
+            continue
+        if get_persistent_volume_class(volume) != requested_class:
             continue
         if smallest is None or smallest_qty > volume_qty:
             smallest = volume
