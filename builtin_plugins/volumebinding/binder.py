@@ -20,11 +20,11 @@ from harness.api.quantity import parse_quantity, value as quantity_value
 from . import pv_controller
 from .assume_cache import NotFoundError, PVAssumeCache, PVCAssumeCache
 from .csi_translation import try_translate_pv_to_csi
-from .pv_helpers import (PreparedClaim, ANN_BIND_COMPLETED, ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER,
-                         VolumeError, check_node_affinity, claim_key, copy_object,
-                         get_bind_volume_to_claim, match_prepared_claim, prepare_claim,
-                         get_persistent_volume_claim_class, has_storage_request,
-                         is_delay_binding_mode, labels_only_node, set_annotation, spec_of,
+from .pv_helpers import (ANN_BIND_COMPLETED, ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER,
+                         PreparedClaim, VolumeError, check_node_affinity, claim_key, copy_object,
+                         get_bind_volume_to_claim, get_persistent_volume_claim_class,
+                         has_storage_request, is_delay_binding_mode, labels_only_node,
+                         match_prepared_claim, prepare_claim, set_annotation, spec_of,
                          storage_request)
 from .scorer import StorageResource
 

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from harness.api.labels import SelectorError, from_label_selector
-from harness.api.nodeaffinity import match_node_selector_terms
+from harness.api.nodeaffinity import LazyErrorNodeSelector, match_node_selector_terms
 from harness.api.objects import KubeObject, Node
 from harness.api.quantity import parse_quantity
 
@@ -149,6 +149,12 @@ def check_node_affinity(pv: KubeObject, label_node: Node) -> Optional[str]:
     return None
 
 
+def pv_node_selector(pv: KubeObject) -> Optional[LazyErrorNodeSelector]:
+    """The PV's parsed required node affinity, or None when it has none (matches every node)."""
+    has, req = _required_node_selector(pv)
+    return LazyErrorNodeSelector(req) if has else None
+
+
 def is_delay_binding_mode(claim: KubeObject, get_class) -> bool:
     """IsDelayBindingMode. `get_class(name)` returns the StorageClass or None.
 
@@ -235,9 +241,9 @@ class PreparedClaim:
 
     __slots__ = ("claim", "candidates")
 
-    def __init__(self, claim: KubeObject, candidates: List[Tuple[KubeObject, Fraction, bool]]):
+    def __init__(self, claim: KubeObject, candidates: List[Tuple[KubeObject, Fraction, bool, Any]]):
         self.claim = claim
-        # (volume, capacity, pre-bound to the claim)
+        # (volume, capacity, pre-bound to the claim, parsed node affinity)
         self.candidates = candidates
 
 
@@ -284,13 +290,13 @@ def prepare_claim(claim: KubeObject, volumes: List[KubeObject], vac_enabled: boo
     cspec, claim_vac, selector = _claim_checks(claim, vac_enabled)
     requested_qty = storage_request(claim)
     requested_class = get_persistent_volume_claim_class(claim)
-    out: List[Tuple[KubeObject, Fraction, bool]] = []
+    out: List[Tuple[KubeObject, Fraction, bool, Any]] = []
     for volume in volumes:
         skip, qty = _static_skip(volume, claim, cspec, claim_vac, requested_qty, vac_enabled)
         if skip:
             continue
         if is_volume_bound_to_claim(volume, claim):
-            out.append((volume, qty, True))
+            out.append((volume, qty, True, pv_node_selector(volume)))
             continue
         if _phase(volume) != VOLUME_AVAILABLE:
             continue
@@ -300,7 +306,7 @@ def prepare_claim(claim: KubeObject, volumes: List[KubeObject], vac_enabled: boo
             continue
         if not check_access_modes(claim, volume):
             continue
-        out.append((volume, qty, False))
+        out.append((volume, qty, False, pv_node_selector(volume)))
     return PreparedClaim(claim, out)
 
 
@@ -311,10 +317,10 @@ def match_prepared_claim(prepared: PreparedClaim, node, excluded_volumes: Mappin
     label_node = labels_only_node(node)
     smallest = None
     smallest_qty = _ZERO
-    for volume, qty, prebound in prepared.candidates:
+    for volume, qty, prebound, sel in prepared.candidates:
         if volume.name in excluded_volumes:
             continue
-        valid = check_node_affinity(volume, label_node) is None
+        valid = sel is None or sel.match_err(label_node)[0]
         if prebound:
             return volume if valid else None
         if not valid:

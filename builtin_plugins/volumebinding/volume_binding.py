@@ -29,6 +29,7 @@ MAX_CUSTOM_PRIORITY_SCORE = 10
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+ERR_STATE_NOT_FOUND = "not found"  # fwk.ErrNotFound, as CycleState.Read returns it
 
 
 @dataclass
@@ -329,8 +330,8 @@ class VolumeBinding(Plugin):
     def filter(self, state, pod, node_info):
         try:
             s = state.read(STATE_KEY)
-        except NotFoundError as e:
-            return Status.error(e)
+        except NotFoundError:
+            return Status.error(ERR_STATE_NOT_FOUND)
         node = node_info.node
         try:
             pod_volumes, reasons = self.binder.find_pod_volumes(pod, s.pod_volume_claims, node)
@@ -349,8 +350,8 @@ class VolumeBinding(Plugin):
             return Status.skip()
         try:
             s = state.read(STATE_KEY)
-        except NotFoundError as e:
-            return Status.error(e)
+        except NotFoundError:
+            return Status.error(ERR_STATE_NOT_FOUND)
         if s.has_static_bindings or self.fts.enable_storage_capacity_scoring:
             return None
         return Status.skip()
@@ -361,8 +362,8 @@ class VolumeBinding(Plugin):
             return 0, None
         try:
             s = state.read(STATE_KEY)
-        except NotFoundError as e:
-            return 0, Status.error(e)
+        except NotFoundError:
+            return 0, Status.error(ERR_STATE_NOT_FOUND)
         pod_volumes = s.pod_volumes_by_node.get(node_info.node.name)
         if pod_volumes is None:
             return 0, None
@@ -392,8 +393,8 @@ class VolumeBinding(Plugin):
     def reserve(self, state, pod, node_name):
         try:
             s = state.read(STATE_KEY)
-        except NotFoundError as e:
-            return Status.error(e)
+        except NotFoundError:
+            return Status.error(ERR_STATE_NOT_FOUND)
         pod_volumes = s.pod_volumes_by_node.get(node_name)
         if pod_volumes is not None:
             try:
@@ -422,8 +423,8 @@ class VolumeBinding(Plugin):
     def pre_bind_pre_flight(self, state, pod, node_name):
         try:
             s = state.read(STATE_KEY)
-        except NotFoundError as e:
-            return Status.error(e)
+        except NotFoundError:
+            return Status.error(ERR_STATE_NOT_FOUND)
         if s.all_bound:
             return Status.skip()
         if node_name not in s.pod_volumes_by_node:
@@ -434,8 +435,8 @@ class VolumeBinding(Plugin):
     def pre_bind(self, state, pod, node_name):
         try:
             s = state.read(STATE_KEY)
-        except NotFoundError as e:
-            return Status.error(e)
+        except NotFoundError:
+            return Status.error(ERR_STATE_NOT_FOUND)
         if s.all_bound:
             return None
         pod_volumes = s.pod_volumes_by_node.get(node_name)

@@ -62,11 +62,22 @@ class Nominator:
         else:
             self.nominated.pop(node, None)
 
-    def update(self, pod_info: PodInfo) -> None:
-        node = self.pod_to_node.get(pod_info.pod.uid)
-        if node is not None:
-            self.nominated[node] = [pod_info if pi.pod.uid == pod_info.pod.uid else pi
-                                    for pi in self.nominated[node]]
+    def add_from_status(self, pod_info: PodInfo) -> None:
+        """addNominatedPod with no nominating info (ModeNoop): the pod's own nominatedNodeName."""
+        if pod_info.pod.nominated_node_name:
+            self.add(pod_info, pod_info.pod.nominated_node_name)
+
+    def update(self, old_pod: Pod, new_pod_info: PodInfo) -> None:
+        """UpdateNominatedPod: keep an in-memory nomination only when neither version of the
+        pod carries a nominatedNodeName; otherwise follow the new pod's status."""
+        keep = None
+        if not old_pod.nominated_node_name and not new_pod_info.pod.nominated_node_name:
+            keep = self.pod_to_node.get(old_pod.uid)
+        self.delete(old_pod)
+        if keep is not None:
+            self.add(new_pod_info, keep)
+        else:
+            self.add_from_status(new_pod_info)
 
     def nominated_pods_for_node(self, node_name: str) -> List[PodInfo]:
         return list(self.nominated.get(node_name, []))
@@ -125,6 +136,8 @@ class SchedulingQueue:
         heapq.heappush(self.active, _ActiveItem(pinfo, self._less))
         self.in_queue[pinfo.pod.uid] = "active"
         self.unschedulable.pop(pinfo.pod.uid, None)
+        if pinfo.pod.nominated_node_name:
+            self.nominator.add_from_status(pinfo.pod_info)
         return True
 
     def _backoff_time(self, pinfo: QueuedPodInfo) -> Optional[float]:
@@ -315,7 +328,8 @@ class SchedulingQueue:
         """Update of a pending pod: replace it in whichever queue holds it; an unschedulable
         pod is re-evaluated (e.g. scheduling gates removed)."""
         where = self.in_queue.get(new.uid)
-        if where is None:
+        if where is None:  # in flight: only the nomination follows
+            self.nominator.update(old, PodInfo.of(new))
             return
         if where == "active":
             for it in self.active:
@@ -340,7 +354,7 @@ class SchedulingQueue:
                     self.unschedulable.pop(new.uid)
                     self.in_queue.pop(new.uid)
                     self._requeue(pinfo, s)
-        self.nominator.update(PodInfo.of(new))
+        self.nominator.update(old, PodInfo.of(new))
 
     def pending_pods(self) -> List[QueuedPodInfo]:
         out = [it.pinfo for it in self.active] + [t[2] for t in self.backoff]

@@ -194,7 +194,7 @@ class Scheduler:
         new = Pod(raw)
         new._memo = pod._memo
         self.cluster.update(new, notify=False)
-        self.queue.nominator.update(PodInfo.of(new))
+        self.queue.nominator.update(pod, PodInfo.of(new))
         return new
 
     # ------------------------------------------------------------------------------------------

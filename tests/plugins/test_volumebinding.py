@@ -941,3 +941,63 @@ def test_events_to_register():
         ("storage.k8s.io/CSIStorageCapacity", int(vb.ActionType.Add | vb.ActionType.Update)),
     ]
     assert evs[2].queueing_hint_fn is None and evs[3].queueing_hint_fn is None
+
+
+# ---- the simulated provisioner's node affinity -------------------------------------------------
+@pytest.mark.parametrize("cls,want", [
+    (sc("c", provisioner="p.example.com",
+        allowed=[{"matchLabelExpressions": [{"key": "topology.kubernetes.io/zone", "values": ["z1", "z2"]}]}]),
+     [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["z1"]}]),
+    (sc("c", provisioner="p.example.com"),
+     [{"key": HOSTNAME, "operator": "In", "values": ["n1"]}]),
+], ids=["allowedTopologies keys", "hostname"])
+def test_provisioned_volume_topology(cls, want):
+    n = make_node("n1", labels={HOSTNAME: "n1", "topology.kubernetes.io/zone": "z1"})
+    claim = pvc("c1", "c", size="3Gi", access_modes=["ReadWriteOnce"])
+    pod = pod_with("p", claims=["c1"])
+    h = FakeHandle(nodes=[n], pods=[pod], objects=[copy.deepcopy(cls), copy.deepcopy(claim)])
+    p = VolumeBinding(VolumeBinding.set_defaults({}), h)
+    st = new_state()
+    assert p.pre_filter(st, pod, [])[1] is None
+    assert p.filter(st, pod, h.snapshot.get("n1")) is None
+    assert p.reserve(st, pod, "n1") is None
+    assert p.pre_bind_pre_flight(st, pod, "n1") is None
+    assert p.pre_bind(st, pod, "n1") is None
+    api_pvc = h.cluster.get("PersistentVolumeClaim", "default", "c1")
+    assert api_pvc.raw["status"]["phase"] == "Bound"
+    assert api_pvc.annotations["volume.kubernetes.io/storage-provisioner"] == "p.example.com"
+    new_pv = h.cluster.get("PersistentVolume", "", api_pvc.raw["spec"]["volumeName"])
+    assert new_pv.raw["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] == [{"matchExpressions": want}]
+    assert new_pv.raw["spec"]["accessModes"] == ["ReadWriteOnce"]
+    assert new_pv.raw["spec"]["claimRef"]["uid"] == "uid-default-c1"
+    # A second pod sharing the claim now sees it bound.
+    st2 = new_state()
+    assert p.pre_filter(st2, pod_with("p2", claims=["c1"]), [])[1] is None
+    assert p.reserve(st2, pod_with("p2", claims=["c1"]), "n1") is None
+    assert p.pre_bind_pre_flight(st2, pod_with("p2", claims=["c1"]), "n1").code == Code.Skip
+
+
+def test_selected_node_assumed_restricts_second_pod():
+    # Between Reserve and PreBind of the first pod, a second pod sharing the claim sees the
+    # assumed selected-node annotation and only that node passes (the fast path).
+    n1 = make_node("n1", labels={HOSTNAME: "n1"})
+    n2 = make_node("n2", labels={HOSTNAME: "n2"})
+    cls = sc("c", provisioner="p.example.com")
+    claim = pvc("c1", "c", size="3Gi")
+    p1, p2 = pod_with("p1", claims=["c1"]), pod_with("p2", claims=["c1"])
+    h = FakeHandle(nodes=[n1, n2], pods=[p1, p2], objects=[copy.deepcopy(cls), copy.deepcopy(claim)])
+    p = VolumeBinding(VolumeBinding.set_defaults({}), h)
+    st1 = new_state()
+    p.pre_filter(st1, p1, [])
+    assert p.filter(st1, p1, h.snapshot.get("n1")) is None
+    assert p.reserve(st1, p1, "n1") is None
+    st2 = new_state()
+    assert p.pre_filter(st2, p2, [])[1] is None
+    assert p.filter(st2, p2, h.snapshot.get("n1")) is None
+    assert_status(p.filter(st2, p2, h.snapshot.get("n2")), Code.UnschedulableAndUnresolvable,
+                  ERR_REASON_BIND_CONFLICT)
+    # Unreserve of the first pod drops the assumption.
+    p.unreserve(st1, p1, "n1")
+    st3 = new_state()
+    p.pre_filter(st3, p2, [])
+    assert p.filter(st3, p2, h.snapshot.get("n2")) is None
