@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from harness.api.pod_resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
-                                       is_scalar_resource_name, pod_requests)
+                                       is_scalar_resource_name, pod_requests, status_resources_spec)
 from harness.api.quantity import parse_quantity
 from harness.framework import Code, Status
 
@@ -43,78 +43,11 @@ def _ceil(f) -> int:
     return -((-f.numerator) // f.denominator)
 
 
-# ---------------------------------------------------------------------------------------------
-# PodRequests with UseStatusResources (InPlacePodVerticalScaling, on in v1.34)
-# ---------------------------------------------------------------------------------------------
-def _max_list(*lists: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
-    """resourcehelper's max(a, b...): per resource the greatest quantity (kept as written)."""
-    out: Dict[str, Any] = {}
-    best: Dict[str, Fraction] = {}
-    for rl in lists:
-        for name, q in (rl or {}).items():
-            v = parse_quantity(q)
-            if name not in best or v > best[name]:
-                best[name] = v
-                out[name] = q
-    return out
-
-
-def is_pod_resize_infeasible(pod) -> bool:
-    """resourcehelper.IsPodResizeInfeasible."""
-    for cond in (pod.status.get("conditions") or []):
-        if cond.get("type") == "PodResizePending":
-            return cond.get("reason") == "Infeasible"
-    return False
-
-
-def _determine_container_reqs(pod, container: Mapping, cs: Mapping) -> Dict[str, Any]:
-    """resourcehelper.determineContainerReqs."""
-    cs_res = cs.get("resources") or {}
-    if is_pod_resize_infeasible(pod):
-        return _max_list(cs_res.get("requests"), cs.get("allocatedResources"))
-    return _max_list((container.get("resources") or {}).get("requests"), cs_res.get("requests"),
-                     cs.get("allocatedResources"))
-
-
-def _status_spec(pod) -> Mapping[str, Any]:
-    """The pod's spec with each container's requests replaced as AggregateContainerRequests does
-    when UseStatusResources is set (containers and restartable init containers whose status
-    reports resources). The spec itself when no status reports resources."""
-
-    def compute(p) -> Mapping[str, Any]:
-        st = p.status
-        statuses: Dict[str, Mapping] = {}
-        for cs in st.get("containerStatuses") or []:
-            statuses[cs.get("name", "")] = cs
-        for cs in st.get("initContainerStatuses") or []:
-            statuses[cs.get("name", "")] = cs
-        if not any(cs.get("resources") is not None for cs in statuses.values()):
-            return p.spec
-        spec = dict(p.spec)
-
-        def replace(c: Mapping) -> Mapping:
-            cs = statuses.get(c.get("name", ""))
-            if cs is None or cs.get("resources") is None:
-                return c
-            c2 = dict(c)
-            res = dict(c.get("resources") or {})
-            res["requests"] = _determine_container_reqs(p, c, cs)
-            c2["resources"] = res
-            return c2
-
-        spec["containers"] = [replace(c) for c in p.spec.get("containers") or []]
-        spec["initContainers"] = [replace(c) if c.get("restartPolicy") == "Always" else c
-                                  for c in p.spec.get("initContainers") or []]
-        return spec
-
-    return pod.memo("noderesources.status_spec", compute)
-
-
 def pod_requests_opts(pod, *, use_status_resources: bool = False, skip_pod_level: bool = False,
                       non_missing: Optional[Mapping[str, Fraction]] = None) -> Dict[str, Fraction]:
     """resourcehelper.PodRequests(pod, PodResourcesOptions{...}) for the options the scheduler's
     resource plugins use."""
-    spec = _status_spec(pod) if use_status_resources else pod.spec
+    spec = status_resources_spec(pod) if use_status_resources else pod.spec
     return pod_requests(spec, non_missing=non_missing, skip_pod_level=skip_pod_level)
 
 

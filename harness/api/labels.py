@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 Requirement = Tuple[str, str, Tuple[str, ...]]  # (key, operator, values)
 
@@ -67,25 +67,60 @@ class SelectorError(ValueError):
     pass
 
 
+def _quote(v: str) -> str:
+    import json
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _requirement_errors(key: str, op: str, values: Sequence[str]) -> List[str]:
+    """labels.NewRequirement's validation (key, values and operator), as field errors."""
+    from .nodeaffinity import is_qualified_name, is_valid_label_value
+
+    errs: List[str] = []
+    key_errs = is_qualified_name(key)
+    if key_errs:
+        errs.append(f"key: Invalid value: {_quote(key)}: {'; '.join(key_errs)}")
+    if op in ("In", "NotIn"):
+        if not values:
+            errs.append("values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty")
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            errs.append(f"values: Invalid value: [{' '.join(values)}]: values set must be empty for "
+                        f"exists and does not exist")
+    else:
+        errs.append(f'operator: Unsupported value: {_quote(op)}: supported values: "in", "notin", '
+                    f'"=", "==", "!=", "gt", "lt", "exists", "!"')
+    for i, v in enumerate(values):
+        v_errs = is_valid_label_value(v)
+        if v_errs:
+            errs.append(f"values[{i}][{key}]: Invalid value: {_quote(v)}: {'; '.join(v_errs)}")
+    return errs
+
+
+def _aggregate(errs: List[str]) -> str:
+    return errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+
+
 def from_label_selector(sel: Optional[Mapping]) -> Selector:
-    """metav1.LabelSelectorAsSelector: None -> Nothing, {} -> Everything."""
+    """metav1.LabelSelectorAsSelector: None -> Nothing, {} -> Everything; invalid keys, values
+    or operators raise SelectorError worded as labels.NewRequirement words them."""
     if sel is None:
         return Selector.nothing()
     reqs = []
     for key, val in sorted((sel.get("matchLabels") or {}).items()):
-        reqs.append((key, "In", (str(val),)))
+        val = str(val)
+        errs = _requirement_errors(key, "In", (val,))
+        if errs:
+            raise SelectorError(_aggregate(errs))
+        reqs.append((key, "In", (val,)))
     for expr in sel.get("matchExpressions") or []:
         op = expr.get("operator")
         values = tuple(str(v) for v in (expr.get("values") or []))
-        if op in ("In", "NotIn"):
-            if not values:
-                raise SelectorError(f"for 'in', 'notin' operators, values set can't be empty")
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                raise SelectorError("values set must be empty for exists and does not exist")
-        else:
-            raise SelectorError(f"{op!r} is not a valid label selector operator")
-        reqs.append((expr.get("key", ""), op, values))
+        key = expr.get("key", "")
+        errs = _requirement_errors(key, op, values)
+        if errs:
+            raise SelectorError(_aggregate(errs))
+        reqs.append((key, op, values))
     return Selector(reqs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional
 
 from .quantity import parse_quantity
 
@@ -143,3 +143,70 @@ def pod_requests(spec: Mapping, non_missing: Optional[Mapping[str, Fraction]] = 
     if not exclude_overhead and spec.get("overhead"):
         _add(reqs, parse_list(spec.get("overhead")))
     return reqs
+
+
+# ---------------------------------------------------------------------------------------------
+# PodRequests with UseStatusResources (InPlacePodVerticalScaling, beta and on in v1.34)
+# ---------------------------------------------------------------------------------------------
+def _max_list(*lists: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """resourcehelper's max(a, b...): per resource the greatest quantity (kept as written)."""
+    out: Dict[str, Any] = {}
+    best: Dict[str, Fraction] = {}
+    for rl in lists:
+        for name, q in (rl or {}).items():
+            v = parse_quantity(q)
+            if name not in best or v > best[name]:
+                best[name] = v
+                out[name] = q
+    return out
+
+
+def is_pod_resize_infeasible(pod) -> bool:
+    """resourcehelper.IsPodResizeInfeasible."""
+    for cond in (pod.status.get("conditions") or []):
+        if cond.get("type") == "PodResizePending":
+            return cond.get("reason") == "Infeasible"
+    return False
+
+
+def _determine_container_reqs(pod, container: Mapping, cs: Mapping) -> Dict[str, Any]:
+    """resourcehelper.determineContainerReqs."""
+    cs_res = cs.get("resources") or {}
+    if is_pod_resize_infeasible(pod):
+        return _max_list(cs_res.get("requests"), cs.get("allocatedResources"))
+    return _max_list((container.get("resources") or {}).get("requests"), cs_res.get("requests"),
+                     cs.get("allocatedResources"))
+
+
+def status_resources_spec(pod) -> Mapping[str, Any]:
+    """The pod's spec with each container's requests replaced as AggregateContainerRequests does
+    when UseStatusResources is set (containers and restartable init containers whose status
+    reports resources). The spec itself when no status reports resources."""
+
+    def compute(p) -> Mapping[str, Any]:
+        st = p.status
+        statuses: Dict[str, Mapping] = {}
+        for cs in st.get("containerStatuses") or []:
+            statuses[cs.get("name", "")] = cs
+        for cs in st.get("initContainerStatuses") or []:
+            statuses[cs.get("name", "")] = cs
+        if not any(cs.get("resources") is not None for cs in statuses.values()):
+            return p.spec
+        spec = dict(p.spec)
+
+        def replace(c: Mapping) -> Mapping:
+            cs = statuses.get(c.get("name", ""))
+            if cs is None or cs.get("resources") is None:
+                return c
+            c2 = dict(c)
+            res = dict(c.get("resources") or {})
+            res["requests"] = _determine_container_reqs(p, c, cs)
+            c2["resources"] = res
+            return c2
+
+        spec["containers"] = [replace(c) for c in p.spec.get("containers") or []]
+        spec["initContainers"] = [replace(c) if c.get("restartPolicy") == "Always" else c
+                                  for c in p.spec.get("initContainers") or []]
+        return spec
+
+    return pod.memo("status_resources_spec", compute)

@@ -11,7 +11,8 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Opti
 from ..api import labels as labelsel
 from ..api.objects import Node, Pod
 from ..api.pod_resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
-                                 is_pod_level_requests_set, is_scalar_resource_name, pod_requests)
+                                 is_pod_level_requests_set, is_scalar_resource_name, pod_requests,
+                                 status_resources_spec)
 from ..api.quantity import parse_quantity
 from .status import Status
 
@@ -106,7 +107,7 @@ def calculate_resource(pod: Pod) -> PodResource:
     """PodInfo.CalculateResource (memoized on the pod)."""
 
     def compute(p: Pod) -> PodResource:
-        spec = p.spec
+        spec = status_resources_spec(p)  # InPlacePodVerticalScaling: UseStatusResources
         requests = pod_requests(spec)
         level_set = is_pod_level_requests_set(spec)
         if not level_set:

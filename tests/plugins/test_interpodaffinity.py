@@ -677,8 +677,6 @@ def test_raw_scores_affinity3():
     assert norm == [20, MAX, 0]
 
 
-@pytest.mark.xfail(reason="harness/api/labels.py does not validate label values like "
-                          "labels.NewRequirement (core); the API server rejects such pods anyway")
 @pytest.mark.parametrize("kind", ["pref_aff", "pref_anti"])
 def test_invalid_labels_fail_pre_score(kind):
     p = pod(**{kind: [weighted(8, In("security", "region", ["{{.bad-value.}}"]))]})
