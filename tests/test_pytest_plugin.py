@@ -1,0 +1,46 @@
+"""The pytest plugin: YAML cases are collected as items, and a failing one reports expected vs
+actual per pod with the filter/score table of the decision."""
+
+from __future__ import annotations
+
+import textwrap
+
+pytest_plugins = ["pytester"]
+
+CASE = textwrap.dedent("""\
+    apiVersion: schedharness/v1alpha1
+    kind: Case
+    metadata: {name: emptier-node}
+    cluster:
+      - {apiVersion: v1, kind: Node, metadata: {name: node-a, labels: {kubernetes.io/hostname: node-a}}, status: {allocatable: {cpu: "2", memory: 4Gi}}}
+      - {apiVersion: v1, kind: Node, metadata: {name: node-b, labels: {kubernetes.io/hostname: node-b}}, status: {allocatable: {cpu: "4", memory: 8Gi}}}
+    pods:
+      - {apiVersion: v1, kind: Pod, metadata: {name: web}, spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: "1", memory: 1Gi}}}]}}
+    expect:
+      bindings: {web: EXPECTED}
+    """)
+
+
+def test_case_collected_and_passes(pytester):
+    pytester.makefile(".yaml", emptier=CASE.replace("EXPECTED", "node-b"))
+    pytester.makefile(".yaml", other="not: a case\n")
+    result = pytester.runpytest("-p", "harness.pytest_plugin", "-q")
+    result.assert_outcomes(passed=1)
+
+
+def test_failure_report_shows_expected_actual_and_scores(pytester):
+    pytester.makefile(".yaml", emptier=CASE.replace("EXPECTED", "node-a"))
+    result = pytester.runpytest("-p", "harness.pytest_plugin", "-q")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "default/web: expected node-a, got node-b" in out
+    assert "default/web: node-b" in out
+    assert "filter NodeResourcesFit: Success" in out
+    assert "NodeResourcesFit" in out and "picked: node-b" in out
+
+
+def test_invalid_case_is_a_collection_error(pytester):
+    pytester.makefile(".yaml", bad=CASE.replace("EXPECTED", "node-b").replace("kind: Case", "kind: Case\nbogus: 1"))
+    result = pytester.runpytest("-p", "harness.pytest_plugin", "-q")
+    assert result.ret != 0
+    assert 'unknown key "bogus"' in result.stdout.str()
