@@ -50,29 +50,20 @@ def _cmd_explain(args) -> int:
 
 
 def _cmd_validate(args) -> int:
-    import yaml
-
     from .case.loader import case_from_data, is_case_document
     from .case.runner import build_scheduler
-    from .config.loader import load_config_file
+    from .config.loader import load_config_data
     from .framework.registry import default_registry
+    from .yamlfile import load_yaml_file
 
     for path in args.paths:
-        try:
-            with open(path, "r", encoding="utf-8") as f:
-                data = yaml.safe_load(f)
-        except OSError as e:
-            raise UserError(f"cannot read: {e.strerror}", file=path) from None
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-            raise UserError(f"invalid YAML: {getattr(e, 'problem', None) or e}{where}", file=path) from None
+        data = load_yaml_file(path, UserError)
         if is_case_document(data):
             case = case_from_data(data, path)
             build_scheduler(case)  # config, objects and frameworks, without scheduling
             print(f"{path}: valid case")
         else:
-            cfg = load_config_file(path, default_registry())
+            cfg = load_config_data(data, default_registry(), source=path)
             from .framework.runtime import Framework
             for prof in cfg["profiles"]:
                 Framework(prof, default_registry(), source=path)

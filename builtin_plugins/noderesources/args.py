@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from typing import Any, Dict, List, Tuple
+
+from harness.api.validation import is_qualified_name
 
 from .requested_to_capacity_ratio import MAX_CUSTOM_PRIORITY_SCORE
 
@@ -103,66 +104,8 @@ def _join(path: str, child: str) -> str:
     return f"{path}.{child}" if path else child
 
 
-# ---------------------------------------------------------------------------------------------
-# metav1validation.ValidateLabelName (validation.IsQualifiedName)
-# ---------------------------------------------------------------------------------------------
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile("^" + _QNAME_FMT + "$")
-_QNAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-              "with an alphanumeric character")
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile("^" + _DNS1123_SUBDOMAIN_FMT + "$")
-_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                          "characters, '-' or '.', and must start and end with an alphanumeric character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """validation.RegexError (its "', " + " or " makes the double space of the real messages)."""
-    if not examples:
-        return msg + " (regex used for validation is '" + fmt + "')"
-    msg += " (e.g. "
-    for i, e in enumerate(examples):
-        if i > 0:
-            msg += " or "
-        msg += "'" + e + "', "
-    return msg + "regex used for validation is '" + fmt + "')"
-
-
-def _is_dns1123_subdomain(value: str) -> List[str]:
-    errs = []
-    if len(value) > 253:
-        errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def is_qualified_name(value: str) -> List[str]:
-    """validation.IsQualifiedName: the messages of what is wrong (empty when valid)."""
-    errs: List[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in _is_dns1123_subdomain(prefix))
-    else:
-        return errs + ["a qualified name " + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc")
-                       + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QNAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
 def validate_label_name(value: str, path: str) -> List[FieldError]:
+    """metav1validation.ValidateLabelName (validation.IsQualifiedName)."""
     return [invalid(path, value, m) for m in is_qualified_name(value)]
 
 

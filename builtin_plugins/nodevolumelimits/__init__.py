@@ -1,5 +1,5 @@
 """NodeVolumeLimits (framework/plugins/nodevolumelimits): upstream's CSILimits, with the parts of
-csi-translation-lib it needs in `translation`."""
+csi-translation-lib it needs in `builtin_plugins.csitranslation`."""
 
 from __future__ import annotations
 

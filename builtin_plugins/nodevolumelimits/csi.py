@@ -18,11 +18,10 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, E
                                Plugin, QueueingHint, Status, hookimpl)
 
 from .. import names
-from . import translation as csitrans
+from .. import csitranslation as csitrans
 
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 
-MIGRATED_PLUGINS_ANNOTATION_KEY = "storage.alpha.kubernetes.io/migrated-plugins"
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 
 # Per-cycle lookups (not part of upstream's state; Filter alone reads them).
@@ -60,11 +59,7 @@ def is_csi_migration_on(csi_node, plugin_name: str,
     if plugin_name != csitrans.PORTWORX_VOLUME_PLUGIN_NAME or not enable_portworx:
         return False
     # the plugin must be listed as migrated in the CSINode's annotation
-    ann = csi_node.raw.get("metadata", {}).get("annotations")
-    if ann is None:
-        return False
-    mpa = ann.get(MIGRATED_PLUGINS_ANNOTATION_KEY) or ""
-    return plugin_name in (set(mpa.split(",")) if mpa else set())
+    return csitrans.is_plugin_migrated_to_csi_on_node(plugin_name, csi_node)
 
 
 def get_volume_limits(csi_node) -> Dict[str, int]:

@@ -17,9 +17,9 @@ from harness.api.labels import SelectorError, from_label_selector
 from harness.api.objects import KubeObject
 from harness.api.quantity import parse_quantity, value as quantity_value
 
+from .. import csitranslation
 from . import pv_controller
 from .assume_cache import NotFoundError, PVAssumeCache, PVCAssumeCache
-from .csi_translation import try_translate_pv_to_csi
 from .pv_helpers import (ANN_BIND_COMPLETED, ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER,
                          PreparedClaim, VolumeError, check_node_affinity, claim_key, copy_object,
                          get_bind_volume_to_claim, get_persistent_volume_claim_class,
@@ -33,6 +33,23 @@ ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to 
 ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
 ERR_REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 ERR_REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+
+
+def try_translate_pv_to_csi(pv: KubeObject, csi_node: Optional[KubeObject],
+                            enable_csi_migration_portworx: bool) -> KubeObject:
+    """volumeBinder.tryTranslatePVToCSI: the PV itself unless it is an in-tree PV whose plugin
+    is migrated to CSI on the node (then its translation, for the node-affinity check)."""
+    plugin = csitranslation.in_tree_plugin_name(pv)
+    if plugin is None:
+        return pv
+    if not csitranslation.is_csi_migration_on_for_plugin(plugin, enable_csi_migration_portworx):
+        return pv
+    if not csitranslation.is_plugin_migrated_to_csi_on_node(plugin, csi_node):
+        return pv
+    try:
+        return csitranslation.translate_in_tree_pv_topology_to_csi(pv)
+    except csitranslation.TranslationError as e:
+        raise VolumeError(f"could not translate pv: {e}") from None
 
 
 @dataclass

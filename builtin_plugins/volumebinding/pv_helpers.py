@@ -27,7 +27,6 @@ ANN_DYNAMICALLY_PROVISIONED = "pv.kubernetes.io/provisioned-by"
 ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
 ANN_BETA_STORAGE_PROVISIONER = "volume.beta.kubernetes.io/storage-provisioner"
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
-MIGRATED_PLUGINS_ANNOTATION_KEY = "storage.alpha.kubernetes.io/migrated-plugins"
 
 VOLUME_BINDING_WAIT = "WaitForFirstConsumer"
 VOLUME_BINDING_IMMEDIATE = "Immediate"

@@ -18,9 +18,10 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, E
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
 from .. import names
+from ..csitranslation import MIGRATED_PLUGINS_ANNOTATION_KEY
 from .binder import (PodVolumeClaims, PodVolumes, VolumeBinder, pod_claim_name, volume_is_for_pod,
                      volume_limit)
-from .pv_helpers import CLAIM_LOST, MIGRATED_PLUGINS_ANNOTATION_KEY, VolumeError, spec_of
+from .pv_helpers import CLAIM_LOST, VolumeError, spec_of
 from .scorer import StorageResource, build_scorer_function
 
 STATE_KEY = names.VolumeBinding

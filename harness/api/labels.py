@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import List, Mapping, Optional, Sequence, Tuple
 
+from .validation import is_qualified_name, is_valid_label_value
+
 Requirement = Tuple[str, str, Tuple[str, ...]]  # (key, operator, values)
 
 
@@ -74,8 +76,6 @@ def _quote(v: str) -> str:
 
 def _requirement_errors(key: str, op: str, values: Sequence[str]) -> List[str]:
     """labels.NewRequirement's validation (key, values and operator), as field errors."""
-    from .nodeaffinity import is_qualified_name, is_valid_label_value
-
     errs: List[str] = []
     key_errs = is_qualified_name(key)
     if key_errs:

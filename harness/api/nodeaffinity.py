@@ -21,6 +21,8 @@ import json
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from .validation import is_qualified_name, is_valid_label_value  # noqa: F401 (re-exported)
+
 __all__ = [
     "NodeSelectorError", "NodeSelector", "LazyErrorNodeSelector", "PreferredSchedulingTerms",
     "RequiredNodeAffinity", "node_selector_matches", "match_node_selector_terms",
@@ -96,75 +98,6 @@ def _not_supported(path: str, value: str, valid: Sequence[str]) -> FieldError:
 
 def _child(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
-
-
-# ---------------------------------------------------------------------------------------------
-# apimachinery validation: qualified names and label values
-# ---------------------------------------------------------------------------------------------
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile(_QNAME_FMT)
-_QNAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-              "with an alphanumeric character")
-_LABEL_VALUE_FMT = "(" + _QNAME_FMT + ")?"
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                          "characters, '-' or '.', and must start and end with an alphanumeric "
-                          "character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return msg + " (regex used for validation is '" + fmt + "')"
-    msg += " (e.g. " + " or ".join("'" + e + "', " for e in examples)
-    return msg + "regex used for validation is '" + fmt + "')"
-
-
-def _blen(s: str) -> int:
-    return len(s.encode("utf-8"))
-
-
-def is_qualified_name(value: str) -> List[str]:
-    """validation.IsQualifiedName."""
-    errs: List[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            sub: List[str] = []
-            if _blen(prefix) > 253:
-                sub.append("must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-                sub.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-            errs.extend("prefix part " + m for m in sub)
-    else:
-        return ["a qualified name " + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif _blen(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QNAME_RE.fullmatch(name):
-        errs.append("name part " + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def is_valid_label_value(value: str) -> List[str]:
-    """validation.IsValidLabelValue."""
-    errs: List[str] = []
-    if _blen(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
 
 
 _INT_RE = re.compile(r"[+-]?[0-9]+")

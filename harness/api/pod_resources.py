@@ -3,45 +3,18 @@ scalar-resource rules (pkg/scheduler/util, pkg/apis/core/v1/helper)."""
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Any, Dict, Mapping, Optional
 
 from .quantity import parse_quantity
+from .validation import is_extended_resource_name, is_native_resource  # noqa: F401 (re-exported)
 
 DEFAULT_MILLI_CPU_REQUEST = 100  # schedutil.DefaultMilliCPURequest
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # schedutil.DefaultMemoryRequest
 
 ResourceList = Dict[str, Fraction]
 
-_QUALIFIED = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
 _SUPPORTED_POD_LEVEL = ("cpu", "memory")
-
-
-def _is_qualified_name(value: str) -> bool:
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix or len(prefix) > 253:
-            return False
-        if not re.match(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", prefix):
-            return False
-    else:
-        return False
-    return bool(name) and len(name) <= 63 and bool(_QUALIFIED.match(name))
-
-
-def is_native_resource(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """v1helper.IsExtendedResourceName."""
-    if is_native_resource(name) or name.startswith("requests."):
-        return False
-    return _is_qualified_name("requests." + name)
 
 
 def is_hugepage_resource_name(name: str) -> bool:

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Dict, List, Optional, Union
 
-import yaml
-
 from ..errors import CaseError
+from ..yamlfile import load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
 _SCHEMA = None
@@ -55,16 +54,7 @@ def is_case_document(data: Any) -> bool:
 
 
 def load_case(path: str) -> Case:
-    try:
-        with open(path, "r", encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as e:
-        raise CaseError(f"cannot read: {e.strerror}", file=path) from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise CaseError(f"invalid YAML: {getattr(e, 'problem', None) or e}{where}", file=path) from None
-    return case_from_data(data, path)
+    return case_from_data(load_yaml_file(path, CaseError), path)
 
 
 def case_from_data(data: Any, path: str) -> Case:

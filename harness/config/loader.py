@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping
 
-import yaml
-
 from ..errors import ConfigError
+from ..yamlfile import load_yaml_file
 from . import defaults
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -33,19 +32,4 @@ def load_config_data(data: Any, registry: Mapping[str, type], source: str = "con
 
 
 def load_config_file(path: str, registry: Mapping[str, type]) -> Dict[str, Any]:
-    try:
-        with open(path, "r", encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as e:
-        raise ConfigError(f"cannot read: {e.strerror}", file=path) from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"invalid YAML: {_yaml_problem(e)}", file=path) from None
-    return load_config_data(data, registry, source=path)
-
-
-def _yaml_problem(e: yaml.YAMLError) -> str:
-    mark = getattr(e, "problem_mark", None)
-    problem = getattr(e, "problem", None) or str(e)
-    if mark is not None:
-        return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
-    return problem
+    return load_config_data(load_yaml_file(path, ConfigError), registry, source=path)

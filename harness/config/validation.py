@@ -26,6 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ..api.validation import is_extended_resource_name, is_qualified_name  # noqa: F401 (re-exported)
 from .defaults import EXTENSION_POINT_KEYS
 
 FieldError = Tuple[str, str]
@@ -469,63 +470,6 @@ def _args_equal(a: Any, b: Any) -> bool:
     if not a and not b:
         return True
     return a == b
-
-
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_RE = re.compile("^" + _QUALIFIED_NAME_FMT + "$")
-_QUALIFIED_NAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start "
-                       "and end with an alphanumeric character")
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile("^" + _DNS1123_SUBDOMAIN_FMT + "$")
-_DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                          "characters, '-' or '.', and must start and end with an alphanumeric "
-                          "character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    ex = "".join(("" if i == 0 else " or ") + f"'{e}', " for i, e in enumerate(examples))
-    return f"{msg} (e.g. {ex}regex used for validation is '{fmt}')"
-
-
-def is_qualified_name(value: str) -> List[str]:
-    """validation.IsQualifiedName: the list of problems (empty when valid)."""
-    errs: List[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT,
-                                                          "example.com"))
-    else:
-        return ["a qualified name " + _regex_error(_QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName",
-                                                   "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QUALIFIED_NAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName",
-                                                "my.name", "123-abc"))
-    return errs
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """v1helper.IsExtendedResourceName."""
-    native = "/" not in name or "kubernetes.io/" in name
-    if native or name.startswith("requests."):
-        return False
-    return not is_qualified_name("requests." + name)
 
 
 def _validate_extenders(extenders: Sequence[Mapping[str, Any]]) -> List[FieldError]:

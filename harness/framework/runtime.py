@@ -74,8 +74,33 @@ class PluginCall:
             self.fn = lambda *a, _f=fn, _i=idx: _f(*[a[i] for i in _i])
 
 
+def _raised(exc: BaseException) -> Status:
+    """A plugin that raises is treated as one that returned an Error status with that error."""
+    return Status(Code.Error, err=RuntimeError(f"{type(exc).__name__}: {exc}"))
+
+
 def _error(plugin: str, exc: BaseException) -> Status:
-    return Status(Code.Error, err=RuntimeError(f"{type(exc).__name__}: {exc}"), plugin=plugin)
+    return _raised(exc).with_plugin(plugin)
+
+
+def go_duration(seconds: float) -> str:
+    """time.Duration.String() for a duration in seconds (e.g. 5s, 1m30s, 500ms)."""
+    ns = int(round(seconds * 1e9))
+    if ns == 0:
+        return "0s"
+    if ns < 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if ns >= size:
+                v = ns / size
+                return (f"{v:.9f}".rstrip("0").rstrip(".")) + unit
+    h, rem = divmod(ns, 3600 * 10**9)
+    m, rem = divmod(rem, 60 * 10**9)
+    sec = f"{rem / 1e9:.9f}".rstrip("0").rstrip(".") + "s"
+    if h:
+        return f"{h}h{m}m{sec}"
+    if m:
+        return f"{m}m{sec}"
+    return sec
 
 
 class WaitingPod:
@@ -83,6 +108,7 @@ class WaitingPod:
 
     def __init__(self, pod, plugins_wait_time: Dict[str, float], now: float):
         self.pod = pod
+        self.wait_time = dict(plugins_wait_time)
         self.pending_plugins: Dict[str, float] = {p: now + t for p, t in plugins_wait_time.items()}
         self.result: Optional[Status] = None
         self.done = False
@@ -104,7 +130,8 @@ class WaitingPod:
     def expire(self, now: float) -> None:
         for plugin, deadline in sorted(self.pending_plugins.items(), key=lambda kv: kv[1]):
             if deadline <= now:
-                self.reject(plugin, f"rejected due to timeout after waiting {deadline}s at plugin {plugin}")
+                self.reject(plugin, f"rejected due to timeout after waiting "
+                                    f"{go_duration(self.wait_time[plugin])} at plugin {plugin}")
                 return
 
     def next_deadline(self) -> Optional[float]:
@@ -347,7 +374,7 @@ class Framework:
             try:
                 s = pc.fn(pod)
             except Exception as e:
-                return _error(pc.name, e)
+                s = _raised(e)
             if s is not None and not s.is_success():
                 s.plugin = pc.name
                 return s
@@ -369,7 +396,7 @@ class Framework:
                 try:
                     r, s = pc.fn(state, pod, nodes)
                 except Exception as e:
-                    return None, _error(pc.name, e), set()
+                    r, s = None, _raised(e)
                 if s is not None and s.code == Code.Skip:
                     skip.add(pc.name)
                     continue
@@ -431,7 +458,7 @@ class Framework:
             try:
                 s = pc.fn(state, pod, node_info)
             except Exception as e:
-                return _error(pc.name, e)
+                s = _raised(e)
             if s is not None and s.code != Code.Success:
                 if not s.is_rejected():
                     s = Status(Code.Error, err=RuntimeError(
@@ -464,7 +491,7 @@ class Framework:
             try:
                 r, s = pc.fn(state, pod, filtered_node_status_map)
             except Exception as e:
-                return None, _error(pc.name, e)
+                r, s = None, _raised(e)
             if s is None or s.is_success():
                 return r, s if s is not None else Status(Code.Success)
             if s.code == Code.UnschedulableAndUnresolvable:
@@ -520,7 +547,7 @@ class Framework:
                 try:
                     s = pc.fn(state, pod, nodes)
                 except Exception as e:
-                    return _error(pc.name, e)
+                    s = _raised(e)
                 if s is not None and s.code == Code.Skip:
                     skip.add(pc.name)
                     continue
@@ -543,7 +570,7 @@ class Framework:
             try:
                 results = [fn(state, pod, ni) for ni in nodes]
             except Exception as e:
-                return [], _error(pc.name, e)
+                results = [(0, _raised(e))]
             scores = []
             append = scores.append
             for name, (s, st) in zip(names, results):
@@ -560,7 +587,7 @@ class Framework:
             try:
                 st = call.fn(state, pod, per_plugin[pc.name])
             except Exception as e:
-                return [], _error(pc.name, e)
+                st = _raised(e)
             if st is not None and not st.is_success():
                 return [], Status(Code.Error, err=RuntimeError(
                     f'running Normalize on Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'),
@@ -587,7 +614,7 @@ class Framework:
             try:
                 s = pc.fn(state, pod, node_name)
             except Exception as e:
-                return _error(pc.name, e)
+                s = _raised(e)
             if s is not None and not s.is_success():
                 if s.is_rejected():
                     s.plugin = pc.name
@@ -609,7 +636,7 @@ class Framework:
             try:
                 s, timeout = pc.fn(state, pod, node_name)
             except Exception as e:
-                return _error(pc.name, e)
+                s, timeout = _raised(e), 0
             if s is not None and not s.is_success():
                 if s.is_rejected():
                     s.plugin = pc.name
@@ -642,7 +669,7 @@ class Framework:
             try:
                 s = call.fn(state, pod, node_name)
             except Exception as e:
-                return _error(name, e)
+                s = _raised(e)
             code = Code.Success if s is None else s.code
             if code == Code.Error:
                 return Status(Code.Error, err=RuntimeError(f'running PreBindPreFlight "{name}": {s.as_error()}'))
@@ -664,7 +691,7 @@ class Framework:
             try:
                 s = pc.fn(state, pod, node_name)
             except Exception as e:
-                return _error(pc.name, e)
+                s = _raised(e)
             if s is not None and not s.is_success():
                 if s.is_rejected():
                     s.plugin = pc.name
@@ -679,7 +706,7 @@ class Framework:
             try:
                 status = pc.fn(state, pod, node_name)
             except Exception as e:
-                return _error(pc.name, e)
+                status = _raised(e)
             if status is not None and status.is_skip():
                 continue
             if status is not None and not status.is_success():

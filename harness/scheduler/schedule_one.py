@@ -99,11 +99,11 @@ class SchedulingCycles:
         if s.keep_records:
             s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
-        if status is not None and not status.is_success():
-            self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
-            return True
         if status is not None and status.is_wait():
             s.waiting.append((state, fw, result, assumed_pinfo, record))
+            return True
+        if status is not None and not status.is_success():
+            self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
             return True
         status = self.binding_cycle(state, fw, result, assumed_pinfo)
         if status is not None and not status.is_success():
@@ -309,11 +309,13 @@ class SchedulingCycles:
         fw.run_reserve_plugins_unreserve(state, pod, result.suggested_host)
         s.cache.forget_pod(pod)
         if status.is_rejected():
+            # upstream defers this move until after the failure handler, and skips the pod
+            self.handle_scheduling_failure(fw, assumed, status, ("ModeOverride", ""), record)
             s.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
                                                   lambda p: p.uid != pod.uid)
         else:
             s.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None)
-        self.handle_scheduling_failure(fw, assumed, status, ("ModeOverride", ""), record)
+            self.handle_scheduling_failure(fw, assumed, status, ("ModeOverride", ""), record)
 
     def handle_scheduling_failure(self, fw: Framework, pinfo: QueuedPodInfo, status: Status,
                                   nominating_info, record: CycleRecord) -> None:

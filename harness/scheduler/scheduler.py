@@ -263,12 +263,11 @@ class Scheduler:
 
     def _next_waiting_deadline(self) -> Optional[float]:
         ds = []
-        for fw in self.profiles.values():
-            for wp in fw.waiting_pods.values():
-                d = wp.next_deadline()
-                if d is not None:
-                    ds.append(d)
-            break  # waiting pods are shared between profiles
+        for _, fw, _, assumed, _ in self.waiting:
+            wp = fw.waiting_pods.get(assumed.pod.uid)
+            d = wp.next_deadline() if wp is not None else None
+            if d is not None:
+                ds.append(d)
         return min(ds) if ds else None
 
     def _resolve_waiting(self) -> None:

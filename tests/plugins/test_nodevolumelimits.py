@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from builtin_plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, CSILimits
-from builtin_plugins.nodevolumelimits import translation as csitrans
+from builtin_plugins import csitranslation as csitrans
 from builtin_plugins.nodevolumelimits.csi import is_csi_migration_on
 from harness.api.objects import KubeObject
 from harness.framework import ActionType, Code, EventResource, NodeInfo, QueueingHint, Status

@@ -1,13 +1,22 @@
-"""The parts of k8s.io/csi-translation-lib (v1.34) that CSILimits uses: which in-tree volume
-sources migrate to which CSI driver, and the CSI volume handle a translated volume gets.
+"""The parts of k8s.io/csi-translation-lib (v1.34) the scheduler plugins use.
 
-Only the CSI source's driver and volume handle matter to volume counting; topology and
-attributes that translation also rewrites are left out. A translation error is raised as
-TranslationError with upstream's wording.
+- CSILimits (nodevolumelimits) needs which in-tree volume sources migrate to which CSI driver and
+  the CSI volume handle a translated volume gets (``translate_in_tree_pv_to_csi``,
+  ``translate_in_tree_inline_volume_to_csi``: the (driver, volumeHandle) of the CSI source).
+- VolumeBinding (volumebinding, tryTranslatePVToCSI) checks an in-tree PV of a plugin migrated to
+  CSI on the node with the node affinity of its translation
+  (``translate_in_tree_pv_topology_to_csi``: a translated copy of the PV whose topology keys are
+  rewritten as translateTopologyFromInTreeToCSI does).
+
+Only what those decide is translated; attributes that translation also rewrites are left out. A
+translation error is raised as TranslationError with upstream's wording.
+
+This is a shared helper module, not a plugin module (no PLUGINS).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
@@ -28,14 +37,24 @@ VSPHERE_DRIVER_NAME = "csi.vsphere.vmware.com"
 PORTWORX_VOLUME_PLUGIN_NAME = "kubernetes.io/portworx-volume"
 PORTWORX_DRIVER_NAME = "pxd.portworx.com"
 
-LABEL_FAILURE_DOMAIN_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+# topology keys of the CSI drivers
+AWS_EBS_TOPOLOGY_KEY = "topology.ebs.csi.aws.com/zone"
+GCE_PD_TOPOLOGY_KEY = "topology.gke.io/zone"
+CINDER_TOPOLOGY_KEY = "topology.cinder.csi.openstack.org/zone"
+
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
+LABEL_TOPOLOGY_REGION = "topology.kubernetes.io/region"
+LABEL_FAILURE_DOMAIN_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+LABEL_FAILURE_DOMAIN_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 LABEL_MULTI_ZONE_DELIMITER = "__"
 UNSPECIFIED_VALUE = "UNSPECIFIED"
 
+# storagev1.MigratedPluginsAnnotationKey (on CSINode objects)
+MIGRATED_PLUGINS_ANNOTATION_KEY = "storage.alpha.kubernetes.io/migrated-plugins"
+
 
 class TranslationError(Exception):
-    pass
+    """An error csi-translation-lib returns; str() is its message."""
 
 
 def _src(spec: Mapping[str, Any], key: str) -> Optional[Mapping[str, Any]]:
@@ -67,7 +86,7 @@ def kubernetes_volume_id_to_ebs_volume_id(kubernetes_id: str) -> str:
 
 def _aws_handle(src: Mapping[str, Any]) -> str:
     try:
-        return kubernetes_volume_id_to_ebs_volume_id(src.get("volumeID") or "")
+        return kubernetes_volume_id_to_ebs_volume_id(str(src.get("volumeID") or ""))
     except TranslationError as e:
         raise TranslationError(f"failed to translate Kubernetes ID to EBS Volume ID {e}") from None
 
@@ -93,7 +112,8 @@ def _gce_region_from_zones(zones: List[str]) -> str:
                 f"zone in unexpected format, expected: {{locale}}-{{region}}-{{zone}}, got: {zone}")
         regions.add("-".join(parts[:2]))
     if len(regions) != 1:
-        raise TranslationError(f"multiple or no regions gotten from zones, got: {sorted(regions)}")
+        got = "map[" + " ".join(f"{r}:{{}}" for r in sorted(regions)) + "]"  # %v of a sets.String
+        raise TranslationError(f"multiple or no regions gotten from zones, got: {got}")
     return next(iter(regions))
 
 
@@ -120,13 +140,18 @@ def _gce_inline_handle(volume, src, namespace) -> str:
 
 
 # ---- Azure Disk ------------------------------------------------------------------------------
+def _check_azure_disk_kind(kind: Any) -> None:
+    """Only managed disks migrate (a nil kind passes)."""
+    if kind is not None and str(kind).lower() != "managed":
+        raise TranslationError(f"kind({kind}) is not supported in csi migration")
+
+
 def _azure_disk_handle(src) -> str:
     # The API server defaults an Azure disk's kind to "Shared", which migration rejects.
     kind = src.get("kind")
     if kind is None:
         kind = "Shared"
-    if kind.lower() != "managed":
-        raise TranslationError(f"kind({kind}) is not supported in csi migration")
+    _check_azure_disk_kind(kind)
     return src.get("diskURI") or ""
 
 
@@ -182,6 +207,7 @@ _vsphere_pv, _vsphere_inline = _field_handle("volumePath")
 _portworx_pv, _portworx_inline = _field_handle("volumeID")
 
 
+# ---- the in-tree plugins ---------------------------------------------------------------------
 class InTreePlugin:
     __slots__ = ("source_key", "plugin_name", "driver_name", "pv_handle", "inline_handle")
 
@@ -212,11 +238,7 @@ IN_TREE_PLUGINS: List[InTreePlugin] = [
                  _portworx_pv, _portworx_inline),
 ]
 _BY_PLUGIN_NAME: Dict[str, InTreePlugin] = {p.plugin_name: p for p in IN_TREE_PLUGINS}
-
-
 _BY_SOURCE_KEY: Dict[str, InTreePlugin] = {p.source_key: p for p in IN_TREE_PLUGINS}
-
-
 _SOURCE_KEYS = frozenset(_BY_SOURCE_KEY)
 
 
@@ -246,6 +268,13 @@ def is_migratable_intree_plugin_by_name(name: str) -> bool:
     return name in _BY_PLUGIN_NAME
 
 
+def in_tree_plugin_name(pv) -> Optional[str]:
+    """GetInTreePluginNameFromSpec(pv, nil); None when no in-tree plugin supports the PV
+    (IsPVMigratable false)."""
+    p = _plugin_for_spec(pv.spec)
+    return None if p is None else p.plugin_name
+
+
 def get_in_tree_plugin_name_from_pv(pv) -> str:
     """GetInTreePluginNameFromSpec(pv, nil)."""
     p = _plugin_for_spec(pv.spec)
@@ -271,6 +300,28 @@ def get_csi_name_from_in_tree_name(plugin_name: str) -> str:
     return p.driver_name
 
 
+# ---- migration on a node (volumebinding binder.go) ---------------------------------------------
+def is_csi_migration_on_for_plugin(plugin_name: str, enable_csi_migration_portworx: bool) -> bool:
+    """isCSIMigrationOnForPlugin."""
+    if plugin_name in (AWS_EBS_IN_TREE_PLUGIN_NAME, GCE_PD_IN_TREE_PLUGIN_NAME,
+                       AZURE_DISK_IN_TREE_PLUGIN_NAME, CINDER_IN_TREE_PLUGIN_NAME):
+        return True
+    if plugin_name == PORTWORX_VOLUME_PLUGIN_NAME:
+        return enable_csi_migration_portworx
+    return False
+
+
+def is_plugin_migrated_to_csi_on_node(plugin_name: str, csi_node) -> bool:
+    """isPluginMigratedToCSIOnNode: the CSINode's migrated-plugins annotation lists it."""
+    if csi_node is None:
+        return False
+    mpa = csi_node.annotations.get(MIGRATED_PLUGINS_ANNOTATION_KEY, "")
+    if not mpa:
+        return False
+    return plugin_name in mpa.split(",")
+
+
+# ---- TranslateInTreePVToCSI / TranslateInTreeInlineVolumeToCSI: driver and handle ---------------
 def translate_in_tree_pv_to_csi(pv) -> Tuple[str, str]:
     """TranslateInTreePVToCSI, reduced to the (driver, volumeHandle) of the CSI source."""
     p = _plugin_for_spec(pv.spec)
@@ -290,3 +341,113 @@ def translate_in_tree_inline_volume_to_csi(volume: Mapping[str, Any], namespace:
             f'could not find in-tree plugin translation logic for "{volume.get("name") or ""}"')
     src = _src(volume, p.source_key)
     return p.driver_name, p.inline_handle(volume, src, namespace)
+
+
+# ---- TranslateInTreePVToCSI: topology (plugins/in_tree_volume.go) -------------------------------
+def _terms(spec: Dict[str, Any]) -> Optional[List[Dict[str, Any]]]:
+    na = spec.get("nodeAffinity")
+    if not na or not na.get("required"):
+        return None
+    terms = na["required"].get("nodeSelectorTerms")
+    return terms if terms else None
+
+
+def _topology_key_exist(key: str, spec: Dict[str, Any]) -> bool:
+    for term in _terms(spec) or []:
+        for r in (term or {}).get("matchExpressions") or []:
+            if r.get("key") == key:
+                return True
+    return False
+
+
+def _get_topology_label(pv, spec: Dict[str, Any]) -> Tuple[str, str]:
+    if _topology_key_exist(LABEL_TOPOLOGY_ZONE, spec):
+        return LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION
+    if _topology_key_exist(LABEL_FAILURE_DOMAIN_BETA_ZONE, spec):
+        return LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_FAILURE_DOMAIN_BETA_REGION
+    if LABEL_TOPOLOGY_ZONE in pv.labels:
+        return LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION
+    if LABEL_FAILURE_DOMAIN_BETA_ZONE in pv.labels:
+        return LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_FAILURE_DOMAIN_BETA_REGION
+    return LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION
+
+
+def _get_topology_values(spec: Dict[str, Any], key: str) -> List[str]:
+    values = set()
+    for term in _terms(spec) or []:
+        for r in (term or {}).get("matchExpressions") or []:
+            if r.get("key") == key:
+                values.update(str(v) for v in r.get("values") or [])
+    return sorted(values)
+
+
+def _replace_topology(spec: Dict[str, Any], old_key: str, new_key: str) -> None:
+    for term in _terms(spec) or []:
+        for r in (term or {}).get("matchExpressions") or []:
+            if r.get("key") == old_key:
+                r["key"] = new_key
+
+
+def _add_topology(spec: Dict[str, Any], key: str, zones: List[str]) -> None:
+    filtered = sorted({z.strip() for z in zones if z.strip()})
+    if not filtered:
+        return  # upstream returns an error that its caller ignores
+    na = spec.get("nodeAffinity")
+    if na is None:
+        na = spec["nodeAffinity"] = {}
+    req = na.get("required")
+    if req is None:
+        req = na["required"] = {}
+    if not req.get("nodeSelectorTerms"):
+        req["nodeSelectorTerms"] = [{}]
+    for term in req["nodeSelectorTerms"]:
+        term.setdefault("matchExpressions", [])
+        if term["matchExpressions"] is None:
+            term["matchExpressions"] = []
+        term["matchExpressions"].append({"key": key, "operator": "In", "values": list(filtered)})
+
+
+def _translate_topology_from_in_tree_to_csi(pv, spec: Dict[str, Any], key: str) -> None:
+    zone_label, region_label = _get_topology_label(pv, spec)
+    zones = _get_topology_values(spec, zone_label)
+    if zones:
+        _replace_topology(spec, zone_label, key)
+    elif zone_label in pv.labels:
+        _add_topology(spec, key, pv.labels[zone_label].split(LABEL_MULTI_ZONE_DELIMITER))
+    if region_label == LABEL_FAILURE_DOMAIN_BETA_REGION:
+        if _get_topology_values(spec, region_label):
+            _replace_topology(spec, region_label, LABEL_TOPOLOGY_REGION)
+
+
+def translate_in_tree_pv_topology_to_csi(pv):
+    """TranslateInTreePVToCSI for a node-affinity check: a translated copy of the PV (the CSI
+    source's driver, the topology keys) for the plugins whose migration can be on
+    (is_csi_migration_on_for_plugin); raises TranslationError as upstream returns an error."""
+    out = type(pv)(copy.deepcopy(pv.raw))  # pv.DeepCopy()
+    out.resource_version = pv.resource_version
+    spec = out.raw.setdefault("spec", {})
+    if spec.get("gcePersistentDisk") is not None:
+        _gce_pv_handle(out, _src(spec, "gcePersistentDisk"))  # its errors
+        _translate_topology_from_in_tree_to_csi(out, spec, GCE_PD_TOPOLOGY_KEY)
+        spec.pop("gcePersistentDisk", None)
+        spec["csi"] = {"driver": GCE_PD_DRIVER_NAME}
+    elif spec.get("awsElasticBlockStore") is not None:
+        _aws_handle(_src(spec, "awsElasticBlockStore"))  # its errors
+        _translate_topology_from_in_tree_to_csi(out, spec, AWS_EBS_TOPOLOGY_KEY)
+        spec.pop("awsElasticBlockStore", None)
+        spec["csi"] = {"driver": AWS_EBS_DRIVER_NAME}
+    elif spec.get("cinder") is not None:
+        _translate_topology_from_in_tree_to_csi(out, spec, CINDER_TOPOLOGY_KEY)
+        spec.pop("cinder", None)
+        spec["csi"] = {"driver": CINDER_DRIVER_NAME}
+    elif spec.get("azureDisk") is not None:
+        # with the API server's default kind ("Shared"), which migration rejects
+        _check_azure_disk_kind(_src(spec, "azureDisk").get("kind") or "Shared")
+        spec.pop("azureDisk", None)
+        spec["csi"] = {"driver": AZURE_DISK_DRIVER_NAME}
+    elif spec.get("portworxVolume") is not None:
+        spec.pop("portworxVolume", None)
+        spec["csi"] = {"driver": PORTWORX_DRIVER_NAME}
+    else:  # pragma: no cover - callers check the plugin first
+        raise TranslationError(f'could not find in-tree plugin translation logic for "{pv.name}"')
+    return out
