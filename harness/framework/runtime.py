@@ -600,10 +600,14 @@ class Framework:
                         f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
                         f'invalid score {ns.score}, it should in the range of [{MIN_NODE_SCORE}, '
                         f'{MAX_NODE_SCORE}] after normalizing'), plugin=name)
-        out: List[NodePluginScores] = []
-        for idx, node_name in enumerate(names):
-            row = [(name, lst[idx].score * w) for name, w, lst in weights]
-            out.append(NodePluginScores(node_name, row, sum(v for _, v in row)))
+        totals = [0] * len(names)
+        columns = []
+        for name, w, lst in weights:
+            col = [ns.score * w for ns in lst]
+            columns.append((name, col))
+            totals = [t + v for t, v in zip(totals, col)]
+        out = [NodePluginScores(node_name, [(name, col[idx]) for name, col in columns], totals[idx])
+               for idx, node_name in enumerate(names)]
         if detail is not None:
             for pc in plugins:
                 detail[pc.name] = (raw[pc.name], per_plugin[pc.name], self.score_plugin_weight[pc.name])

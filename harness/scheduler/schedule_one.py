@@ -62,19 +62,13 @@ def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int
 
 
 def select_host(scores: List[NodePluginScores], rng) -> str:
-    """selectHost: the highest total score; ties broken uniformly at random (reservoir
-    sampling, as upstream) with the case's seed."""
+    """selectHost: the highest total score; ties broken uniformly at random with the case's
+    seed (upstream samples the tied nodes uniformly too, by reservoir sampling)."""
     if not scores:
         raise RuntimeError("empty priorityList")
     best = max(s.total_score for s in scores)
-    selected = None
-    count = 0
-    for s in scores:
-        if s.total_score == best:
-            count += 1
-            if rng.randrange(count) == 0:
-                selected = s.name
-    return selected
+    top = [s.name for s in scores if s.total_score == best]
+    return top[rng.randrange(len(top))] if len(top) > 1 else top[0]
 
 
 class SchedulingCycles:
