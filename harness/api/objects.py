@@ -48,7 +48,7 @@ class Pod(KubeObject):
     """v1.Pod. `spec` is the manifest's spec dict; read it, never write it (copy with `replace`)."""
 
     __slots__ = ("spec_", "node_name", "scheduler_name", "priority", "creation_index",
-                 "nominated_node_name", "deletion_timestamp", "_memo")
+                 "nominated_node_name", "deletion_timestamp", "_memo", "pod_info")
 
     def __init__(self, raw: Dict[str, Any]):
         super().__init__(raw)
@@ -60,7 +60,8 @@ class Pod(KubeObject):
         self.creation_index: int = int(md.get("x-creationIndex", 0) or 0)
         self.nominated_node_name: str = (raw.get("status") or {}).get("nominatedNodeName") or ""
         self.deletion_timestamp = md.get("deletionTimestamp")
-        self._memo: Dict[str, Any] = {}
+        self._memo: Dict[str, Any] = {}  # derived from the spec: shared by copies of the pod
+        self.pod_info = None  # framework.PodInfo of this very object (never shared)
 
     @property
     def spec(self) -> Dict[str, Any]:
@@ -87,7 +88,9 @@ class Pod(KubeObject):
         return self.spec_.get("volumes") or []
 
     def memo(self, key: str, compute):
-        """Cache a value derived from this (immutable) pod, e.g. parsed requests."""
+        """Cache a value derived from this pod's spec (e.g. parsed requests). Copies made with
+        `with_node` / `with_status` share it, so nothing that refers to the pod object itself
+        may be stored here."""
         try:
             return self._memo[key]
         except KeyError:

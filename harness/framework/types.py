@@ -208,7 +208,10 @@ class PodInfo:
 
     @classmethod
     def of(cls, pod: Pod) -> "PodInfo":
-        return pod.memo("pod_info", cls)
+        pi = pod.pod_info
+        if pi is None:
+            pi = pod.pod_info = cls(pod)
+        return pi
 
     def __repr__(self) -> str:
         return f"PodInfo({self.pod.key})"
