@@ -424,29 +424,29 @@ class Framework:
             state.skip_filter_plugins = skip
 
     def run_pre_filter_extension_add_pod(self, state, pod_to_schedule, pod_info_to_add, node_info) -> Optional[Status]:
-        for pc in self._add_pod_calls:
-            if pc.name in state.skip_filter_plugins:
-                continue
-            try:
-                s = pc.fn(state, pod_to_schedule, pod_info_to_add, node_info)
-            except Exception as e:
-                s = _error(pc.name, e)
-            if s is not None and not s.is_success():
-                return Status(Code.Error, err=RuntimeError(
-                    f'running AddPod on PreFilter plugin "{pc.name}": {s.as_error()}'))
-        return None
+        """RunPreFilterExtensionAddPod."""
+        return self._run_pre_filter_extension(self._add_pod_calls, "AddPod", state, pod_to_schedule,
+                                              pod_info_to_add, node_info)
 
     def run_pre_filter_extension_remove_pod(self, state, pod_to_schedule, pod_info_to_remove, node_info) -> Optional[Status]:
-        for pc in self._remove_pod_calls:
+        """RunPreFilterExtensionRemovePod."""
+        return self._run_pre_filter_extension(self._remove_pod_calls, "RemovePod", state, pod_to_schedule,
+                                              pod_info_to_remove, node_info)
+
+    @staticmethod
+    def _run_pre_filter_extension(calls: List[PluginCall], what: str, state, pod_to_schedule, pod_info,
+                                  node_info) -> Optional[Status]:
+        """AddPod/RemovePod of the PreFilter plugins that did not Skip, in order."""
+        for pc in calls:
             if pc.name in state.skip_filter_plugins:
                 continue
             try:
-                s = pc.fn(state, pod_to_schedule, pod_info_to_remove, node_info)
+                s = pc.fn(state, pod_to_schedule, pod_info, node_info)
             except Exception as e:
-                s = _error(pc.name, e)
+                s = _raised(e)
             if s is not None and not s.is_success():
                 return Status(Code.Error, err=RuntimeError(
-                    f'running RemovePod on PreFilter plugin "{pc.name}": {s.as_error()}'))
+                    f'running {what} on PreFilter plugin "{pc.name}": {s.as_error()}'))
         return None
 
     def run_filter_plugins(self, state: CycleState, pod, node_info: NodeInfo) -> Optional[Status]:
