@@ -38,6 +38,16 @@ _EP_HOOKS: List[Tuple[str, str, str]] = [
 ]
 _SPEC_ARGS: Dict[str, Tuple[str, ...]] = {}
 
+# framework.UnrollWildCardResource(): the events a plugin without EventsToRegister is registered
+# for (defaultEnqueueExtension). Not the wildcard itself: e.g. ResourceSlice and VolumeAttachment
+# events do not requeue a pod such a plugin rejected.
+_UNROLLED_WILDCARD_RESOURCES = (
+    EventResource.Pod, EventResource.Node, EventResource.PersistentVolume,
+    EventResource.PersistentVolumeClaim, EventResource.CSINode, EventResource.CSIDriver,
+    EventResource.CSIStorageCapacity, EventResource.StorageClass, EventResource.ResourceClaim,
+    EventResource.DeviceClass,
+)
+
 
 def _spec_args(hook: str) -> Tuple[str, ...]:
     if not _SPEC_ARGS:
@@ -308,7 +318,7 @@ class Framework:
             except Exception as e:
                 raise ConfigError(f'plugin "{name}": events_to_register failed: {e}') from None
         else:
-            events = [ClusterEventWithHint(ClusterEvent(EventResource.WildCard, ActionType.All))]
+            events = [ClusterEventWithHint(ClusterEvent(r, ActionType.All)) for r in _UNROLLED_WILDCARD_RESOURCES]
         self.enqueue_extensions.append((name, events))
 
     # ------------------------------------------------------------------------------------------

@@ -3,187 +3,306 @@ and assumed pods, and the incremental UpdateSnapshot."""
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from typing import Dict, List, Optional, Set
 
 from ..api.objects import Node, Pod
-from ..framework.types import NodeInfo
-from .node_tree import NodeTree
-from .snapshot import Snapshot, image_states_of
+from ..framework.types import ImageStateSummary, NodeInfo
+from .node_tree import NodeTree, get_zone_key
+from .snapshot import Snapshot
+
+
+class CacheError(RuntimeError):
+    """An error cache.go returns (the event handlers log it and go on)."""
+
+
+class ImageState:
+    """fwk.ImageStateSummary as the cache keeps it: the size and the nodes with the image. One
+    object per image name, shared by the NodeInfos of all those nodes; a snapshot copy of a
+    NodeInfo gets ImageStateSummary(size, len(nodes)) as they are when it is copied."""
+
+    __slots__ = ("size", "nodes")
+
+    def __init__(self, size: int, nodes: Set[str]):
+        self.size = size
+        self.nodes = nodes
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.nodes)
+
+    def snapshot(self) -> ImageStateSummary:
+        return ImageStateSummary(self.size, len(self.nodes))
+
+    def __repr__(self) -> str:
+        return f"ImageState(size={self.size}, nodes={sorted(self.nodes)})"
 
 
 class Cache:
+    """cacheImpl without the assumed-pod expiry (bindings finish in the harness, so assumed pods
+    are confirmed by their Add event or forgotten, never expired)."""
+
     def __init__(self) -> None:
         self.nodes: Dict[str, NodeInfo] = {}
         self.node_tree = NodeTree()
         self.pod_states: Dict[str, Pod] = {}  # uid -> pod (as placed on its node)
         self.assumed_pods: Set[str] = set()
-        self._dirty: Set[str] = set()
-        self._structure_changed = True
-        self._images_changed = True
-        self._pvc_nodes: Set[str] = set()
+        self.image_states: Dict[str, ImageState] = {}
+        # The nodes in least- to most-recently-updated order: upstream's doubly linked list read
+        # from its tail (the head is the last key). UpdateSnapshot walks it from the most recent
+        # node while the node's generation is newer than the snapshot's.
+        self._recent: Dict[str, None] = {}
 
-    # nodes ------------------------------------------------------------------------------------
-    def add_node(self, node: Node) -> None:
+    # the linked list ---------------------------------------------------------------------------
+    def _move_to_head(self, name: str) -> None:
+        self._recent.pop(name, None)
+        self._recent[name] = None
+
+    def nodes_by_recency(self) -> List[str]:
+        """The node names from the most recently updated one (upstream's list from its head)."""
+        return list(reversed(self._recent))
+
+    def _remove_from_list(self, name: str) -> None:
+        self._recent.pop(name, None)
+        self.nodes.pop(name, None)
+
+    # images -------------------------------------------------------------------------------------
+    def _add_node_image_states(self, node: Node, ni: NodeInfo) -> None:
+        """addNodeImageStates: a new image takes the size this node reports; an image already
+        known keeps the size it was first seen with."""
+        summary: Dict[str, ImageState] = {}
+        for img in node.images:
+            for name in img.get("names") or []:
+                state = self.image_states.get(name)
+                if state is None:
+                    state = self.image_states[name] = ImageState(int(img.get("sizeBytes") or 0), {node.name})
+                else:
+                    state.nodes.add(node.name)
+                summary.setdefault(name, state)
+        ni.image_states = summary
+
+    def _remove_node_image_states(self, node: Optional[Node]) -> None:
+        if node is None:
+            return
+        for img in node.images:
+            for name in img.get("names") or []:
+                state = self.image_states.get(name)
+                if state is not None:
+                    state.nodes.discard(node.name)
+                    if not state.nodes:
+                        del self.image_states[name]
+
+    # nodes --------------------------------------------------------------------------------------
+    def add_node(self, node: Node) -> NodeInfo:
         ni = self.nodes.get(node.name)
         if ni is None:
             ni = self.nodes[node.name] = NodeInfo()
+        else:
+            self._remove_node_image_states(ni.node)
+        self._move_to_head(node.name)
         self.node_tree.add_node(node)
+        self._add_node_image_states(node, ni)
         ni.set_node(node)
-        self._dirty.add(node.name)
-        self._structure_changed = True
-        self._images_changed = True
+        return ni
 
-    def update_node(self, old: Optional[Node], new: Node) -> None:
+    def update_node(self, old: Optional[Node], new: Node) -> NodeInfo:
         ni = self.nodes.get(new.name)
         if ni is None:
-            self.add_node(new)
-            return
+            ni = self.nodes[new.name] = NodeInfo()
+            self.node_tree.add_node(new)
+        else:
+            self._remove_node_image_states(ni.node)
+        self._move_to_head(new.name)
         self.node_tree.update_node(old, new)
+        self._add_node_image_states(new, ni)
         ni.set_node(new)
-        self._dirty.add(new.name)
-        self._structure_changed = True
-        self._images_changed = True
+        return ni
 
     def remove_node(self, node: Node) -> None:
+        """RemoveNode: a node that still has pods stays as a ghost (no Node object) until their
+        delete events arrive; snapshots skip it."""
         ni = self.nodes.get(node.name)
         if ni is None:
-            return
+            raise CacheError(f"node {node.name} is not found")
         ni.remove_node()
         if not ni.pods:
-            del self.nodes[node.name]
-        self.node_tree.remove_node(node)
-        self._dirty.add(node.name)
-        self._structure_changed = True
-        self._images_changed = True
+            self._remove_from_list(node.name)
+        else:
+            self._move_to_head(node.name)
+        if not self.node_tree.remove_node(node):
+            raise CacheError(f'node "{node.name}" in group "{get_zone_key(node)}" was not found')
+        self._remove_node_image_states(node)
 
-    # pods -------------------------------------------------------------------------------------
-    def _add_pod_to_node(self, pod: Pod) -> None:
+    def node_count(self) -> int:
+        """NodeCount: nodes in the cache, ghosts included."""
+        return len(self.nodes)
+
+    def pod_count(self) -> int:
+        return sum(len(ni.pods) for ni in self.nodes.values())
+
+    # pods ---------------------------------------------------------------------------------------
+    def _add_pod(self, pod: Pod, assume: bool) -> None:
         ni = self.nodes.get(pod.node_name)
         if ni is None:
             ni = self.nodes[pod.node_name] = NodeInfo()
-        had_aff = bool(ni.pods_with_affinity)
-        had_anti = bool(ni.pods_with_required_anti_affinity)
         ni.add_pod(pod)
-        if had_aff != bool(ni.pods_with_affinity) or had_anti != bool(ni.pods_with_required_anti_affinity):
-            self._structure_changed = True
+        self._move_to_head(pod.node_name)
         self.pod_states[pod.uid] = pod
-        self._dirty.add(pod.node_name)
+        if assume:
+            self.assumed_pods.add(pod.uid)
 
-    def _remove_pod_from_node(self, pod: Pod) -> None:
+    def _remove_pod(self, pod: Pod) -> None:
         ni = self.nodes.get(pod.node_name)
         if ni is not None:
-            had_aff = bool(ni.pods_with_affinity)
-            had_anti = bool(ni.pods_with_required_anti_affinity)
-            try:
-                ni.remove_pod(pod)
-            except KeyError:
-                pass
-            if had_aff != bool(ni.pods_with_affinity) or had_anti != bool(ni.pods_with_required_anti_affinity):
-                self._structure_changed = True
-            if ni.node is None and not ni.pods:
-                del self.nodes[pod.node_name]
-            self._dirty.add(pod.node_name)
+            ni.remove_pod(pod)  # KeyError when the pod is not on the node (upstream: an error)
+            if not ni.pods and ni.node is None:
+                self._remove_from_list(pod.node_name)
+            else:
+                self._move_to_head(pod.node_name)
         self.pod_states.pop(pod.uid, None)
+        self.assumed_pods.discard(pod.uid)
+
+    def _update_pod(self, old: Pod, new: Pod) -> None:
+        self._remove_pod(old)
+        self._add_pod(new, False)
 
     def assume_pod(self, pod: Pod) -> None:
         """AssumePod: the pod counts on its node before it is bound."""
         if pod.uid in self.pod_states:
-            raise RuntimeError(f"pod {pod.key} is in the cache, so can't be assumed")
-        self._add_pod_to_node(pod)
-        self.assumed_pods.add(pod.uid)
+            raise CacheError(f"pod {pod.key} is in the cache, so can't be assumed")
+        self._add_pod(pod, True)
 
     def forget_pod(self, pod: Pod) -> None:
-        if pod.uid in self.assumed_pods:
-            current = self.pod_states.get(pod.uid)
-            if current is not None:
-                self._remove_pod_from_node(current)
-            self.assumed_pods.discard(pod.uid)
+        """ForgetPod: only an assumed pod can be forgotten (a no-op otherwise; upstream returns
+        an error the callers log)."""
+        current = self.pod_states.get(pod.uid)
+        if current is not None and current.node_name != pod.node_name:
+            return  # "was assumed on X but assigned to Y"
+        if current is not None and pod.uid in self.assumed_pods:
+            self._remove_pod(pod)
 
     def is_assumed_pod(self, pod: Pod) -> bool:
         return pod.uid in self.assumed_pods
 
+    def get_pod(self, pod: Pod) -> Optional[Pod]:
+        """GetPod: the cached version of the pod (None when it is not in the cache)."""
+        return self.pod_states.get(pod.uid)
+
     def add_pod(self, pod: Pod) -> None:
-        """AddPod from the informer: confirms an assumed pod or adds a bound one."""
+        """AddPod from the informer: confirms an assumed pod (with the pod as the API server has
+        it, on whichever node it was bound to) or adds a bound one."""
         current = self.pod_states.get(pod.uid)
         if current is not None and pod.uid in self.assumed_pods:
-            if current.node_name != pod.node_name:
-                self._remove_pod_from_node(current)
-                self._add_pod_to_node(pod)
-            else:
-                self._replace(current, pod)
-            self.assumed_pods.discard(pod.uid)
-            return
-        if current is None:
-            self._add_pod_to_node(pod)
-
-    def _replace(self, old: Pod, new: Pod) -> None:
-        self._remove_pod_from_node(old)
-        self._add_pod_to_node(new)
+            self._update_pod(current, pod)
+        elif current is None:
+            self._add_pod(pod, False)
+        # else: "pod was already in added state" (an error upstream; nothing changes)
 
     def update_pod(self, old: Pod, new: Pod) -> None:
-        current = self.pod_states.get(new.uid)
-        if current is None:
-            self._add_pod_to_node(new)
-            return
-        self._replace(current, new)
+        """UpdatePod: only for a pod added (not merely assumed) before."""
+        if old.uid not in self.pod_states or old.uid in self.assumed_pods:
+            return  # "is not added to scheduler cache" / "assumed pod should not be updated"
+        self._update_pod(old, new)
 
     def remove_pod(self, pod: Pod) -> None:
         current = self.pod_states.get(pod.uid)
-        if current is not None:
-            self._remove_pod_from_node(current)
-        self.assumed_pods.discard(pod.uid)
+        if current is None:
+            return  # "is not found in scheduler cache, so cannot be removed from it"
+        self._remove_pod(current)
 
-    def node_count(self) -> int:
-        return self.node_tree.num_nodes
+    # snapshot -----------------------------------------------------------------------------------
+    @staticmethod
+    def _snapshot_of(ni: NodeInfo) -> NodeInfo:
+        clone = ni.snapshot()
+        clone.image_states = {name: (s.snapshot() if isinstance(s, ImageState) else s)
+                              for name, s in ni.image_states.items()}
+        return clone
 
-    # snapshot ---------------------------------------------------------------------------------
-    def update_snapshot(self, snap: Snapshot) -> None:
-        """UpdateSnapshot: copy the node infos that changed since the last call."""
-        if self._images_changed:
-            image_nodes: Dict[str, Set[str]] = {}
-            for ni in self.nodes.values():
-                if ni.node is None:
-                    continue
-                for img in ni.node.images:
-                    for name in img.get("names") or []:
-                        image_nodes.setdefault(name, set()).add(ni.node.name)
-            for ni in self.nodes.values():
-                if ni.node is not None:
-                    ni.image_states = image_states_of(ni.node, image_nodes)
-                    self._dirty.add(ni.node.name)
-            self._images_changed = False
-        for name in self._dirty:
-            ni = self.nodes.get(name)
-            if ni is None:
-                snap.node_info_map.pop(name, None)
+    def update_snapshot(self, snap: Snapshot) -> Optional[str]:
+        """UpdateSnapshot: copy into the snapshot the node infos updated since its generation
+        (existing snapshot NodeInfo objects are updated in place), and rebuild its lists only
+        when a node was added to or removed from it, or when a node gained or lost pods with
+        (anti-)affinity or changed its PVCs. Returns upstream's error message, or None."""
+        generation = snap.generation
+        update_all_lists = False
+        update_affinity = False
+        update_anti_affinity = False
+        update_pvcs = False
+        info_map = snap.node_info_map
+        for name in reversed(self._recent):
+            ni = self.nodes[name]
+            if ni.generation <= generation:
+                break
+            node = ni.node
+            if node is None:
                 continue
-            existing = snap.node_info_map.get(name)
-            clone = ni.snapshot()
+            existing = info_map.get(node.name)
             if existing is None:
-                snap.node_info_map[name] = clone
-            else:
-                for attr in NodeInfo.__slots__:
-                    if attr != "__weakref__":
-                        setattr(existing, attr, getattr(clone, attr))
-        pvc_changed = any(self.nodes[n].pvc_ref_counts or n in self._pvc_nodes
-                          for n in self._dirty if n in self.nodes)
-        self._dirty.clear()
-        if self._structure_changed:
-            for name in [n for n in snap.node_info_map if n not in self.nodes]:
+                update_all_lists = True
+                existing = info_map[node.name] = NodeInfo()
+            clone = self._snapshot_of(ni)
+            if bool(existing.pods_with_affinity) != bool(clone.pods_with_affinity):
+                update_affinity = True
+            if bool(existing.pods_with_required_anti_affinity) != bool(clone.pods_with_required_anti_affinity):
+                update_anti_affinity = True
+            if not update_pvcs:
+                if len(existing.pvc_ref_counts) != len(clone.pvc_ref_counts):
+                    update_pvcs = True
+                else:
+                    update_pvcs = any(k not in existing.pvc_ref_counts for k in clone.pvc_ref_counts)
+            # keep the NodeInfo object: the snapshot's lists may point to it
+            for attr in NodeInfo.__slots__:
+                if attr != "__weakref__":
+                    setattr(existing, attr, getattr(clone, attr))
+        if self._recent:
+            snap.generation = self.nodes[next(reversed(self._recent))].generation
+
+        # Deleted nodes leave the tree, but may stay in the cache while they still have pods.
+        if len(info_map) > self.node_tree.num_nodes:
+            self._remove_deleted_nodes_from_snapshot(snap)
+            update_all_lists = True
+
+        if update_all_lists or update_affinity or update_anti_affinity or update_pvcs:
+            self._update_node_info_snapshot_list(snap, update_all_lists)
+
+        if len(snap.node_info_list) != self.node_tree.num_nodes:
+            msg = (f"snapshot state is not consistent, length of NodeInfoList={len(snap.node_info_list)} "
+                   f"not equal to length of nodes in tree={self.node_tree.num_nodes} , length of "
+                   f"NodeInfoMap={len(info_map)}, length of nodes in cache={len(self.nodes)}, "
+                   f"trying to recover")
+            self._update_node_info_snapshot_list(snap, True)
+            return msg
+        return None
+
+    def _update_node_info_snapshot_list(self, snap: Snapshot, update_all: bool) -> None:
+        """updateNodeInfoSnapshotList: with update_all the node list is re-read from the node
+        tree (zones round-robin); otherwise the existing order is kept."""
+        affinity = []
+        anti_affinity = []
+        used_pvcs: Set[str] = set()
+        if update_all:
+            lst = []
+            info_map = snap.node_info_map
+            for name in self.node_tree.list():
+                ni = info_map.get(name)
+                if ni is not None:
+                    lst.append(ni)
+            snap.node_info_list = lst
+        for ni in snap.node_info_list:
+            if ni.pods_with_affinity:
+                affinity.append(ni)
+            if ni.pods_with_required_anti_affinity:
+                anti_affinity.append(ni)
+            used_pvcs.update(ni.pvc_ref_counts)
+        snap.have_pods_with_affinity_node_info_list = affinity
+        snap.have_pods_with_required_anti_affinity_node_info_list = anti_affinity
+        snap.used_pvc_set = used_pvcs
+
+    def _remove_deleted_nodes_from_snapshot(self, snap: Snapshot) -> None:
+        to_delete = len(snap.node_info_map) - self.node_tree.num_nodes
+        for name in list(snap.node_info_map):
+            if to_delete <= 0:
+                break
+            ni = self.nodes.get(name)
+            if ni is None or ni.node is None:
                 del snap.node_info_map[name]
-            snap.node_info_list = [snap.node_info_map[n] for n in self.node_tree.list()
-                                   if n in snap.node_info_map]
-            snap.have_pods_with_affinity_node_info_list = [
-                ni for ni in snap.node_info_list if ni.pods_with_affinity]
-            snap.have_pods_with_required_anti_affinity_node_info_list = [
-                ni for ni in snap.node_info_list if ni.pods_with_required_anti_affinity]
-            self._structure_changed = False
-            pvc_changed = True
-        if pvc_changed:
-            used: Set[str] = set()
-            self._pvc_nodes = set()
-            for name, ni in self.nodes.items():
-                if ni.pvc_ref_counts:
-                    used.update(ni.pvc_ref_counts)
-                    self._pvc_nodes.add(name)
-            snap.used_pvc_set = used
+                to_delete -= 1

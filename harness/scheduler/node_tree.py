@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from ..api.objects import Node
 
@@ -13,10 +13,11 @@ LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
 
 
 def get_zone_key(node: Node) -> str:
-    """component-helpers/node/topology.GetZoneKey."""
+    """component-helpers/node/topology.GetZoneKey: the deprecated failure-domain.beta labels win
+    when present (even empty), the topology.kubernetes.io ones are the fallback."""
     labels = node.labels
-    zone = labels.get(LABEL_ZONE) or labels.get(LABEL_ZONE_BETA) or ""
-    region = labels.get(LABEL_REGION) or labels.get(LABEL_REGION_BETA) or ""
+    zone = labels[LABEL_ZONE_BETA] if LABEL_ZONE_BETA in labels else labels.get(LABEL_ZONE, "")
+    region = labels[LABEL_REGION_BETA] if LABEL_REGION_BETA in labels else labels.get(LABEL_REGION, "")
     if not region and not zone:
         return ""
     return region + ":\x00:" + zone
@@ -40,7 +41,8 @@ class NodeTree:
             self.tree[zone] = [node.name]
         self.num_nodes += 1
 
-    def remove_node(self, node: Node) -> None:
+    def remove_node(self, node: Node) -> bool:
+        """removeNode; False (upstream: an error) when the node is not in its zone."""
         zone = get_zone_key(node)
         names = self.tree.get(zone)
         if names and node.name in names:
@@ -49,12 +51,16 @@ class NodeTree:
                 del self.tree[zone]
                 self.zones.remove(zone)
             self.num_nodes -= 1
+            return True
+        return False
 
-    def update_node(self, old: Node, new: Node) -> None:
-        if old is not None and get_zone_key(old) == get_zone_key(new):
+    def update_node(self, old: Optional[Node], new: Node) -> None:
+        """updateNode: move the node when its zone key changed (a nil old node has zone "")."""
+        old_zone = get_zone_key(old) if old is not None else ""
+        if old_zone == get_zone_key(new):
             return
         if old is not None:
-            self.remove_node(old)
+            self.remove_node(old)  # upstream ignores whether the old node was there
         self.add_node(new)
 
     def list(self) -> List[str]:

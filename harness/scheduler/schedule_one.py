@@ -205,9 +205,16 @@ class SchedulingCycles:
             diagnosis.node_to_status.set_absent_nodes_status(Status(
                 Code.UnschedulableAndUnresolvable,
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]"))
-        feasible = self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, record)
-        processed = len(feasible) + diagnosis.node_to_status.length()
-        s.next_start_node_index = (s.next_start_node_index + processed) % len(all_nodes)
+        feasible = []
+        try:
+            feasible = self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, record)
+        except _FilterError as e:
+            feasible = e.feasible
+            raise
+        finally:
+            # always updated, an error or not, so that every node gets its turn
+            processed = len(feasible) + diagnosis.node_to_status.length()
+            s.next_start_node_index = (s.next_start_node_index + processed) % len(all_nodes)
         return feasible, diagnosis
 
     def evaluate_nominated_node(self, fw, state, pod, diagnosis, record) -> List[NodeInfo]:
@@ -216,7 +223,12 @@ class SchedulingCycles:
             ni = s.snapshot.get(pod.nominated_node_name)
         except KeyError:
             return []
-        return self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
+        try:
+            return self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
+        except _FilterError:
+            # upstream logs the error ("Evaluation failed on nominated node") and goes on with
+            # all the nodes
+            return []
 
     def find_nodes_that_pass_filters(self, fw: Framework, state: CycleState, pod, diagnosis: Diagnosis,
                                      nodes: List[NodeInfo], record: CycleRecord) -> List[NodeInfo]:
@@ -246,7 +258,7 @@ class SchedulingCycles:
                     break
                 continue
             if st.code == Code.Error:
-                raise _CycleError(st)
+                raise _FilterError(st, feasible)
             if statuses is not None:
                 statuses[ni.node.name] = st
             diagnosis.node_to_status.set(ni.node.name, st)
@@ -283,9 +295,9 @@ class SchedulingCycles:
                 return Status(st.code, err=FitError(pod, 1, d))
             return st
         s.queue.done(pod.uid)
-        st = fw.run_pre_bind_pre_flights(state, pod, host)
-        if st is not None and (st.code == Code.Error or st.is_rejected()):
-            return st
+        # PreBindPreFlight (and the nominatedNodeName it may set) only runs with the
+        # NominatedNodeNameForExpectation feature gate, alpha and off in v1.34: every PreBind
+        # plugin runs.
         st = fw.run_pre_bind_plugins(state, pod, host)
         if st is not None and not st.is_success():
             return st
@@ -331,7 +343,12 @@ class SchedulingCycles:
         nnn = current.nominated_node_name
         if nominating_info is not None and nominating_info[0] == "ModeOverride":
             nnn = nominating_info[1]
-        patched = s.patch_pod_status(current, reason, msg, nnn)
+        if err is not None:
+            patched = s.patch_pod_status(current, reason, msg, nnn)
+        else:
+            # a status without an error (every Bind plugin skipped): upstream requeues and
+            # nominates, then returns before updatePod
+            patched = current
         pinfo.pod_info = PodInfo.of(patched)
         if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             # requeued after backoff whatever happens (an Error, or no nodes): the run loop
@@ -355,3 +372,11 @@ class _CycleError(Exception):
     def __init__(self, status: Status):
         self.status = status
         super().__init__(status.message())
+
+
+class _FilterError(_CycleError):
+    """A Filter plugin's Error status, with the nodes found feasible before it."""
+
+    def __init__(self, status: Status, feasible: List[NodeInfo]):
+        super().__init__(status)
+        self.feasible = feasible

@@ -10,12 +10,16 @@ from ..cluster import Cluster
 from ..errors import UserError
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource, PodInfo
-from .cache import Cache
+from .cache import Cache, CacheError
+from .events import node_scheduling_properties_change, pod_scheduling_properties_change
 from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, SchedulingQueue
 from .schedule_one import CycleRecord, SchedulingCycles
 from .snapshot import Snapshot
 
 MAX_CONSECUTIVE_ERRORS = 3
+
+EVENT_NODE_ADD = ClusterEvent(EventResource.Node, ActionType.Add)
+EVENT_NODE_DELETE = ClusterEvent(EventResource.Node, ActionType.Delete)
 
 _KIND_RESOURCE = {
     "PersistentVolume": EventResource.PersistentVolume,
@@ -44,21 +48,17 @@ class VirtualClock:
 
 
 def node_update_action(old: Node, new: Node) -> ActionType:
-    """nodeSchedulingPropertiesChange."""
+    """The actions of NodeSchedulingPropertiesChange(new, old), ORed (NONE when the update is
+    no event). The handler moves pods once per event, in order (node_scheduling_properties_change)."""
     a = ActionType.NONE
-    if old.unschedulable != new.unschedulable:
-        a |= ActionType.UpdateNodeTaint
-    if old.allocatable != new.allocatable:
-        a |= ActionType.UpdateNodeAllocatable
-    if old.labels != new.labels:
-        a |= ActionType.UpdateNodeLabel
-    if old.taints != new.taints:
-        a |= ActionType.UpdateNodeTaint
-    if (old.status.get("conditions") or []) != (new.status.get("conditions") or []):
-        a |= ActionType.UpdateNodeCondition
-    if old.annotations != new.annotations:
-        a |= ActionType.UpdateNodeAnnotation
+    for ev in node_scheduling_properties_change(new, old):
+        a |= ev.action_type
     return a
+
+
+def _le_priority(priority: int):
+    """getLEPriorityPreCheck: only pods of lower or equal priority."""
+    return lambda p: p.priority <= priority
 
 
 class Scheduler:
@@ -129,51 +129,101 @@ class Scheduler:
                 action = ActionType.Delete
             else:
                 action = ActionType.Update
-            self.queue.move_all_to_active_or_backoff(ClusterEvent(_KIND_RESOURCE[kind], action), old, new)
+            resource = _KIND_RESOURCE[kind]
+            # addAllEventHandlers: an informer handler for this kind and action only when a
+            # plugin of some profile registered it (unionedGVKs).
+            if not self._registered_actions().get(resource, ActionType.NONE) & action:
+                return
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(resource, action), old, new)
+
+    def _registered_actions(self) -> Dict[EventResource, ActionType]:
+        gvk = getattr(self, "_gvk_map", None)
+        if gvk is None:
+            gvk = {}
+            for rows in getattr(self.queue, "hint_map", {}).values():
+                for ev, _plugin, _fn in rows:
+                    gvk[ev.resource] = gvk.get(ev.resource, ActionType.NONE) | ev.action_type
+            self._gvk_map = gvk
+        return gvk
+
+    def _responsible_for(self, pod: Pod) -> bool:
+        """responsibleForPod."""
+        return pod.scheduler_name in self.profiles
 
     def _on_pod(self, old: Optional[Pod], new: Optional[Pod]) -> None:
-        if old is None:  # add
-            if new.node_name:
-                self.cache.add_pod(new)
-                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_ADD, None, new)
-            elif new.scheduler_name in self.profiles:
-                self.queue.add(new)
+        """The two Pod informer handlers, each behind a FilteringResourceEventHandler: assigned
+        pods go to the cache, unassigned pods of this scheduler's profiles to the queue. An update
+        that makes a pod pass or fail a filter is an Add or Delete for that handler (binding:
+        an Add for the cache, then a Delete for the queue)."""
+        old_assigned = old is not None and bool(old.node_name)
+        new_assigned = new is not None and bool(new.node_name)
+        # scheduled pod cache
+        if old_assigned and new_assigned:
+            self._update_pod_in_cache(old, new)
+        elif new_assigned:
+            self._add_pod_to_cache(new)
+        elif old_assigned:
+            self._delete_pod_from_cache(old)
+        # unscheduled pod queue
+        old_q = old is not None and not old_assigned and self._responsible_for(old)
+        new_q = new is not None and not new_assigned and self._responsible_for(new)
+        if old_q and new_q:
+            self._update_pod_in_scheduling_queue(old, new)
+        elif new_q:
+            self.queue.add(new)  # addPodToSchedulingQueue
+        elif old_q:
+            self._delete_pod_from_scheduling_queue(old)
+
+    def _add_pod_to_cache(self, pod: Pod) -> None:
+        self.cache.add_pod(pod)
+        self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_ADD, None, pod)
+
+    def _update_pod_in_cache(self, old: Pod, new: Pod) -> None:
+        self.cache.update_pod(old, new)
+        for ev in pod_scheduling_properties_change(new, old):
+            self.queue.move_all_to_active_or_backoff(ev, old, new)
+
+    def _delete_pod_from_cache(self, pod: Pod) -> None:
+        self.cache.remove_pod(pod)
+        self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None)
+
+    def _update_pod_in_scheduling_queue(self, old: Pod, new: Pod) -> None:
+        if old.resource_version == new.resource_version:
+            return  # an update carrying identical objects (#96071)
+        if self.cache.is_assumed_pod(new):
             return
-        if new is None:  # delete
-            if old.node_name:
-                self.cache.remove_pod(old)
-                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, old, None)
-            else:
-                self.queue.delete(old)
-                for fw in self.profiles.values():
-                    fw.reject_waiting_pod(old.uid)
+        self.queue.update(old, new)
+        if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+            # as if the pod left its nominated node: lower or equal priority pods may fit now
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, old, None,
+                                                     _le_priority(old.priority))
+
+    def _delete_pod_from_scheduling_queue(self, pod: Pod) -> None:
+        self.queue.delete(pod)
+        fw = self.profiles.get(pod.scheduler_name)
+        if fw is None:
             return
-        if not old.node_name and new.node_name:  # bound
-            self.queue.delete(old)
-            self.cache.add_pod(new)
-            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_ADD, None, new)
-        elif new.node_name:
-            self.cache.update_pod(old, new)
-            action = ActionType.NONE
-            if old.labels != new.labels:
-                action |= ActionType.UpdatePodLabel
-            if action:
-                self.queue.move_all_to_active_or_backoff(
-                    ClusterEvent(EventResource.AssignedPod, action), old, new)
-        else:
-            self.queue.update(old, new)
+        if fw.reject_waiting_pod(pod.uid):
+            # the pod was assumed (waiting at Permit) and leaves the cache
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None)
+        elif pod.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                                     _le_priority(pod.priority))
 
     def _on_node(self, old: Optional[Node], new: Optional[Node]) -> None:
-        if old is None:
+        if old is None:  # addNodeToCache
             self.cache.add_node(new)
-            self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.Node, ActionType.Add), None, new)
-        elif new is None:
-            self.cache.remove_node(old)
-        else:
+            self.queue.move_all_to_active_or_backoff(EVENT_NODE_ADD, None, new)
+        elif new is None:  # deleteNodeFromCache
+            self.queue.move_all_to_active_or_backoff(EVENT_NODE_DELETE, old, None)
+            try:
+                self.cache.remove_node(old)
+            except CacheError:
+                pass  # "Scheduler cache RemoveNode failed" (logged upstream)
+        else:  # updateNodeInCache: one move per event, in order
             self.cache.update_node(old, new)
-            action = node_update_action(old, new)
-            if action:
-                self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.Node, action), old, new)
+            for ev in node_scheduling_properties_change(new, old):
+                self.queue.move_all_to_active_or_backoff(ev, old, new)
 
     # ------------------------------------------------------------------------------------------
     # API writes the scheduler makes

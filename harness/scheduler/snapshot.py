@@ -45,22 +45,17 @@ class Snapshot:
 
     @classmethod
     def from_objects(cls, pods: Iterable[Pod], nodes: Iterable[Node]) -> "Snapshot":
-        """NewSnapshot, but listing nodes in node-tree order as the cache does (used by tests)."""
+        """NewSnapshot (used by tests), listing nodes in node-tree order as the cache does
+        (upstream lists them in map order) and leaving out pods without a node (upstream puts
+        them on a NodeInfo of node "" that no lister returns)."""
         nodes = list(nodes)
+        pods = list(pods)
         s = cls()
         for p in pods:
             if not p.node_name:
                 continue
             s.node_info_map.setdefault(p.node_name, NodeInfo()).add_pod(p)
-            for v in p.volumes:
-                pvc = v.get("persistentVolumeClaim")
-                if pvc:
-                    s.used_pvc_set.add(f"{p.namespace}/{pvc.get('claimName', '')}")
-        image_nodes: Dict[str, Set[str]] = {}
-        for n in nodes:
-            for img in n.images:
-                for name in img.get("names") or []:
-                    image_nodes.setdefault(name, set()).add(n.name)
+        image_nodes = create_image_existence_map(nodes)
         tree = NodeTree()
         for n in nodes:
             ni = s.node_info_map.setdefault(n.name, NodeInfo())
@@ -71,11 +66,35 @@ class Snapshot:
         s.have_pods_with_affinity_node_info_list = [ni for ni in s.node_info_list if ni.pods_with_affinity]
         s.have_pods_with_required_anti_affinity_node_info_list = [
             ni for ni in s.node_info_list if ni.pods_with_required_anti_affinity]
+        s.used_pvc_set = create_used_pvc_set(pods)
         return s
 
 
+def create_used_pvc_set(pods: Iterable[Pod]) -> Set[str]:
+    """createUsedPVCSet: namespace/claimName of the PVCs of pods that have a node."""
+    used: Set[str] = set()
+    for p in pods:
+        if not p.node_name:
+            continue
+        for v in p.volumes:
+            pvc = v.get("persistentVolumeClaim")
+            if pvc is not None:
+                used.add(f"{p.namespace}/{pvc.get('claimName', '')}")
+    return used
+
+
+def create_image_existence_map(nodes: Iterable[Node]) -> Dict[str, Set[str]]:
+    """createImageExistenceMap: image name -> names of the nodes that have it."""
+    image_nodes: Dict[str, Set[str]] = {}
+    for n in nodes:
+        for img in n.images:
+            for name in img.get("names") or []:
+                image_nodes.setdefault(name, set()).add(n.name)
+    return image_nodes
+
+
 def image_states_of(node: Node, image_nodes: Dict[str, Set[str]]) -> Dict[str, ImageStateSummary]:
-    """getNodeImageStates."""
+    """getNodeImageStates: each image's own size on this node and how many nodes have it."""
     out: Dict[str, ImageStateSummary] = {}
     for img in node.images:
         for name in img.get("names") or []:
