@@ -310,6 +310,15 @@ class ImageStateSummary:
 # ---------------------------------------------------------------------------------------------
 # NodeInfo
 # ---------------------------------------------------------------------------------------------
+def _remove_from_slice(lst: List["PodInfo"], uid: str) -> Optional["PodInfo"]:
+    """removeFromSlice: swap the last element into the removed one's place."""
+    for i, pi in enumerate(lst):
+        if pi.pod.uid == uid:
+            lst[i] = lst[-1]
+            lst.pop()
+            return pi
+    return None
+
 class NodeInfo:
     """framework.NodeInfo: a node and the pods on it, with their aggregated requests."""
 
@@ -357,19 +366,15 @@ class NodeInfo:
         self._update(pi, 1)
 
     def remove_pod(self, pod: Pod) -> None:
-        """NodeInfo.RemovePod: by UID."""
+        """NodeInfo.RemovePod: by UID; as removeFromSlice, the last pod takes the removed one's
+        place in each list."""
         uid = pod.uid
         for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
-            for i, pi in enumerate(lst):
-                if pi.pod.uid == uid:
-                    del lst[i]
-                    break
-        for i, pi in enumerate(self.pods):
-            if pi.pod.uid == uid:
-                del self.pods[i]
-                self._update(pi, -1)
-                return
-        raise KeyError(f"no corresponding pod {pod.name} in pods of node {self.name}")
+            _remove_from_slice(lst, uid)
+        removed = _remove_from_slice(self.pods, uid)
+        if removed is None:
+            raise KeyError(f"no corresponding pod {pod.name} in pods of node {self.name}")
+        self._update(removed, -1)
 
     def _update(self, pi: PodInfo, sign: int) -> None:
         pr = pi.calculate_resource()
@@ -487,17 +492,16 @@ class ClusterEvent:
         return self.resource == EventResource.WildCard and self.action_type == ActionType.All
 
     def match(self, incoming: "ClusterEvent") -> bool:
-        """MatchClusterEvents: does a registered event (self) cover the incoming one?"""
+        """MatchClusterEvents: does a registered event (self) cover the incoming one? The
+        resources match (Pod covers AssignedPod and UnscheduledPod), the actions overlap and the
+        incoming action is not numerically greater than the registered one, as upstream."""
         if self.is_wildcard():
             return True
-        if not (self.action_type & incoming.action_type):
-            return False
         r, inc = self.resource, incoming.resource
-        if r == EventResource.WildCard or r == inc:
-            return True
-        if r == EventResource.Pod and inc in (EventResource.AssignedPod, EventResource.UnscheduledPod):
-            return True
-        return False
+        if not (r == EventResource.WildCard or r == inc
+                or (r == EventResource.Pod and inc in (EventResource.AssignedPod, EventResource.UnscheduledPod))):
+            return False
+        return bool(self.action_type & incoming.action_type) and int(incoming.action_type) <= int(self.action_type)
 
 
 QueueingHintFn = Callable[[Pod, Any, Any], QueueingHint]

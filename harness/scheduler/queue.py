@@ -67,16 +67,8 @@ def align_to_window(t: float) -> float:
 
 
 def match_cluster_events(ce: ClusterEvent, incoming: ClusterEvent) -> bool:
-    """framework.MatchClusterEvents: does the registered event `ce` cover the incoming one?
-    The incoming action must be the same or more specific than the registered one (a general
-    Pod/Update does not trigger a plugin that registered Pod/UpdatePodLabel only)."""
-    if ce.is_wildcard():
-        return True
-    r, inc = ce.resource, incoming.resource
-    if not (r == EventResource.WildCard or r == inc
-            or (r == EventResource.Pod and inc in (EventResource.AssignedPod, EventResource.UnscheduledPod))):
-        return False
-    return bool(ce.action_type & incoming.action_type) and int(incoming.action_type) <= int(ce.action_type)
+    """framework.MatchClusterEvents (ClusterEvent.match)."""
+    return ce.match(incoming)
 
 
 class _ActiveItem:

@@ -337,35 +337,20 @@ class SchedulingCycles:
         record.message = msg
         current = s.cluster.get("Pod", pinfo.pod.namespace, pinfo.pod.name)
         if current is None or current.node_name:
-            s.queue.done(pinfo.pod.uid)
+            s.queue.done(pinfo.pod.uid)  # deleted, or bound meanwhile: nothing to requeue
             return
-        # the status patch (condition and nominatedNodeName), then the queue
-        nnn = current.nominated_node_name
-        if nominating_info is not None and nominating_info[0] == "ModeOverride":
-            nnn = nominating_info[1]
-        if err is not None:
-            patched = s.patch_pod_status(current, reason, msg, nnn)
-        else:
-            # a status without an error (every Bind plugin skipped): upstream requeues and
-            # nominates, then returns before updatePod
-            patched = current
-        pinfo.pod_info = PodInfo.of(patched)
+        pinfo.pod_info = PodInfo.of(current)
         if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             # requeued after backoff whatever happens (an Error, or no nodes): the run loop
             # stops retrying it after a few attempts
-            s.errors[patched.key] = msg
+            s.errors[current.key] = msg
         s.queue.add_unschedulable_if_not_present(pinfo)
-        if nominating_info is not None:
-            mode, node = nominating_info
-            if mode == "ModeOverride":
-                if node:
-                    s.queue.nominator.add(pinfo.pod_info, node)
-                else:
-                    s.queue.nominator.delete(patched)
-            elif patched.nominated_node_name:
-                s.queue.nominator.add(pinfo.pod_info, patched.nominated_node_name)
-        elif patched.nominated_node_name:
-            s.queue.nominator.add(pinfo.pod_info, patched.nominated_node_name)
+        s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
+        if err is None:
+            # a status without an error (every Bind plugin skipped): no pod update upstream
+            return
+        s.update_pod(current, {"type": "PodScheduled", "status": "False", "reason": reason,
+                               "message": msg}, nominating_info)
 
 
 class _CycleError(Exception):

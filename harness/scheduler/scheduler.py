@@ -228,23 +228,34 @@ class Scheduler:
     # ------------------------------------------------------------------------------------------
     # API writes the scheduler makes
     # ------------------------------------------------------------------------------------------
-    def patch_pod_status(self, pod: Pod, reason: str, message: str, nominated_node_name: str) -> Pod:
-        """updatePod: PodScheduled=False with the reason and message, and nominatedNodeName.
-        Status-only updates do not requeue pods (isPodUpdated ignores status)."""
+    def update_pod(self, pod: Pod, condition: Optional[Dict[str, str]], nominating_info) -> Optional[Pod]:
+        """updatePod: patch the PodScheduled condition and, with ModeOverride, the
+        nominatedNodeName, when either changes. The patch comes back through the informer as
+        a pod update, which the queue runs through the queueing hints."""
+        st = dict(pod.raw.get("status") or {})
+        nnn_update = (nominating_info is not None and nominating_info[0] == "ModeOverride"
+                      and (pod.nominated_node_name or "") != nominating_info[1])
+        cond_update = False
+        if condition is not None:
+            conds = list(st.get("conditions") or [])
+            old = next((c for c in conds if c.get("type") == condition["type"]), None)
+            # UpdatePodCondition: a change of status, reason or message
+            if old is None or any((old.get(k) or "") != (condition.get(k) or "")
+                                  for k in ("status", "reason", "message")):
+                cond_update = True
+                st["conditions"] = [c for c in conds if c.get("type") != condition["type"]] + [dict(condition)]
+        if not cond_update and not nnn_update:
+            return None
+        if nnn_update:
+            if nominating_info[1]:
+                st["nominatedNodeName"] = nominating_info[1]
+            else:
+                st.pop("nominatedNodeName", None)
         raw = dict(pod.raw)
-        st = dict(raw.get("status") or {})
-        conds = [c for c in (st.get("conditions") or []) if c.get("type") != "PodScheduled"]
-        conds.append({"type": "PodScheduled", "status": "False", "reason": reason, "message": message})
-        st["conditions"] = conds
-        if nominated_node_name:
-            st["nominatedNodeName"] = nominated_node_name
-        else:
-            st.pop("nominatedNodeName", None)
         raw["status"] = st
         new = Pod(raw)
         new._memo = pod._memo
-        self.cluster.update(new, notify=False)
-        self.queue.nominator.update(pod, PodInfo.of(new))
+        self.cluster.update(new)
         return new
 
     # ------------------------------------------------------------------------------------------

@@ -755,9 +755,6 @@ def test_pod_with_anti_affinity_list_follows_its_node():
     assert snap.have_pods_with_affinity_list() == []
 
 
-@pytest.mark.xfail(reason="NodeInfo.remove_pod (harness/framework/types.py) keeps the order of the "
-                          "remaining pods; upstream's removeFromSlice moves the last pod into the "
-                          "removed pod's place", strict=True)
 def test_removing_a_pod_moves_the_last_pod_into_its_place():
     """removeFromSlice: s[i] = s[len(s)-1]. The order of NodeInfo.Pods is the order in which
     preemption looks at potential victims (a stable sort when there are at most 12)."""

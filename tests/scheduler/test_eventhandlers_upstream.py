@@ -648,10 +648,6 @@ class _FailOnce:
         return FailOnce
 
 
-@pytest.mark.xfail(reason="Scheduler.patch_pod_status updates the pod with notify=False: upstream's "
-                          "informer delivers the scheduler's own PodScheduled=False patch to "
-                          "updatePodInSchedulingQueue, and PriorityQueue.Update runs it through the "
-                          "hints as UnscheduledPod/Update", strict=True)
 def test_own_status_patch_is_an_update_event_for_the_queue():
     """handleSchedulingFailure: AddUnschedulableIfNotPresent, then updatePod (the PodScheduled
     condition). The informer's Update of that patch reaches PriorityQueue.Update while the pod is

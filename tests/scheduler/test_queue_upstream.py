@@ -1389,9 +1389,6 @@ def test_status_only_update_requeues_pod_of_plugin_registered_for_all_pod_update
 # ------------------------------------------------------------------------------------------------
 # found elsewhere
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(reason="harness/framework/types.py ClusterEvent.match lacks MatchClusterEvents' "
-                          "`incomingEvent.ActionType <= ce.ActionType` (the queue uses "
-                          "queue.match_cluster_events instead)", strict=True)
 def test_cluster_event_match_in_types_rejects_general_incoming_update():
     ce = ClusterEvent(EventResource.Pod, ActionType.UpdatePodLabel)
     assert not ce.match(EVENT_UNSCHEDULED_POD_UPDATE)

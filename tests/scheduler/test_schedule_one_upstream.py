@@ -883,11 +883,14 @@ def test_schedule_one_schedule_pod_failed():
     (Status.error(RuntimeError("reserve error")), 'running Reserve plugin "FakeReserve": reserve error',
      "SchedulerError", "backoff"),
     (Status(Code.UnschedulableAndUnresolvable, "rejected on reserve"),
-     "0/1 nodes are available: 1 rejected on reserve.", "Unschedulable", "unschedulable"),
+     "0/1 nodes are available: 1 rejected on reserve.", "Unschedulable", "backoff"),
 ])
 def test_schedule_one_reserve_failed(status, message, reason, queue):
     """"reserve failed with status code error / rejected": unreserve, forget the assumed pod; an
-    Error goes to backoffQ, a rejection to the unschedulable pool with a one-node FitError."""
+    Error goes to backoffQ, a rejection to the unschedulable pool with a one-node FitError. (The
+    upstream unit test stops there; in a running kube-scheduler the PodScheduled=False patch
+    comes back as an UnscheduledPod/Update event, and FakeReserve, which registers no events,
+    is requeued on every Pod event: the rejected pod moves on to backoffQ.)"""
     reserve = fk.fake_reserve(status)
     s, pod = _one_node_scheduler({"reserve": ["FakeReserve"]}, extra=[reserve])
     failures = _watch_failures(s)
@@ -906,8 +909,10 @@ def test_schedule_one_reserve_failed(status, message, reason, queue):
 @pytest.mark.parametrize("status,message,reason,queue", [
     (Status.error(RuntimeError("permit error")), 'running Permit plugin "FakePermit": permit error',
      "SchedulerError", "backoff"),
+    # the rejected pod moves on to backoffQ when its PodScheduled=False patch comes back as an
+    # UnscheduledPod/Update event (FakePermit registers no events, so every Pod event requeues)
     (Status(Code.Unschedulable, "rejected on permit"),
-     "0/1 nodes are available: 1 rejected on permit.", "Unschedulable", "unschedulable"),
+     "0/1 nodes are available: 1 rejected on permit.", "Unschedulable", "backoff"),
 ])
 def test_schedule_one_permit_failed(status, message, reason, queue):
     permit = fk.fake_permit(status)
@@ -958,8 +963,10 @@ def test_schedule_one_permit_wait_then_rejected():
     assert failures == [("0/1 nodes are available: 1 wait on permit.", OVERRIDE_CLEAR, True, "node1")]
     assert reserve.unreserved == [("foo", "node1")]
     assert not s.cache.assumed_pods
-    assert _queue_of(s, "foo") == "unschedulable"
-    assert s.queue.unschedulable["foo"].unschedulable_plugins == {"FakePermit"}
+    # parked as unschedulable, then moved on to backoffQ by the UnscheduledPod/Update event of
+    # its own PodScheduled=False patch (FakePermit registers no events)
+    assert _queue_of(s, "foo") == "backoff"
+    assert [pi.unschedulable_plugins for pi in s.queue.pending_pods() if pi.pod.uid == "foo"] == [{"FakePermit"}]
 
 
 def test_schedule_one_prebind_failed():
@@ -1103,7 +1110,8 @@ def test_fit_error_without_post_filter_keeps_the_nomination():
     assert failures == [("0/1 nodes are available: 1 Nodes failed the fake plugin.", None, True, "")]
     assert s.cluster.get("Pod", "default", "foo").nominated_node_name == "node1"
     assert s.queue.nominator.pod_to_node.get("foo") == "node1"
-    assert _queue_of(s, "foo") == "unschedulable"
+    # FalseFilter registers no events: its own status patch's Pod/Update event requeues it
+    assert _queue_of(s, "foo") == "backoff"
 
 
 # ------------------------------------------------------------------------------------------------
