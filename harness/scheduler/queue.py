@@ -420,24 +420,16 @@ class SchedulingQueue:
 
     def flush_backoff_completed(self) -> None:
         """flushBackoffQCompleted (run on every whole second upstream): pods whose backoff
-        completed go to activeQ. When nothing else could be popped, time passes to the flush
-        that releases the first pod of the error backoffQ (Pop blocks until then upstream)."""
-        self._wait_for_error_backoff()
+        completed go to activeQ."""
         moved = self._pop_backoff_completed(self.backoff) + self._pop_backoff_completed(self.error_backoff)
         for pinfo in moved:
             self.in_queue.pop(pinfo.pod.uid, None)
             self._move_to_active(pinfo, BACKOFF_COMPLETE)
 
-    def _wait_for_error_backoff(self) -> None:
-        if self.active or self.backoff or not self.error_backoff:
-            return
-        release = self._release_time(self.error_backoff[0][2])
-        for fw in self.frameworks.values():
-            for wp in list((getattr(fw, "waiting_pods", None) or {}).values()):
-                d = wp.next_deadline() if hasattr(wp, "next_deadline") else None
-                if d is not None and d < release:
-                    return  # a Permit wait ends first: the run loop handles it
-        self.clock.advance_to(release)
+    def next_error_backoff_release(self) -> Optional[float]:
+        """When the first pod of the error backoffQ (which Pop does not take from) is released:
+        the run loop lets virtual time pass to it when nothing else can be popped."""
+        return self._release_time(self.error_backoff[0][2]) if self.error_backoff else None
 
     def flush_unschedulable_pods_leftover(self) -> None:
         """flushUnschedulablePodsLeftover (every 30s upstream): pods in the unschedulable pool

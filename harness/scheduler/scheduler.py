@@ -282,9 +282,12 @@ class Scheduler:
                     raise UserError(f"the scheduler did not become quiet after {max_cycles} scheduling "
                                     f"cycles (pods keep being requeued)")
                 continue
-            deadline = self._next_waiting_deadline()
-            if deadline is not None:
-                self.clock.advance_to(deadline)
+            # nothing to pop: let virtual time pass to the next Permit deadline or the release
+            # of a pod from the error backoffQ, whichever comes first
+            times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release())
+                     if t is not None]
+            if times:
+                self.clock.advance_to(min(times))
                 continue
             break
 
