@@ -271,7 +271,7 @@ class Scheduler:
             self._resolve_waiting()
             self.queue.flush_backoff_completed()
             if self.queue.active or self.queue.backoff:
-                pinfo_key = self._peek_key()
+                pinfo_key = self._peek_key() if self._consecutive_errors else None
                 if pinfo_key is not None and self._consecutive_errors.get(pinfo_key, 0) >= MAX_CONSECUTIVE_ERRORS:
                     self._park_errored(pinfo_key)
                     continue
@@ -293,7 +293,7 @@ class Scheduler:
 
     def _peek_key(self) -> Optional[str]:
         if self.queue.active:
-            return min(self.queue.active).pinfo.pod.key
+            return self.queue.active[0].pinfo.pod.key  # the heap's head
         if self.queue.backoff:
             return self.queue.backoff[0][2].pod.key
         return None
