@@ -18,10 +18,22 @@ def normalized_image_name(name: str) -> str:
     return name
 
 
-def _pod_images(pod):
-    """Normalized image names of the init containers, then the containers."""
-    return pod.memo("image_locality_images", lambda p: [
-        normalized_image_name(str(c.get("image") or "")) for c in list(p.init_containers) + list(p.containers)])
+class _PodImages:
+    """What Score needs of the pod, derived once per pod (cached with pod.memo): the normalized
+    image names of the init containers then the containers, the container count, and the score
+    of a node that has none of the images (calculatePriority of a zero sum)."""
+
+    __slots__ = ("images", "num_containers", "score_without_images")
+
+    def __init__(self, pod):
+        containers = list(pod.init_containers) + list(pod.containers)
+        self.images = [normalized_image_name(str(c.get("image") or "")) for c in containers]
+        self.num_containers = len(containers)
+        self.score_without_images = calculate_priority(0, self.num_containers)
+
+
+def _pod_images(pod) -> _PodImages:
+    return pod.memo("image_locality", _PodImages)
 
 
 def scaled_image_score(state, total_num_nodes: int) -> int:
@@ -31,9 +43,10 @@ def scaled_image_score(state, total_num_nodes: int) -> int:
 
 
 def sum_image_scores(node_info, pod, total_num_nodes: int) -> int:
+    """sumImageScores: the scaled scores of the pod's images that are on the node."""
     total = 0
     states = node_info.image_states
-    for image in _pod_images(pod):
+    for image in _pod_images(pod).images:
         st = states.get(image)
         if st is not None:
             total += scaled_image_score(st, total_num_nodes)
@@ -58,9 +71,14 @@ class ImageLocality(Plugin):
 
     @hookimpl
     def score(self, state, pod, node_info):
+        """Score: calculatePriority(sumImageScores(...), number of containers)."""
+        pi = _pod_images(pod)
+        if not node_info.image_states:
+            # A node without images sums to 0 whatever the pod's images.
+            return pi.score_without_images, None
         total_num_nodes = len(self.handle.snapshot.list())
         s = sum_image_scores(node_info, pod, total_num_nodes)
-        return calculate_priority(s, len(pod.init_containers) + len(pod.containers)), None
+        return calculate_priority(s, pi.num_containers), None
 
 
 PLUGINS = [ImageLocality]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness.api.taints import (TAINT_EFFECT_PREFER_NO_SCHEDULE, do_not_schedule_taints_filter,
                                 find_matching_untolerated_taint, tolerations_tolerate_taint)
 from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint,
-                               EventResource, NotFoundError, Plugin, QueueingHint, Status, hookimpl)
+                               EventResource, Plugin, QueueingHint, Status, hookimpl)
 
 from . import names
 from .helper import default_normalize_score
@@ -74,8 +74,11 @@ class TaintToleration(Plugin):
 
     @hookimpl
     def filter(self, state, pod, node_info):
-        taint = find_matching_untolerated_taint(node_info.node.taints, pod.tolerations,
-                                                do_not_schedule_taints_filter)
+        taints = node_info.node.taints
+        if not taints:
+            # Fast path: nothing to tolerate.
+            return None
+        taint = find_matching_untolerated_taint(taints, pod.tolerations, do_not_schedule_taints_filter)
         if taint is None:
             return None
         return Status.unresolvable(untolerated_taint_reason(taint))
@@ -87,12 +90,14 @@ class TaintToleration(Plugin):
 
     @hookimpl
     def score(self, state, pod, node_info):
-        try:
-            s = state.read(PRE_SCORE_STATE_KEY)
-        except NotFoundError:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
             return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
-        return count_intolerable_taints_prefer_no_schedule(node_info.node.taints,
-                                                           s.tolerations_prefer_no_schedule), None
+        taints = node_info.node.taints
+        if not taints:
+            # Fast path: no taint to count.
+            return 0, None
+        return count_intolerable_taints_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule), None
 
     @hookimpl
     def normalize_score(self, state, pod, scores):

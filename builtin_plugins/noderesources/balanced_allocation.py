@@ -55,6 +55,21 @@ def balanced_resource_scorer(requested: List[int], allocatable: List[int]) -> in
     return int((1 - std) * float(MAX_NODE_SCORE))
 
 
+_MAX_NODE_SCORE_F = float(MAX_NODE_SCORE)
+
+
+def balanced_resource_scorer_cpu_memory(req_cpu: int, alloc_cpu: int, req_mem: int, alloc_mem: int) -> int:
+    """balancedResourceScorer for resources == [cpu, memory] on a node that has both: its
+    two-fraction branch, the same float64 operations in the same order."""
+    f_cpu = float(req_cpu) / float(alloc_cpu)
+    if f_cpu > 1:
+        f_cpu = 1.0
+    f_mem = float(req_mem) / float(alloc_mem)
+    if f_mem > 1:
+        f_mem = 1.0
+    return int((1 - abs((f_cpu - f_mem) / 2)) * _MAX_NODE_SCORE_F)
+
+
 class BalancedAllocation(Plugin):
     """NodeResourcesBalancedAllocation: scores with the node's Requested (not the non-zero
     defaults) and the pod's requests including pod-level requests."""
@@ -84,6 +99,7 @@ class BalancedAllocation(Plugin):
         resources = [(r.get("name", ""), int(r.get("weight") or 0)) for r in args.get("resources") or []]
         self.scorer = ResourceAllocationScorer(
             NAME, balanced_resource_scorer, resources, use_requested=True,
+            cpu_memory_scorer=balanced_resource_scorer_cpu_memory,
             enable_pod_level_resources=self.enable_pod_level_resources,
             enable_in_place_pod_vertical_scaling=self.enable_in_place_pod_vertical_scaling)
 

@@ -10,14 +10,15 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from harness.api.objects import Node, Pod
 from harness.api.pod_resources import is_extended_resource_name, is_scalar_resource_name
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
-                               NodeInfo, NotFoundError, Plugin, QueueingHint, Resource, Status,
+                               NodeInfo, Plugin, QueueingHint, Resource, Status,
                                hookimpl)
 
 from .. import names
 from . import args as fitargs
-from .least_allocated import least_resource_scorer
-from .most_allocated import most_resource_scorer
-from .requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
+from .least_allocated import least_resource_scorer, least_resource_scorer_cpu_memory
+from .most_allocated import most_resource_scorer, most_resource_scorer_cpu_memory
+from .requested_to_capacity_ratio import (requested_to_capacity_ratio_scorer,
+                                          requested_to_capacity_ratio_scorer_cpu_memory)
 from .resource_allocation import ResourceAllocationScorer, pod_requests_opts
 
 NAME = names.NodeResourcesFit
@@ -34,13 +35,19 @@ ERR_REASON_SIDECARS_DISABLED = ("Pod has a restartable init container and the Si
 # ---------------------------------------------------------------------------------------------
 class PreFilterState:
     """preFilterState: the pod's request as a framework.Resource (resource_to_device_class
-    belongs to DRAExtendedResource, off in v1.34)."""
+    belongs to DRAExtendedResource, off in v1.34). The request's cpu, memory and ephemeral
+    storage are copied out for Filter's fast path, which `has_scalars` turns off."""
 
-    __slots__ = ("resource", "resource_to_device_class")
+    __slots__ = ("resource", "resource_to_device_class", "milli_cpu", "memory",
+                 "ephemeral_storage", "has_scalars")
 
     def __init__(self, resource: Resource, resource_to_device_class: Optional[Dict[str, str]] = None):
         self.resource = resource
         self.resource_to_device_class = resource_to_device_class
+        self.milli_cpu = resource.milli_cpu
+        self.memory = resource.memory
+        self.ephemeral_storage = resource.ephemeral_storage
+        self.has_scalars = bool(resource.scalar_resources)
 
     def clone(self) -> "PreFilterState":
         return self
@@ -187,12 +194,14 @@ def _resources_of(strategy: Dict[str, Any]) -> List[Tuple[str, int]]:
 
 def _least_allocated(strategy: Dict[str, Any]) -> ResourceAllocationScorer:
     res = _resources_of(strategy)
-    return ResourceAllocationScorer(fitargs.LEAST_ALLOCATED, least_resource_scorer(res), res)
+    return ResourceAllocationScorer(fitargs.LEAST_ALLOCATED, least_resource_scorer(res), res,
+                                    cpu_memory_scorer=least_resource_scorer_cpu_memory(res))
 
 
 def _most_allocated(strategy: Dict[str, Any]) -> ResourceAllocationScorer:
     res = _resources_of(strategy)
-    return ResourceAllocationScorer(fitargs.MOST_ALLOCATED, most_resource_scorer(res), res)
+    return ResourceAllocationScorer(fitargs.MOST_ALLOCATED, most_resource_scorer(res), res,
+                                    cpu_memory_scorer=most_resource_scorer_cpu_memory(res))
 
 
 def _requested_to_capacity_ratio(strategy: Dict[str, Any]) -> ResourceAllocationScorer:
@@ -204,7 +213,8 @@ def _requested_to_capacity_ratio(strategy: Dict[str, Any]) -> ResourceAllocation
                          "(kube-scheduler v1.34 panics without it)")
     shape = [(int(p.get("utilization") or 0), int(p.get("score") or 0)) for p in rtcr.get("shape") or []]
     return ResourceAllocationScorer(fitargs.REQUESTED_TO_CAPACITY_RATIO,
-                                    requested_to_capacity_ratio_scorer(res, shape), res)
+                                    requested_to_capacity_ratio_scorer(res, shape), res,
+                                    cpu_memory_scorer=requested_to_capacity_ratio_scorer_cpu_memory(res, shape))
 
 
 # nodeResourceStrategyTypeMap. The scorers leave use_requested, enable_pod_level_resources and
@@ -273,10 +283,21 @@ class Fit(Plugin):
 
     @hookimpl
     def filter(self, state, pod, node_info):
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except NotFoundError:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
             return Status.error(RuntimeError(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'))
+        if not s.has_scalars:
+            # Fast path: fitsRequest finds nothing missing (the usual answer) when the node has
+            # room for one more pod and for each of cpu, memory and ephemeral storage that the
+            # pod requests. Anything else takes fitsRequest for the reasons.
+            alloc = node_info.allocatable
+            if len(node_info.pods) < alloc.allowed_pod_number:
+                used = node_info.requested
+                cpu, mem, eph = s.milli_cpu, s.memory, s.ephemeral_storage
+                if ((cpu <= 0 or cpu <= alloc.milli_cpu - used.milli_cpu)
+                        and (mem <= 0 or mem <= alloc.memory - used.memory)
+                        and (eph <= 0 or eph <= alloc.ephemeral_storage - used.ephemeral_storage)):
+                    return None
         insufficient = fits_request(s.resource, node_info, self.ignored_resources, self.ignored_resource_groups)
         if not insufficient:
             return None

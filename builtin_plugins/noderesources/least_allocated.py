@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from harness.framework import MAX_NODE_SCORE
 
 from ._gomath import go_div
-from .resource_allocation import ResourceSpec, Scorer
+from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights
 
 
 def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
@@ -27,6 +27,25 @@ def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
         if weight_sum == 0:
             return 0
         return go_div(node_score, weight_sum)
+
+    return scorer
+
+
+def least_resource_scorer_cpu_memory(resources: Sequence[ResourceSpec]) -> Optional[CpuMemoryScorer]:
+    """leastResourceScorer specialised to resources == [cpu, memory] on a node with positive
+    allocatable of both (None for other resources). With capacity > 0 every leastRequestedScore
+    is >= 0 and so is the weighted sum, so Python's floor division is Go's truncating one."""
+    weights = cpu_memory_weights(resources)
+    if weights is None:
+        return None
+    w_cpu, w_mem = weights
+    weight_sum = w_cpu + w_mem
+    max_score = MAX_NODE_SCORE
+
+    def scorer(req_cpu: int, alloc_cpu: int, req_mem: int, alloc_mem: int) -> int:
+        cpu = 0 if req_cpu > alloc_cpu else (alloc_cpu - req_cpu) * max_score // alloc_cpu
+        mem = 0 if req_mem > alloc_mem else (alloc_mem - req_mem) * max_score // alloc_mem
+        return (cpu * w_cpu + mem * w_mem) // weight_sum
 
     return scorer
 

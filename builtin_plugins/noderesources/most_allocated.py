@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from harness.framework import MAX_NODE_SCORE
 
 from ._gomath import go_div
-from .resource_allocation import ResourceSpec, Scorer
+from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights
 
 
 def most_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
@@ -26,6 +26,29 @@ def most_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
         if weight_sum == 0:
             return 0
         return go_div(node_score, weight_sum)
+
+    return scorer
+
+
+def most_resource_scorer_cpu_memory(resources: Sequence[ResourceSpec]) -> Optional[CpuMemoryScorer]:
+    """mostResourceScorer specialised to resources == [cpu, memory] on a node with positive
+    allocatable of both (None for other resources). With capacity > 0 and requested >= 0 every
+    mostRequestedScore is >= 0 and so is the weighted sum, so Python's floor division is Go's
+    truncating one; a negative requested (only with negative requests) takes the list scorer."""
+    weights = cpu_memory_weights(resources)
+    if weights is None:
+        return None
+    w_cpu, w_mem = weights
+    weight_sum = w_cpu + w_mem
+    max_score = MAX_NODE_SCORE
+    general = most_resource_scorer(resources)
+
+    def scorer(req_cpu: int, alloc_cpu: int, req_mem: int, alloc_mem: int) -> int:
+        if req_cpu < 0 or req_mem < 0:
+            return general([req_cpu, req_mem], [alloc_cpu, alloc_mem])
+        cpu = (alloc_cpu if req_cpu > alloc_cpu else req_cpu) * max_score // alloc_cpu
+        mem = (alloc_mem if req_mem > alloc_mem else req_mem) * max_score // alloc_mem
+        return (cpu * w_cpu + mem * w_mem) // weight_sum
 
     return scorer
 

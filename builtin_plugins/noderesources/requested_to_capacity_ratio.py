@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from harness.framework import MAX_NODE_SCORE
 
 from ._gomath import go_div, go_round
-from .resource_allocation import ResourceSpec, Scorer
+from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights
 from .shape_score import FunctionShapePoint, build_broken_linear_function
 
 MAX_UTILIZATION = 100
@@ -46,9 +46,58 @@ def build_requested_to_capacity_ratio_scorer_function(
     return scorer
 
 
+def build_requested_to_capacity_ratio_scorer_function_cpu_memory(
+        scoring_function_shape: Sequence[FunctionShapePoint],
+        resources: Sequence[ResourceSpec]) -> Optional[CpuMemoryScorer]:
+    """buildRequestedToCapacityRatioScorerFunction specialised to resources == [cpu, memory] on
+    a node with positive allocatable of both (None for other resources). requested * 100 /
+    capacity is >= 0 when requested is, so Python's floor division is Go's truncating one there."""
+    weights = cpu_memory_weights(resources)
+    if weights is None:
+        return None
+    w_cpu, w_mem = weights
+    raw = build_broken_linear_function(scoring_function_shape)
+
+    def utilization_score(requested: int, capacity: int) -> int:
+        """resourceScoringFunction with capacity > 0."""
+        if requested > capacity:
+            return raw(MAX_UTILIZATION)
+        if requested >= 0:
+            return raw(requested * MAX_UTILIZATION // capacity)
+        return raw(go_div(requested * MAX_UTILIZATION, capacity))
+
+    def scorer(req_cpu: int, alloc_cpu: int, req_mem: int, alloc_mem: int) -> int:
+        node_score = weight_sum = 0
+        cpu = utilization_score(req_cpu, alloc_cpu)
+        if cpu > 0:
+            node_score = cpu * w_cpu
+            weight_sum = w_cpu
+        mem = utilization_score(req_mem, alloc_mem)
+        if mem > 0:
+            node_score += mem * w_mem
+            weight_sum += w_mem
+        if weight_sum == 0:
+            return 0
+        return int(go_round(float(node_score) / float(weight_sum)))
+
+    return scorer
+
+
+def _scaled_shape(shape: Sequence[Tuple[int, int]]) -> List[FunctionShapePoint]:
+    """The shape's scores (0-10) scaled to 0-100."""
+    return [FunctionShapePoint(int(u), int(s) * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
+            for u, s in shape]
+
+
 def requested_to_capacity_ratio_scorer(resources: Sequence[ResourceSpec],
                                        shape: Sequence[Tuple[int, int]]) -> Scorer:
     """requestedToCapacityRatioScorer: shape scores (0-10) are scaled to 0-100."""
-    points = [FunctionShapePoint(int(u), int(s) * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
-              for u, s in shape]
-    return build_requested_to_capacity_ratio_scorer_function(points, resources)
+    return build_requested_to_capacity_ratio_scorer_function(_scaled_shape(shape), resources)
+
+
+def requested_to_capacity_ratio_scorer_cpu_memory(resources: Sequence[ResourceSpec],
+                                                  shape: Sequence[Tuple[int, int]]
+                                                  ) -> Optional[CpuMemoryScorer]:
+    """requestedToCapacityRatioScorer specialised to resources == [cpu, memory] (None for other
+    resources)."""
+    return build_requested_to_capacity_ratio_scorer_function_cpu_memory(_scaled_shape(shape), resources)

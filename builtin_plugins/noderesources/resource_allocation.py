@@ -15,6 +15,11 @@ from harness.framework import Code, Status
 # One entry of the args' resources: (resource name, weight).
 ResourceSpec = Tuple[str, int]
 Scorer = Callable[[List[int], List[int]], int]
+# A strategy's scorer specialised to resources == [cpu, memory] on a node that has both:
+# (requested cpu, allocatable cpu, requested memory, allocatable memory) -> the same score the
+# list scorer gives for ([requested cpu, requested memory], [allocatable cpu, allocatable memory]).
+# It is only called with both allocatables > 0.
+CpuMemoryScorer = Callable[[int, int, int, int], int]
 
 # schedutil.DefaultMilliCPURequest / DefaultMemoryRequest as the NonMissingContainerRequests
 # that resourceAllocationScorer.calculatePodResourceRequest passes to PodRequests.
@@ -37,6 +42,18 @@ def _kind(name: str) -> int:
     if is_scalar_resource_name(name):
         return _SCALAR
     return _OTHER
+
+
+def cpu_memory_weights(resources: Optional[Sequence[ResourceSpec]]) -> Optional[Tuple[int, int]]:
+    """(cpu weight, memory weight) when the resources are exactly [cpu, memory] with positive
+    weights (the default, and what validation enforces), else None: the case the strategies'
+    CpuMemoryScorers specialise."""
+    if resources is None or len(resources) != 2:
+        return None
+    (n0, w0), (n1, w1) = resources
+    if n0 != "cpu" or n1 != "memory" or w0 <= 0 or w1 <= 0:
+        return None
+    return w0, w1
 
 
 def _ceil(f) -> int:
@@ -76,14 +93,19 @@ def _allocatable_request(node_info, kind: int, name: str, pod_request: int,
 # ---------------------------------------------------------------------------------------------
 class ResourceAllocationScorer:
     """resourceAllocationScorer: `resources` are (name, weight) pairs; `use_requested` picks the
-    node's Requested (True) or NonZeroRequested (False) cpu and memory."""
+    node's Requested (True) or NonZeroRequested (False) cpu and memory. `cpu_memory_scorer`, the
+    strategy's scorer specialised to resources == [cpu, memory], is a shortcut of `scorer` that
+    score uses on nodes with positive cpu and memory allocatable (ignored for other resources)."""
 
     def __init__(self, name: str, scorer: Scorer, resources: Optional[Sequence[ResourceSpec]], *,
                  use_requested: bool = False, enable_pod_level_resources: bool = False,
-                 enable_in_place_pod_vertical_scaling: bool = False):
+                 enable_in_place_pod_vertical_scaling: bool = False,
+                 cpu_memory_scorer: Optional[CpuMemoryScorer] = None):
         self.name = name
         self.scorer = scorer
         self.resources: List[ResourceSpec] = list(resources or [])
+        self.cpu_memory_scorer: Optional[CpuMemoryScorer] = (
+            cpu_memory_scorer if [n for n, _ in self.resources] == ["cpu", "memory"] else None)
         self.use_requested = use_requested
         self.enable_pod_level_resources = enable_pod_level_resources
         self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
@@ -95,6 +117,18 @@ class ResourceAllocationScorer:
 
     def score(self, pod, node_info, pod_request_list: Sequence[int]) -> Tuple[int, Optional[Status]]:
         """resourceAllocationScorer.score."""
+        fast = self.cpu_memory_scorer
+        if fast is not None:
+            # resources == [cpu, memory] (the default): calculateResourceAllocatableRequest of
+            # both without building the lists; when the node has both, no entry is skipped and
+            # the specialised scorer gives what the list scorer would.
+            alloc = node_info.allocatable
+            alloc_cpu = alloc.milli_cpu
+            alloc_mem = alloc.memory
+            if alloc_cpu > 0 and alloc_mem > 0:
+                requested = node_info.requested if self.use_requested else node_info.non_zero_requested
+                return fast(requested.milli_cpu + pod_request_list[0], alloc_cpu,
+                            requested.memory + pod_request_list[1], alloc_mem), None
         if not self.resources:
             return 0, Status(Code.Error, "resources not found")
         n = len(self.resources)
