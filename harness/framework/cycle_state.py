@@ -14,10 +14,12 @@ class CycleState:
     Values stored should offer `clone()` when they are mutated by AddPod/RemovePod."""
 
     __slots__ = ("_storage", "skip_filter_plugins", "skip_score_plugins",
-                 "skip_pre_bind_plugins", "record_plugin_metrics")
+                 "skip_pre_bind_plugins", "record_plugin_metrics", "get")
 
     def __init__(self) -> None:
         self._storage: Dict[str, Any] = {}
+        # get(key, default=None): the storage's own dict.get (it is on the per-node hot path)
+        self.get = self._storage.get
         self.skip_filter_plugins: Set[str] = set()
         self.skip_score_plugins: Set[str] = set()
         self.skip_pre_bind_plugins: Set[str] = set()
@@ -28,9 +30,6 @@ class CycleState:
             return self._storage[key]
         except KeyError:
             raise NotFoundError(key) from None
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._storage.get(key, default)
 
     def write(self, key: str, value: Any) -> None:
         self._storage[key] = value

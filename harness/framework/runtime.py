@@ -571,56 +571,55 @@ class Framework:
     def run_score_plugins(self, state, pod, nodes: List[NodeInfo], detail: Optional[Dict[str, Any]] = None
                           ) -> Tuple[List[NodePluginScores], Optional[Status]]:
         """RunScorePlugins: raw scores, NormalizeScore, then weights. `detail`, when given,
-        receives {plugin: (raw NodeScore list, normalized list)} for `explain`."""
+        receives {plugin: (raw NodeScore list, normalized list, weight)} for `explain`."""
         plugins = [pc for pc in self.score_plugins if pc.name not in state.skip_score_plugins]
-        per_plugin: Dict[str, List[NodeScore]] = {}
         names = [ni.node.name for ni in nodes]
+        columns: List[Tuple[str, List[int]]] = []
         for pc in plugins:
             fn = pc.fn
             try:
                 results = [fn(state, pod, ni) for ni in nodes]
             except Exception as e:
                 results = [(0, _raised(e))]
-            scores = []
-            append = scores.append
-            for name, (s, st) in zip(names, results):
+            for _, st in results:
                 if st is not None and st.code != Code.Success:
                     return [], Status(Code.Error, err=RuntimeError(
                         f'running Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'), plugin=pc.name)
-                append(NodeScore(name, s))
-            per_plugin[pc.name] = scores
-        raw = {k: [NodeScore(s.name, s.score) for s in v] for k, v in per_plugin.items()} if detail is not None else None
-        for pc in plugins:
+            scores = [sc for sc, _ in results]
             call = self._normalize_calls.get(pc.name)
-            if call is None:
-                continue
-            try:
-                st = call.fn(state, pod, per_plugin[pc.name])
-            except Exception as e:
-                st = _raised(e)
-            if st is not None and not st.is_success():
-                return [], Status(Code.Error, err=RuntimeError(
-                    f'running Normalize on Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'),
-                    plugin=pc.name)
-        weights = [(pc.name, self.score_plugin_weight[pc.name], per_plugin[pc.name]) for pc in plugins]
-        for name, _, lst in weights:
-            for ns in lst:
-                if ns.score > MAX_NODE_SCORE or ns.score < MIN_NODE_SCORE:
-                    return [], Status(Code.Error, err=RuntimeError(
-                        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
-                        f'invalid score {ns.score}, it should in the range of [{MIN_NODE_SCORE}, '
-                        f'{MAX_NODE_SCORE}] after normalizing'), plugin=name)
+            raw = None
+            if call is not None or detail is not None:
+                node_scores = [NodeScore(name, sc) for name, sc in zip(names, scores)]
+                if detail is not None:
+                    raw = [NodeScore(name, sc) for name, sc in zip(names, scores)]
+                if call is not None:
+                    try:
+                        st = call.fn(state, pod, node_scores)
+                    except Exception as e:
+                        st = _raised(e)
+                    if st is not None and not st.is_success():
+                        return [], Status(Code.Error, err=RuntimeError(
+                            f'running Normalize on Score plugins: plugin "{pc.name}" failed with: '
+                            f'{st.as_error()}'), plugin=pc.name)
+                    scores = [ns.score for ns in node_scores]
+                if detail is not None:
+                    detail[pc.name] = (raw, node_scores, self.score_plugin_weight[pc.name])
+            columns.append((pc.name, scores))
         totals = [0] * len(names)
-        columns = []
-        for name, w, lst in weights:
-            col = [ns.score * w for ns in lst]
-            columns.append((name, col))
+        weighted: List[Tuple[str, List[int]]] = []
+        for name, scores in columns:
+            if scores and (max(scores) > MAX_NODE_SCORE or min(scores) < MIN_NODE_SCORE):
+                bad = next(sc for sc in scores if sc > MAX_NODE_SCORE or sc < MIN_NODE_SCORE)
+                return [], Status(Code.Error, err=RuntimeError(
+                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
+                    f'invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, '
+                    f'{MAX_NODE_SCORE}] after normalizing'), plugin=name)
+            w = self.score_plugin_weight[name]
+            col = [sc * w for sc in scores]
+            weighted.append((name, col))
             totals = [t + v for t, v in zip(totals, col)]
-        out = [NodePluginScores(node_name, [(name, col[idx]) for name, col in columns], totals[idx])
+        out = [NodePluginScores(node_name, [(name, col[idx]) for name, col in weighted], totals[idx])
                for idx, node_name in enumerate(names)]
-        if detail is not None:
-            for pc in plugins:
-                detail[pc.name] = (raw[pc.name], per_plugin[pc.name], self.score_plugin_weight[pc.name])
         return out, None
 
     def run_reserve_plugins_reserve(self, state, pod, node_name: str) -> Optional[Status]:
