@@ -13,17 +13,29 @@ class CycleState:
     """Plugins store their PreFilter/PreScore results here, keyed by a string of their own.
     Values stored should offer `clone()` when they are mutated by AddPod/RemovePod."""
 
-    __slots__ = ("_storage", "skip_filter_plugins", "skip_score_plugins",
-                 "skip_pre_bind_plugins", "record_plugin_metrics", "get")
+    __slots__ = ("_storage", "skip_score_plugins",
+                 "skip_pre_bind_plugins", "record_plugin_metrics", "get", "_skip_filter_plugins",
+                 "filter_calls")
 
     def __init__(self) -> None:
         self._storage: Dict[str, Any] = {}
         # get(key, default=None): the storage's own dict.get (it is on the per-node hot path)
         self.get = self._storage.get
-        self.skip_filter_plugins: Set[str] = set()
+        self._skip_filter_plugins: Set[str] = set()
+        # the framework's Filter plugins minus the skipped ones, computed once per cycle
+        self.filter_calls = None
         self.skip_score_plugins: Set[str] = set()
         self.skip_pre_bind_plugins: Set[str] = set()
         self.record_plugin_metrics = False
+
+    @property
+    def skip_filter_plugins(self) -> Set[str]:
+        return self._skip_filter_plugins
+
+    @skip_filter_plugins.setter
+    def skip_filter_plugins(self, value: Set[str]) -> None:
+        self._skip_filter_plugins = value
+        self.filter_calls = None
 
     def read(self, key: str) -> Any:
         try:

@@ -461,19 +461,21 @@ class Framework:
 
     def run_filter_plugins(self, state: CycleState, pod, node_info: NodeInfo) -> Optional[Status]:
         """RunFilterPlugins: the first rejecting plugin's status, with its name."""
-        skip = state.skip_filter_plugins
-        for pc in self.filter_plugins:
-            if skip and pc.name in skip:
-                continue
+        calls = state.filter_calls
+        if calls is None or calls[0] is not self:
+            skip = state.skip_filter_plugins
+            calls = state.filter_calls = (self, [(pc.name, pc.fn) for pc in self.filter_plugins
+                                                 if pc.name not in skip])
+        for name, fn in calls[1]:
             try:
-                s = pc.fn(state, pod, node_info)
+                s = fn(state, pod, node_info)
             except Exception as e:
                 s = _raised(e)
-            if s is not None and s.code != Code.Success:
+            if s is not None and s.code != 0:  # Code.Success
                 if not s.is_rejected():
                     s = Status(Code.Error, err=RuntimeError(
-                        f'running "{pc.name}" filter plugin: {s.as_error()}'))
-                s.plugin = pc.name
+                        f'running "{name}" filter plugin: {s.as_error()}'))
+                s.plugin = name
                 return s
         return None
 
@@ -618,7 +620,7 @@ class Framework:
             col = [sc * w for sc in scores]
             weighted.append((name, col))
             totals = [t + v for t, v in zip(totals, col)]
-        out = [NodePluginScores(node_name, [(name, col[idx]) for name, col in weighted], totals[idx])
+        out = [NodePluginScores(node_name, None, totals[idx], weighted, idx)
                for idx, node_name in enumerate(names)]
         return out, None
 

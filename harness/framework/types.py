@@ -562,13 +562,34 @@ class NodeScore:
         return f"NodeScore({self.name!r}, {self.score})"
 
 
-@dataclass
 class NodePluginScores:
-    """framework.NodePluginScores: per-plugin weighted scores and their total for one node."""
+    """framework.NodePluginScores: per-plugin weighted scores and their total for one node.
+    The framework passes the per-plugin columns and this node's index; `scores` is built from
+    them only when read (reports), as the cycle itself needs only `total_score`."""
 
-    name: str
-    scores: List[Tuple[str, int]] = field(default_factory=list)
-    total_score: int = 0
+    __slots__ = ("name", "_scores", "total_score", "_columns", "_idx")
+
+    def __init__(self, name: str, scores: Optional[List[Tuple[str, int]]] = None, total_score: int = 0,
+                 columns: Optional[List[Tuple[str, List[int]]]] = None, idx: int = 0):
+        self.name = name
+        self._scores = scores
+        self.total_score = total_score
+        self._columns = columns
+        self._idx = idx
+
+    @property
+    def scores(self) -> List[Tuple[str, int]]:
+        if self._scores is None:
+            self._scores = [(plugin, col[self._idx]) for plugin, col in (self._columns or [])]
+        return self._scores
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, NodePluginScores):
+            return NotImplemented
+        return (self.name, self.scores, self.total_score) == (other.name, other.scores, other.total_score)
+
+    def __repr__(self) -> str:
+        return f"NodePluginScores({self.name!r}, {self.scores!r}, {self.total_score})"
 
 
 class NodeToStatus:
