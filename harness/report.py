@@ -31,7 +31,10 @@ def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
                 lines.append(f"    PreFilter: {rec.pre_filter.plugin or '-'} {_status(rec.pre_filter)}")
             table = rec.filter_table
             for node, rows in table.items():
-                lines.append(f"    node {node}:")
+                decided = rec.node_statuses.get(node)
+                verdict = (f"rejected by {decided.plugin}" if decided is not None
+                           else ("feasible" if node in rec.feasible else "not evaluated"))
+                lines.append(f"    node {node}: {verdict}")
                 for plugin, st in rows:
                     lines.append(f"      filter {plugin}: {_status(st)}")
             if not table:
