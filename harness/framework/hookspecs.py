@@ -129,7 +129,10 @@ class ExtensionPointSpecs:
     # ---- binding cycle ----------------------------------------------------------------------
     @hookspec
     def pre_bind_pre_flight(self, state, pod, node_name) -> Optional[Any]:
-        """PreBindPreFlight: Success means PreBind will do work; Skip means it will not."""
+        """PreBindPreFlight: Success means PreBind will do work; Skip means it will not.
+        kube-scheduler v1.34 calls it only with the NominatedNodeNameForExpectation feature
+        gate (alpha, off by default), so the harness's binding cycle does not call it either;
+        ``Framework.run_pre_bind_pre_flights`` runs it for plugin tests."""
 
     @hookspec
     def pre_bind(self, state, pod, node_name) -> Optional[Any]:
