@@ -625,7 +625,17 @@ class Framework:
         return out, None
 
     def run_reserve_plugins_reserve(self, state, pod, node_name: str) -> Optional[Status]:
-        for pc in self.reserve_plugins:
+        """RunReservePluginsReserve."""
+        return self._run_node_plugins(self.reserve_plugins, "Reserve", state, pod, node_name)
+
+    @staticmethod
+    def _run_node_plugins(calls: List[PluginCall], point: str, state, pod, node_name: str,
+                          skip: Set[str] = frozenset()) -> Optional[Status]:
+        """Reserve and PreBind: in order, stop at the first failure; a rejection keeps its
+        code with the plugin's name, anything else becomes `running <point> plugin "X": ...`."""
+        for pc in calls:
+            if pc.name in skip:
+                continue
             try:
                 s = pc.fn(state, pod, node_name)
             except Exception as e:
@@ -635,7 +645,7 @@ class Framework:
                     s.plugin = pc.name
                     return s
                 return Status(Code.Error, err=RuntimeError(
-                    f'running Reserve plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
+                    f'running {point} plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
         return None
 
     def run_reserve_plugins_unreserve(self, state, pod, node_name: str) -> None:
@@ -700,20 +710,9 @@ class Framework:
         return returning
 
     def run_pre_bind_plugins(self, state, pod, node_name: str) -> Optional[Status]:
-        for pc in self.pre_bind_plugins:
-            if pc.name in state.skip_pre_bind_plugins:
-                continue
-            try:
-                s = pc.fn(state, pod, node_name)
-            except Exception as e:
-                s = _raised(e)
-            if s is not None and not s.is_success():
-                if s.is_rejected():
-                    s.plugin = pc.name
-                    return s
-                return Status(Code.Error, err=RuntimeError(
-                    f'running PreBind plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
-        return None
+        """RunPreBindPlugins (skipping those whose PreBindPreFlight returned Skip)."""
+        return self._run_node_plugins(self.pre_bind_plugins, "PreBind", state, pod, node_name,
+                                      state.skip_pre_bind_plugins)
 
     def run_bind_plugins(self, state, pod, node_name: str) -> Optional[Status]:
         status: Optional[Status] = Status(Code.Skip, "")
