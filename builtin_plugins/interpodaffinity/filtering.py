@@ -6,7 +6,7 @@ A topology-pair count is a dict keyed by ``(topology_key, topology_value)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 
 from harness.framework import NotFoundError, PodInfo, Status, hookimpl
 

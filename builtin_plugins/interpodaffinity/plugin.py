@@ -5,7 +5,7 @@ apis/config/v1/defaults.go and apis/config/validation/validation_pluginargs.go).
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from harness.api import labels as labelsel
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, Plugin,

@@ -5,11 +5,10 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from harness.api.pod_resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
                                        is_scalar_resource_name, pod_requests, status_resources_spec)
-from harness.api.quantity import parse_quantity
 from harness.framework import Code, Status
 
 # One entry of the args' resources: (resource name, weight).

@@ -5,7 +5,7 @@ cycle pulled out once. Manifests are plain dicts as `kubectl get -o yaml` prints
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 from . import quantity
 
@@ -145,10 +145,6 @@ def make_object(raw: Dict[str, Any]) -> KubeObject:
     if kind == "Node":
         return Node(raw)
     return KubeObject(raw)
-
-
-def resource_list(rl: Optional[Dict[str, Any]]) -> Dict[str, Any]:
-    return dict(rl or {})
 
 
 __all__ = ["KubeObject", "Pod", "Node", "make_object", "quantity"]

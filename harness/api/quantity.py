@@ -56,11 +56,3 @@ def value(text) -> int:
 def milli_value(text) -> int:
     """Quantity.MilliValue(): the value in thousandths, rounded up."""
     return _ceil(parse_quantity(text) * 1000)
-
-
-def is_valid(text) -> bool:
-    try:
-        parse_quantity(text)
-        return True
-    except QuantityError:
-        return False

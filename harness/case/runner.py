@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Optional
 
 from ..api.objects import Pod, make_object
 from ..cluster import Cluster
 from ..config import loader as config_loader
 from ..config.defaults import set_defaults
-from ..errors import CaseError, UserError
+from ..errors import CaseError
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler
 from .apiserver import ApiServerDefaults

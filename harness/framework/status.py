@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
 
 class Code(enum.IntEnum):
@@ -109,16 +109,5 @@ class Status:
         return f"Status({self.code.name}{p}: {self.message()!r})"
 
 
-def code_of(status: Optional[Status]) -> Code:
-    return Code.Success if status is None else status.code
-
-
 def is_success(status: Optional[Status]) -> bool:
     return status is None or status.code == Code.Success
-
-
-def merge_reasons(statuses: Sequence[Status]) -> List[str]:
-    out: List[str] = []
-    for s in statuses:
-        out.extend(s.get_reasons())
-    return out

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import enum
+from fractions import Fraction
 import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
@@ -111,11 +112,11 @@ def calculate_resource(pod: Pod) -> PodResource:
         requests = pod_requests(spec)
         level_set = is_pod_level_requests_set(spec)
         if not level_set:
-            non_missing = {"cpu": parse_quantity("100m"), "memory": parse_quantity(DEFAULT_MEMORY_REQUEST)}
+            non_missing = {"cpu": Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), "memory": parse_quantity(DEFAULT_MEMORY_REQUEST)}
         else:
             non_missing = {}
             if "cpu" not in requests:
-                non_missing["cpu"] = parse_quantity("100m")
+                non_missing["cpu"] = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)
             if "memory" not in requests:
                 non_missing["memory"] = parse_quantity(DEFAULT_MEMORY_REQUEST)
         non0 = pod_requests(spec, non_missing=non_missing) if non_missing else requests

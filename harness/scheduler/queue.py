@@ -439,14 +439,6 @@ class SchedulingQueue:
         if pods:
             self.move_pods_to_active_or_backoff(pods, EVENT_UNSCHEDULABLE_TIMEOUT, None, None)
 
-    def next_backoff_expiry(self) -> Optional[float]:
-        """The next flush that moves a pod out of a backoff queue."""
-        ts = [self._release_time(q[0][2]) for q in (self.backoff, self.error_backoff) if q]
-        return min(ts) if ts else None
-
-    # ------------------------------------------------------------------------------------------
-    # AddUnschedulableIfNotPresent and queueing hints
-    # ------------------------------------------------------------------------------------------
     def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo) -> Optional[str]:
         """AddUnschedulableIfNotPresent: requeue a pod after a failed attempt, to activeQ,
         backoffQ or the unschedulable pool by the events received while it was in flight.
@@ -585,6 +577,17 @@ class SchedulingQueue:
         elif where == UNSCHEDULABLE_Q:
             self.unschedulable.pop(pod.uid, None)
 
+    def park(self, pinfo: QueuedPodInfo) -> None:
+        """Move a queued pod to the unschedulable pool, where only an event can wake it (the
+        harness parks pods whose attempts keep ending in an Error; see Scheduler)."""
+        where = self.in_queue.get(pinfo.pod.uid)
+        if where == ACTIVE_Q:
+            self._remove_from_active(pinfo.pod.uid)
+        elif where == BACKOFF_Q:
+            self._remove_from_backoff(pinfo.pod.uid)
+        self.unschedulable[pinfo.pod.uid] = pinfo
+        self.in_queue[pinfo.pod.uid] = UNSCHEDULABLE_Q
+
     def update(self, old: Optional[Pod], new: Pod) -> None:
         """Update of a pending pod. In flight: its events are kept for when it comes back. In
         activeQ or backoffQ: replaced there. In the unschedulable pool: requeued if a rejecting
@@ -659,5 +662,3 @@ class SchedulingQueue:
         out += list(self.unschedulable.values())
         return out
 
-    def empty_active_and_backoff(self) -> bool:
-        return not self.active and not self.backoff and not self.error_backoff

@@ -9,7 +9,7 @@ from ..api.objects import KubeObject, Node, Pod
 from ..cluster import Cluster
 from ..errors import UserError
 from ..framework.runtime import Framework
-from ..framework.types import ActionType, ClusterEvent, EventResource, PodInfo
+from ..framework.types import ActionType, ClusterEvent, EventResource
 from .cache import Cache, CacheError
 from .events import node_scheduling_properties_change, pod_scheduling_properties_change
 from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, SchedulingQueue
@@ -271,9 +271,10 @@ class Scheduler:
             self._resolve_waiting()
             self.queue.flush_backoff_completed()
             if self.queue.active or self.queue.backoff:
-                pinfo_key = self._peek_key() if self._consecutive_errors else None
-                if pinfo_key is not None and self._consecutive_errors.get(pinfo_key, 0) >= MAX_CONSECUTIVE_ERRORS:
-                    self._park_errored(pinfo_key)
+                head = self._peek() if self._consecutive_errors else None
+                if head is not None and self._consecutive_errors.get(head.pod.key, 0) >= MAX_CONSECUTIVE_ERRORS:
+                    # kube-scheduler would retry it with backoff forever: leave it pending
+                    self.queue.park(head)
                     continue
                 self.cycles.schedule_one()
                 self._count_errors()
@@ -291,39 +292,18 @@ class Scheduler:
                 continue
             break
 
-    def _peek_key(self) -> Optional[str]:
+    def _peek(self):
+        """The pod the next cycle pops (activeQ's head, else backoffQ's: PopFromBackoffQ)."""
         if self.queue.active:
-            return self.queue.active[0].pinfo.pod.key  # the heap's head
+            return self.queue.active[0].pinfo
         if self.queue.backoff:
-            return self.queue.backoff[0][2].pod.key
+            return self.queue.backoff[0][2]
         return None
 
     def _count_errors(self) -> None:
-        for key in list(self.errors):
+        for key in self.errors:
             self._consecutive_errors[key] = self._consecutive_errors.get(key, 0) + 1
-        self.errors_seen = dict(self.errors)
         self.errors.clear()
-
-    def _park_errored(self, key: str) -> None:
-        """A pod whose cycles keep ending in an Error status is retried with backoff forever by
-        kube-scheduler; the harness stops after MAX_CONSECUTIVE_ERRORS and leaves it pending."""
-        q = self.queue
-        for item in list(q.active):
-            if item.pinfo.pod.key == key:
-                q.active.remove(item)
-                import heapq
-                heapq.heapify(q.active)
-                q.in_queue[item.pinfo.pod.uid] = "unschedulable"
-                q.unschedulable[item.pinfo.pod.uid] = item.pinfo
-                return
-        for t in list(q.backoff):
-            if t[2].pod.key == key:
-                q.backoff.remove(t)
-                import heapq
-                heapq.heapify(q.backoff)
-                q.in_queue[t[2].pod.uid] = "unschedulable"
-                q.unschedulable[t[2].pod.uid] = t[2]
-                return
 
     def _next_waiting_deadline(self) -> Optional[float]:
         ds = []

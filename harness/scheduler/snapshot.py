@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Set
 
 from ..api.objects import Node, Pod
 from ..framework.types import ImageStateSummary, NodeInfo
