@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.api.objects import Pod
+from harness.api.objects import update_pod_condition
 from harness.framework import Plugin, Status, hookimpl
 
 from . import names
@@ -20,16 +20,8 @@ class DefaultBinder(Plugin):
             return Status.error(f'pods "{pod.name}" not found')
         if current.node_name:
             return Status.error(f'pod {pod.name} is already assigned to node "{current.node_name}"')
-        raw = dict(current.raw)
-        raw["spec"] = dict(current.spec)
-        raw["spec"]["nodeName"] = node_name
-        st = dict(raw.get("status") or {})
-        conds = [c for c in (st.get("conditions") or []) if c.get("type") != "PodScheduled"]
-        conds.append({"type": "PodScheduled", "status": "True"})
-        st["conditions"] = conds
-        raw["status"] = st
-        bound = Pod(raw)
-        bound._memo = current._memo
+        bound = current.with_node(node_name).with_status(
+            lambda st: update_pod_condition(st, {"type": "PodScheduled", "status": "True"}))
         cluster.update(bound)
         return None
 

@@ -106,13 +106,21 @@ class Pod(KubeObject):
         p._memo = self._memo  # requests etc. do not depend on nodeName
         return p
 
-    def with_status(self, **fields) -> "Pod":
+    def with_status(self, mutate) -> "Pod":
+        """A copy whose status dict went through `mutate(status)` (a status patch). The copy
+        shares the spec-derived memo unless the patch touched the container statuses (which
+        in-place resize reads)."""
         raw = dict(self.raw)
-        st = dict(raw.get("status") or {})
-        st.update(fields)
-        raw["status"] = st
+        status = dict(raw.get("status") or {})
+        status["conditions"] = [dict(c) for c in status.get("conditions") or []]
+        mutate(status)
+        if not status["conditions"]:
+            del status["conditions"]
+        raw["status"] = status
         p = Pod(raw)
-        p._memo = self._memo
+        old = self.raw.get("status") or {}
+        if all(status.get(k) is old.get(k) for k in ("containerStatuses", "initContainerStatuses")):
+            p._memo = self._memo
         return p
 
     def deep_copy(self) -> "Pod":
@@ -136,6 +144,23 @@ class Node(KubeObject):
     @property
     def spec(self) -> Dict[str, Any]:
         return self.spec_
+
+
+def update_pod_condition(status: Dict[str, Any], condition: Dict[str, Any]) -> bool:
+    """apipod.UpdatePodCondition on a status dict with a `conditions` list: add or replace the
+    condition of that type; False when status, reason and message are unchanged."""
+    conds = status.setdefault("conditions", [])
+    for i, c in enumerate(conds):
+        if c.get("type") == condition["type"]:
+            if all((c.get(k) or "") == (condition.get(k) or "") for k in ("status", "reason", "message")):
+                return False
+            new = dict(condition)
+            if c.get("status") == condition.get("status") and "lastTransitionTime" in c:
+                new["lastTransitionTime"] = c["lastTransitionTime"]
+            conds[i] = new
+            return True
+    conds.append(dict(condition))
+    return True
 
 
 def make_object(raw: Dict[str, Any]) -> KubeObject:

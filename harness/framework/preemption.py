@@ -37,7 +37,7 @@ import re
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple
 
 from ..api.nodeaffinity import aggregate_error
-from ..api.objects import Pod
+from ..api.objects import Pod, update_pod_condition
 from .status import Code, Status
 from .types import Diagnosis, FitError, NodeInfo, NodeToStatus, PostFilterResult
 
@@ -253,36 +253,6 @@ def get_lower_priority_nominated_pods(handle, pod: Pod, node_name: str) -> List[
     return [pi.pod for pi in pod_infos or [] if pi.pod.priority < pod.priority]
 
 
-def _pod_with_status(pod: Pod, mutate: Callable[[Dict[str, Any]], None]) -> Pod:
-    """A copy of the pod whose status dict went through `mutate` (a status patch)."""
-    raw = dict(pod.raw)
-    raw["metadata"] = dict(raw.get("metadata") or {})
-    status = dict(raw.get("status") or {})
-    status["conditions"] = [dict(c) for c in status.get("conditions") or []]
-    mutate(status)
-    if not status["conditions"]:
-        del status["conditions"]
-    raw["status"] = status
-    return Pod(raw)
-
-
-def _update_pod_condition(status: Dict[str, Any], condition: Dict[str, Any]) -> bool:
-    """apipod.UpdatePodCondition: add or replace the condition of that type; True if changed."""
-    conds = status["conditions"]
-    for i, c in enumerate(conds):
-        if c.get("type") == condition["type"]:
-            same = all(c.get(k) == condition.get(k) for k in ("status", "reason", "message"))
-            if same:
-                return False
-            new = dict(condition)
-            if c.get("status") == condition.get("status") and "lastTransitionTime" in c:
-                new["lastTransitionTime"] = c["lastTransitionTime"]
-            conds[i] = new
-            return True
-    conds.append(dict(condition))
-    return True
-
-
 # ---------------------------------------------------------------------------------------------
 # The evaluator
 # ---------------------------------------------------------------------------------------------
@@ -431,7 +401,7 @@ class Evaluator:
             "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
         }
         changed = []
-        patched = _pod_with_status(current, lambda st: changed.append(_update_pod_condition(st, condition)))
+        patched = current.with_status(lambda st: changed.append(update_pod_condition(st, condition)))
         if changed and changed[0]:
             cluster.update(patched)
             current = patched
@@ -444,7 +414,7 @@ class Evaluator:
             current = cluster.get("Pod", p.namespace, p.name)
             if current is None or not current.nominated_node_name:
                 continue
-            cluster.update(_pod_with_status(current, lambda st: st.pop("nominatedNodeName", None)))
+            cluster.update(current.with_status(lambda st: st.pop("nominatedNodeName", None)))
 
     def prepare_candidate(self, c: Candidate, pod: Pod, plugin_name: str) -> Optional[Status]:
         """prepareCandidate (SchedulerAsyncPreemption off): evict, then clear nominations."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ..api.objects import KubeObject, Node, Pod
+from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
 from ..errors import UserError
 from ..framework.runtime import Framework
@@ -232,29 +232,23 @@ class Scheduler:
         """updatePod: patch the PodScheduled condition and, with ModeOverride, the
         nominatedNodeName, when either changes. The patch comes back through the informer as
         a pod update, which the queue runs through the queueing hints."""
-        st = dict(pod.raw.get("status") or {})
         nnn_update = (nominating_info is not None and nominating_info[0] == "ModeOverride"
                       and (pod.nominated_node_name or "") != nominating_info[1])
         cond_update = False
-        if condition is not None:
-            conds = list(st.get("conditions") or [])
-            old = next((c for c in conds if c.get("type") == condition["type"]), None)
-            # UpdatePodCondition: a change of status, reason or message
-            if old is None or any((old.get(k) or "") != (condition.get(k) or "")
-                                  for k in ("status", "reason", "message")):
-                cond_update = True
-                st["conditions"] = [c for c in conds if c.get("type") != condition["type"]] + [dict(condition)]
+
+        def patch(st: Dict[str, Any]) -> None:
+            nonlocal cond_update
+            if condition is not None:
+                cond_update = update_pod_condition(st, condition)
+            if nnn_update:
+                if nominating_info[1]:
+                    st["nominatedNodeName"] = nominating_info[1]
+                else:
+                    st.pop("nominatedNodeName", None)
+
+        new = pod.with_status(patch)
         if not cond_update and not nnn_update:
             return None
-        if nnn_update:
-            if nominating_info[1]:
-                st["nominatedNodeName"] = nominating_info[1]
-            else:
-                st.pop("nominatedNodeName", None)
-        raw = dict(pod.raw)
-        raw["status"] = st
-        new = Pod(raw)
-        new._memo = pod._memo
         self.cluster.update(new)
         return new
 
