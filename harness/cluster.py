@@ -19,6 +19,10 @@ def object_key(obj: KubeObject) -> str:
     return f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
 
 
+class ApiError(Exception):
+    """An error the API server answers a request with."""
+
+
 class Cluster:
     """Objects by kind and `namespace/name` (or `name` for cluster-scoped kinds)."""
 
@@ -26,6 +30,8 @@ class Cluster:
         self._objects: Dict[str, Dict[str, KubeObject]] = {}
         self._listeners: List[Listener] = []
         self._rv = itertools.count(1)
+        # pod key -> how many of its next Binding requests fail (a case's `fail: {bind: [...]}`)
+        self.failing_binds: Dict[str, int] = {}
 
     def subscribe(self, listener: Listener) -> None:
         """listener(kind, old, new): old None on add, new None on delete."""
@@ -75,3 +81,24 @@ class Cluster:
         old = bucket.pop(object_key(obj), None)
         if old is not None and notify:
             self._notify(obj.kind, old, None)
+
+    # subresources -----------------------------------------------------------------------------
+    def create_binding(self, pod, node_name: str) -> KubeObject:
+        """POST pods/{name}/binding: the API server sets spec.nodeName and PodScheduled=True, or
+        answers an error (the pod is gone or already assigned, or a case injected a failure)."""
+        from .api.objects import update_pod_condition
+
+        current = self.get("Pod", pod.namespace, pod.name)
+        if current is None or current.uid != pod.uid:
+            raise ApiError(f'pods "{pod.name}" not found')
+        if self.failing_binds.get(current.key):
+            self.failing_binds[current.key] -= 1
+            if not self.failing_binds[current.key]:
+                del self.failing_binds[current.key]
+            raise ApiError(f"Internal error occurred: binding of pod {current.key} to node "
+                           f"{node_name} refused (injected by the case's fail step)")
+        if current.node_name:
+            raise ApiError(f'pod {pod.name} is already assigned to node "{current.node_name}"')
+        bound = current.with_node(node_name).with_status(
+            lambda st: update_pod_condition(st, {"type": "PodScheduled", "status": "True"}))
+        return self.update(bound)

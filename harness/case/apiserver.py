@@ -17,12 +17,16 @@ class ApiServerDefaults:
         self.global_default: Optional[Dict[str, Any]] = None
         for obj in cluster_objects:
             if obj.get("kind") == "PriorityClass":
-                name = (obj.get("metadata") or {}).get("name", "")
-                self.priority_classes[name] = obj
-                if obj.get("globalDefault"):
-                    if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
-                        self.global_default = obj
+                self.add_priority_class(obj)
         self._uid = 0
+
+    def add_priority_class(self, obj: Dict[str, Any]) -> None:
+        """A PriorityClass the priority admission of later pods sees."""
+        name = (obj.get("metadata") or {}).get("name", "")
+        self.priority_classes[name] = obj
+        if obj.get("globalDefault"):
+            if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
+                self.global_default = obj
 
     def _next_uid(self) -> str:
         self._uid += 1
@@ -100,6 +104,6 @@ class ApiServerDefaults:
                     e.setdefault("count", 1)
 
 
-_NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
+NAMESPACED_KINDS = _NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
                "ReplicationController", "PodDisruptionBudget", "ResourceClaim",
                "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret"}

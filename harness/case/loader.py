@@ -10,6 +10,7 @@ from importlib import resources
 from typing import Any, Dict, List, Optional, Union
 
 from ..errors import CaseError
+from .steps import Step, parse_steps
 from ..yamlfile import load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
@@ -34,6 +35,8 @@ class Case:
     pods: List[Dict[str, Any]]
     expect: Dict[str, Any]
     plugins: List[str] = field(default_factory=list)
+    steps: List[Step] = field(default_factory=list)
+    replicas: int = 1
 
     @property
     def config_path(self) -> Optional[str]:
@@ -83,10 +86,15 @@ def case_from_data(data: Any, path: str) -> Case:
                 cluster.append(copy.deepcopy(item))
         else:
             cluster.append(copy.deepcopy(obj))
+    replicas = int(data.get("replicas", 1))
+    if replicas > 1:
+        raise CaseError(f"{replicas} kube-scheduler replicas with leader election are not run by schedharness "
+                        f"yet (only replicas: 1)", file=path, key="replicas")
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
-                plugins=list(data.get("plugins") or []))
+                plugins=list(data.get("plugins") or []),
+                steps=parse_steps(copy.deepcopy(data.get("steps")), path), replicas=replicas)
 
 
 def find_cases(paths: List[str]) -> List[str]:

@@ -38,6 +38,8 @@ class CycleRecord:
 
     pod: str
     attempt: int
+    time: float = 0.0  # virtual seconds when the attempt started
+    event: str = ""  # the event that last moved the pod to activeQ or backoffQ
     node_statuses: Dict[str, Optional[Status]] = field(default_factory=dict)
     feasible: List[str] = field(default_factory=list)
     scores: List[NodePluginScores] = field(default_factory=list)
@@ -88,8 +90,9 @@ class SchedulingCycles:
         if fw is None or pod.deletion_timestamp or s.cache.is_assumed_pod(pod):
             s.queue.done(pod.uid)
             return True
+        s.attempts[pod.uid] = pinfo.attempts
         state = CycleState()
-        record = CycleRecord(pod.key, pinfo.attempts)
+        record = CycleRecord(pod.key, pinfo.attempts, s.clock.now(), pinfo.requeue_event)
         if s.keep_records:
             s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
@@ -133,6 +136,7 @@ class SchedulingCycles:
         assumed.unschedulable_count = pinfo.unschedulable_count
         assumed.consecutive_errors_count = pinfo.consecutive_errors_count
         assumed.initial_attempt_timestamp = pinfo.initial_attempt_timestamp
+        assumed.requeue_event = pinfo.requeue_event
         s.cache.assume_pod(assumed_pod)
         s.queue.nominator.delete(assumed_pod)
 
@@ -340,17 +344,15 @@ class SchedulingCycles:
             s.queue.done(pinfo.pod.uid)  # deleted, or bound meanwhile: nothing to requeue
             return
         pinfo.pod_info = PodInfo.of(current)
-        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
-            # requeued after backoff whatever happens (an Error, or no nodes): the run loop
-            # stops retrying it after a few attempts
-            s.errors[current.key] = msg
         s.queue.add_unschedulable_if_not_present(pinfo)
         s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
-        if err is None:
-            # a status without an error (every Bind plugin skipped): no pod update upstream
-            return
-        s.update_pod(current, {"type": "PodScheduled", "status": "False", "reason": reason,
-                               "message": msg}, nominating_info)
+        if err is not None:
+            # (a status without an error, every Bind plugin skipped: no pod update upstream)
+            s.update_pod(current, {"type": "PodScheduled", "status": "False", "reason": reason,
+                                   "message": msg}, nominating_info)
+        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
+            # requeued after backoff whatever happens (an Error, or no nodes)
+            s.note_error(current)
 
 
 class _CycleError(Exception):

@@ -12,11 +12,12 @@ from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
 from .cache import Cache, CacheError
 from .events import node_scheduling_properties_change, pod_scheduling_properties_change
-from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, SchedulingQueue
+from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, UNSCHEDULABLE_Q, SchedulingQueue
 from .schedule_one import CycleRecord, SchedulingCycles
 from .snapshot import Snapshot
 
 MAX_CONSECUTIVE_ERRORS = 3
+UNSCHEDULABLE_FLUSH_PERIOD = 30.0  # PriorityQueue.Run: wait.Until(flushUnschedulablePodsLeftover, 30s)
 
 EVENT_NODE_ADD = ClusterEvent(EventResource.Node, ActionType.Add)
 EVENT_NODE_DELETE = ClusterEvent(EventResource.Node, ActionType.Delete)
@@ -56,6 +57,11 @@ def node_update_action(old: Node, new: Node) -> ActionType:
     return a
 
 
+def terminated(pod: KubeObject) -> bool:
+    """A pod in phase Succeeded or Failed, which kube-scheduler's pod informer never lists."""
+    return pod.status.get("phase") in ("Succeeded", "Failed")
+
+
 def _le_priority(priority: int):
     """getLEPriorityPreCheck: only pods of lower or equal priority."""
     return lambda p: p.priority <= priority
@@ -63,6 +69,8 @@ def _le_priority(priority: int):
 
 class Scheduler:
     """One kube-scheduler: profiles (frameworks), cache, queue, and the event handlers."""
+
+    event_seq = 0  # cluster events received (a pod in error is retried after one)
 
     def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
                  seed: int = 0, source: str = "config"):
@@ -75,7 +83,6 @@ class Scheduler:
         self.next_start_node_index = 0
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
-        self.errors: Dict[str, str] = {}
         self.waiting: List[Tuple[Any, Framework, Any, Any, CycleRecord]] = []
         if config.get("extenders"):
             raise UserError("extenders are not supported by schedharness yet (kube-scheduler would "
@@ -95,7 +102,9 @@ class Scheduler:
             fw.activator = self.queue.activate
         self.cycles = SchedulingCycles()
         self.cycles.sched = self
-        self._consecutive_errors: Dict[str, int] = {}
+        self._failed_at_event: Dict[str, int] = {}
+        self.next_flush_tick = UNSCHEDULABLE_FLUSH_PERIOD  # wait.Until ran it at 0 already
+        self.attempts: Dict[str, int] = {}  # pod uid -> scheduling attempts (the queue's count)
         self.explain = False  # record every filter status and score, for `schedharness explain`
         self.keep_records = True  # keep each cycle's statuses and scores (reports); off in bench
         self.tracked_pods: List[str] = []
@@ -106,10 +115,11 @@ class Scheduler:
     def start(self) -> None:
         for node in sorted(self.cluster.list("Node"), key=lambda n: n.name):
             self.cache.add_node(node)
-        for pod in self.cluster.list("Pod"):
+        pods = [p for p in self.cluster.list("Pod") if not terminated(p)]
+        for pod in pods:
             if pod.node_name:
                 self.cache.add_pod(pod)
-        for pod in self.cluster.list("Pod"):
+        for pod in pods:
             if not pod.node_name and pod.scheduler_name in self.profiles:
                 self.queue.add(pod)
         self.cluster.subscribe(self.on_event)
@@ -118,8 +128,14 @@ class Scheduler:
     # event handlers (eventhandlers.go)
     # ------------------------------------------------------------------------------------------
     def on_event(self, kind: str, old: Optional[KubeObject], new: Optional[KubeObject]) -> None:
+        self.event_seq += 1
         if kind == "Pod":
-            self._on_pod(old, new)
+            # the pod informer's field selector status.phase!=Succeeded,status.phase!=Failed:
+            # a pod that finishes leaves the informer as a deletion
+            old = None if old is not None and terminated(old) else old
+            new = None if new is not None and terminated(new) else new
+            if old is not None or new is not None:
+                self._on_pod(old, new)
         elif kind == "Node":
             self._on_node(old, new)
         elif kind in _KIND_RESOURCE:
@@ -252,52 +268,87 @@ class Scheduler:
         self.cluster.update(new)
         return new
 
+    def queue_state(self, pod: Pod) -> str:
+        """Where a pod is (CASE_FORMAT.md's `queue`): bound, waiting (at Permit), active,
+        backoff, gated (held by a PreEnqueue plugin) or unschedulable; "none" for a pod in no
+        queue (no profile serves its schedulerName, or it finished)."""
+        if pod.node_name:
+            return "bound"
+        uid = pod.uid
+        if any(uid in fw.waiting_pods for fw in self.profiles.values()):
+            return "waiting"
+        where = self.queue.in_queue.get(uid)
+        if where == UNSCHEDULABLE_Q:
+            pinfo = self.queue.unschedulable.get(uid)
+            return "gated" if pinfo is not None and pinfo.gated() else "unschedulable"
+        if where is not None:
+            return where
+        return "active" if uid in self.queue.in_flight else "none"
+
     # ------------------------------------------------------------------------------------------
     # the run loop
     # ------------------------------------------------------------------------------------------
     def run_until_quiet(self, max_cycles: Optional[int] = None) -> None:
         """Schedule until the active and backoff queues are empty, no pod waits at Permit and no
         binding is in flight; time in backoff and at Permit passes virtually."""
+        self.run(None, max_cycles)
+
+    def advance(self, duration: float) -> None:
+        """Let `duration` seconds of virtual time pass: every timer due in that window runs in
+        time order (backoff flushes, Permit timeouts, the 30-second unschedulable flush), then
+        the scheduler runs until quiet."""
+        self.run(self.clock.now() + duration)
+        self.run(None)
+
+    def run(self, until: Optional[float] = None, max_cycles: Optional[int] = None) -> None:
+        """The scheduling loop in virtual time. With `until`, time passes up to `until`, every
+        timer firing on the way; without, only as far as pods in backoff or at Permit need (a
+        pod whose attempts keep ending in an error is waited for only after something changed:
+        kube-scheduler would retry it forever, at most podMaxBackoffSeconds apart)."""
         if max_cycles is None:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
-        cycles = 0
+        cycles = 0  # cycles at one virtual instant
         while True:
             self._resolve_waiting()
             self.queue.flush_backoff_completed()
             if self.queue.active or self.queue.backoff:
-                head = self._peek() if self._consecutive_errors else None
-                if head is not None and self._consecutive_errors.get(head.pod.key, 0) >= MAX_CONSECUTIVE_ERRORS:
-                    # kube-scheduler would retry it with backoff forever: leave it pending
-                    self.queue.park(head)
-                    continue
                 self.cycles.schedule_one()
-                self._count_errors()
                 cycles += 1
                 if cycles > max_cycles:
                     raise UserError(f"the scheduler did not become quiet after {max_cycles} scheduling "
-                                    f"cycles (pods keep being requeued)")
+                                    f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued)")
                 continue
-            # nothing to pop: let virtual time pass to the next Permit deadline or the release
-            # of a pod from the error backoffQ, whichever comes first
-            times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release())
+            retry = self._worth_retrying if until is None else None
+            times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release(retry))
                      if t is not None]
-            if times:
-                self.clock.advance_to(min(times))
+            if until is not None:
+                times.append(until)
+            if not times:
+                break
+            target = min(times)
+            if self.next_flush_tick <= target:
+                # flushUnschedulablePodsLeftover, on wait.Until's 30-second period from start
+                self.clock.advance_to(self.next_flush_tick)
+                self.next_flush_tick += UNSCHEDULABLE_FLUSH_PERIOD
+                self.queue.flush_unschedulable_pods_leftover()
+                cycles = 0
                 continue
-            break
+            if until is not None and self.clock.now() >= until:
+                break
+            self.clock.advance_to(target)
+            cycles = 0
 
-    def _peek(self):
-        """The pod the next cycle pops (activeQ's head, else backoffQ's: PopFromBackoffQ)."""
-        if self.queue.active:
-            return self.queue.active[0].pinfo
-        if self.queue.backoff:
-            return self.queue.backoff[0][2]
-        return None
+    def _worth_retrying(self, pinfo) -> bool:
+        """Whether the until-quiet loop waits for this error-backoff pod's release: during its
+        first few errors, or when a cluster event came since its last failure."""
+        if pinfo.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS:
+            return True
+        return self.event_seq != self._failed_at_event.get(pinfo.pod.uid)
 
-    def _count_errors(self) -> None:
-        for key in self.errors:
-            self._consecutive_errors[key] = self._consecutive_errors.get(key, 0) + 1
-        self.errors.clear()
+    def note_error(self, pod: Pod) -> None:
+        """A scheduling attempt of `pod` ended in an error (no rejecting plugin), after the
+        scheduler's own status patch."""
+        self._failed_at_event[pod.uid] = self.event_seq
 
     def _next_waiting_deadline(self) -> Optional[float]:
         ds = []
