@@ -14,6 +14,13 @@ def _status(st) -> str:
     return f"{st.code.name}: {msg}" if msg else st.code.name
 
 
+def _requeued_by(rec) -> str:
+    """The event that brought the pod back to activeQ/backoffQ before this attempt."""
+    if rec.attempt <= 1 or not rec.event:
+        return ""
+    return f", requeued by {rec.event}"
+
+
 def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
     sched = res.scheduler
     keys = [pod_ref(pod)] if pod else list(sched.tracked_pods)
@@ -26,7 +33,7 @@ def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
             lines.append("  never attempted (gated, or no profile serves its schedulerName)")
             continue
         for rec in recs:
-            lines.append(f"  attempt {rec.attempt}:")
+            lines.append(f"  attempt {rec.attempt} at {rec.time:g}s{_requeued_by(rec)}:")
             if rec.pre_filter is not None and not rec.pre_filter.is_success():
                 lines.append(f"    PreFilter: {rec.pre_filter.plugin or '-'} {_status(rec.pre_filter)}")
             table = rec.filter_table

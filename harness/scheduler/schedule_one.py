@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
+from ..framework.blocking import Task, drive
 from ..framework.cycle_state import CycleState
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
@@ -102,10 +103,16 @@ class SchedulingCycles:
         if status is not None and not status.is_success():
             self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
             return True
-        status = self.binding_cycle(state, fw, result, assumed_pinfo)
-        if status is not None and not status.is_success():
-            self.handle_binding_cycle_error(state, fw, assumed_pinfo, result, status, record)
+        s.start_binding(self.binding_goroutine(state, fw, result, assumed_pinfo, record))
         return True
+
+    def binding_goroutine(self, state: CycleState, fw: Framework, result: ScheduleResult,
+                          assumed: QueuedPodInfo, record: CycleRecord) -> Task:
+        """The goroutine scheduleOne starts after a scheduling cycle: the binding cycle, then
+        handleBindingCycleError on failure. A task: it may wait (PreBind) in virtual time."""
+        status = yield from self.binding_cycle_task(state, fw, result, assumed)
+        if status is not None and not status.is_success():
+            self.handle_binding_cycle_error(state, fw, assumed, result, status, record)
 
     def scheduling_cycle(self, state: CycleState, fw: Framework, pinfo: QueuedPodInfo,
                          record: CycleRecord):
@@ -286,7 +293,13 @@ class SchedulingCycles:
     # ------------------------------------------------------------------------------------------
     def binding_cycle(self, state: CycleState, fw: Framework, result: ScheduleResult,
                       assumed: QueuedPodInfo) -> Optional[Status]:
-        """bindingCycle: WaitOnPermit (already resolved), PreBind, Bind, PostBind."""
+        """bindingCycle with no time passing (see binding_cycle_task)."""
+        return drive(self.binding_cycle_task(state, fw, result, assumed))
+
+    def binding_cycle_task(self, state: CycleState, fw: Framework, result: ScheduleResult,
+                           assumed: QueuedPodInfo) -> Task:
+        """bindingCycle: WaitOnPermit (already resolved), PreBind (which may wait), Bind,
+        PostBind."""
         s = self.sched
         pod = assumed.pod
         host = result.suggested_host
@@ -302,7 +315,7 @@ class SchedulingCycles:
         # PreBindPreFlight (and the nominatedNodeName it may set) only runs with the
         # NominatedNodeNameForExpectation feature gate, alpha and off in v1.34: every PreBind
         # plugin runs.
-        st = fw.run_pre_bind_plugins(state, pod, host)
+        st = yield from fw.run_pre_bind_plugins_task(state, pod, host)
         if st is not None and not st.is_success():
             return st
         st = fw.run_bind_plugins(state, pod, host)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import random
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -105,6 +107,8 @@ class Scheduler:
         self._failed_at_event: Dict[str, int] = {}
         self.next_flush_tick = UNSCHEDULABLE_FLUSH_PERIOD  # wait.Until ran it at 0 already
         self.attempts: Dict[str, int] = {}  # pod uid -> scheduling attempts (the queue's count)
+        self.bindings_in_flight: List[Tuple[float, int, Any]] = []  # (resume at, seq, task)
+        self._binding_seq = itertools.count()
         self.explain = False  # record every filter status and score, for `schedharness explain`
         self.keep_records = True  # keep each cycle's statuses and scores (reports); off in bench
         self.tracked_pods: List[str] = []
@@ -309,6 +313,7 @@ class Scheduler:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
         cycles = 0  # cycles at one virtual instant
         while True:
+            self._resume_bindings()
             self._resolve_waiting()
             self.queue.flush_backoff_completed()
             if self.queue.active or self.queue.backoff:
@@ -319,7 +324,8 @@ class Scheduler:
                                     f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued)")
                 continue
             retry = self._worth_retrying if until is None else None
-            times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release(retry))
+            times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release(retry),
+                                 self.bindings_in_flight[0][0] if self.bindings_in_flight else None)
                      if t is not None]
             if until is not None:
                 times.append(until)
@@ -376,6 +382,26 @@ class Scheduler:
             ready.append(item)
         self.waiting = still
         for state, fw, result, assumed, record in ready:
-            status = self.cycles.binding_cycle(state, fw, result, assumed)
-            if status is not None and not status.is_success():
-                self.cycles.handle_binding_cycle_error(state, fw, assumed, result, status, record)
+            self.start_binding(self.cycles.binding_goroutine(state, fw, result, assumed, record))
+
+    # ------------------------------------------------------------------------------------------
+    # binding goroutines, in virtual time
+    # ------------------------------------------------------------------------------------------
+    def start_binding(self, task) -> None:
+        """`go bindingCycle(...)`: run it until it waits (a blocking PreBind) or ends."""
+        self._step_binding(task)
+
+    def _step_binding(self, task) -> None:
+        try:
+            delay = next(task)
+        except StopIteration:
+            return
+        heapq.heappush(self.bindings_in_flight, (self.clock.now() + max(0.0, float(delay)),
+                                                 next(self._binding_seq), task))
+
+    def _resume_bindings(self) -> None:
+        """Resume the binding goroutines whose wait is over, in the order they are due."""
+        now = self.clock.now()
+        while self.bindings_in_flight and self.bindings_in_flight[0][0] <= now:
+            _, _, task = heapq.heappop(self.bindings_in_flight)
+            self._step_binding(task)
