@@ -102,6 +102,7 @@ class Scheduler:
         for fw in self.profiles.values():
             fw.nominator = self.queue.nominator
             fw.activator = self.queue.activate
+            fw.run_async = self.go
         self.cycles = SchedulingCycles()
         self.cycles.sched = self
         self._failed_at_event: Dict[str, int] = {}
@@ -387,6 +388,15 @@ class Scheduler:
     # ------------------------------------------------------------------------------------------
     # binding goroutines, in virtual time
     # ------------------------------------------------------------------------------------------
+    def go(self, fn) -> None:
+        """`go fn()` for the plugins' goroutines (preemption's victim deletions): it runs once
+        the current scheduling cycle has ended, at the same virtual instant."""
+        def task():
+            fn()
+            return
+            yield  # a generator
+        heapq.heappush(self.bindings_in_flight, (self.clock.now(), next(self._binding_seq), task()))
+
     def start_binding(self, task) -> None:
         """`go bindingCycle(...)`: run it until it waits (a blocking PreBind) or ends."""
         self._step_binding(task)
