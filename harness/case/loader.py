@@ -10,7 +10,8 @@ from importlib import resources
 from typing import Any, Dict, List, Optional, Union
 
 from ..errors import CaseError
-from .steps import Step, parse_steps
+from .apiserver import NAMESPACED_KINDS
+from .steps import Step, check_references, parse_steps
 from ..yamlfile import load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
@@ -90,11 +91,12 @@ def case_from_data(data: Any, path: str) -> Case:
     if replicas > 1:
         raise CaseError(f"{replicas} kube-scheduler replicas with leader election are not run by schedharness "
                         f"yet (only replicas: 1)", file=path, key="replicas")
+    steps = parse_steps(copy.deepcopy(data.get("steps")), path)
+    check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
-                plugins=list(data.get("plugins") or []),
-                steps=parse_steps(copy.deepcopy(data.get("steps")), path), replicas=replicas)
+                plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas)
 
 
 def find_cases(paths: List[str]) -> List[str]:

@@ -193,8 +193,37 @@ def carry_over_update(new: Dict[str, Any], old_raw: Dict[str, Any]) -> Dict[str,
     return new
 
 
-def default_namespaced(kind: str, namespaced_kinds) -> bool:
-    return kind in namespaced_kinds
+def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: List[Dict[str, Any]],
+                     namespaced_kinds, path: str) -> None:
+    """Objects that steps update or delete exist at that point, and objects they create do not
+    yet (objects deleted by the scheduler itself, preempted pods, are found when the step runs)."""
+    def ref(obj: Dict[str, Any]) -> tuple:
+        return object_ref(obj, obj.get("kind") in namespaced_kinds)
+
+    def show(r: tuple) -> str:
+        return f'{r[0]} "{r[1] + "/" if r[1] else ""}{r[2]}"'
+
+    live = {ref(o) for o in list(cluster) + list(pods) if isinstance(o, dict) and o.get("kind")
+            and isinstance(o.get("metadata"), dict) and o["metadata"].get("name")}
+    for step in steps:
+        if step.action == "create":
+            for j, obj in enumerate(step.value):
+                r = ref(obj)
+                if r in live:
+                    raise CaseError(f"{show(r)} already exists", file=path, key=f"{step.key}[{j}]")
+                live.add(r)
+        elif step.action == "update":
+            for j, obj in enumerate(step.value):
+                r = ref(obj)
+                if r not in live:
+                    raise CaseError(f"no {show(r)} to update", file=path, key=f"{step.key}[{j}]")
+        elif step.action == "delete":
+            for j, d in enumerate(step.value):
+                r = (d["kind"], (d.get("namespace") or "default") if d["kind"] in namespaced_kinds else "", d["name"])
+                if r not in live:
+                    raise CaseError(f"no {show(r)} to delete", file=path, key=f"{step.key}[{j}]")
+                live.discard(r)
 
 
-__all__ = ["Step", "parse_steps", "parse_duration", "check_expect", "STEP_ACTIONS", "QUEUE_STATES"]
+__all__ = ["Step", "parse_steps", "parse_duration", "check_expect", "check_references", "STEP_ACTIONS",
+           "QUEUE_STATES"]
