@@ -314,36 +314,53 @@ class Scheduler:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
         cycles = 0  # cycles at one virtual instant
         while True:
-            self._resume_bindings()
-            self._resolve_waiting()
-            self.queue.flush_backoff_completed()
-            if self.queue.active or self.queue.backoff:
-                self.cycles.schedule_one()
+            if self.schedule_ready():
                 cycles += 1
                 if cycles > max_cycles:
                     raise UserError(f"the scheduler did not become quiet after {max_cycles} scheduling "
                                     f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued)")
                 continue
-            retry = self._worth_retrying if until is None else None
-            times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release(retry),
-                                 self.bindings_in_flight[0][0] if self.bindings_in_flight else None)
-                     if t is not None]
+            target = self.next_timer(quiet=until is None)
             if until is not None:
-                times.append(until)
-            if not times:
+                target = until if target is None else min(target, until)
+            if target is None:
                 break
-            target = min(times)
             if self.next_flush_tick <= target:
-                # flushUnschedulablePodsLeftover, on wait.Until's 30-second period from start
                 self.clock.advance_to(self.next_flush_tick)
-                self.next_flush_tick += UNSCHEDULABLE_FLUSH_PERIOD
-                self.queue.flush_unschedulable_pods_leftover()
+                self.fire_flush_tick()
                 cycles = 0
                 continue
             if until is not None and self.clock.now() >= until:
                 break
             self.clock.advance_to(target)
             cycles = 0
+
+    def schedule_ready(self) -> bool:
+        """What is due at the current instant: binding goroutines whose wait is over, Permit
+        waits that ended, the backoffQ flush, then one scheduling cycle if a pod can be popped.
+        Returns whether a scheduling cycle ran."""
+        self._resume_bindings()
+        self._resolve_waiting()
+        self.queue.flush_backoff_completed()
+        if self.queue.active or self.queue.backoff:
+            self.cycles.schedule_one()
+            return True
+        return False
+
+    def next_timer(self, quiet: bool) -> Optional[float]:
+        """When (this scheduler's clock) the next timer that work waits for fires: a Permit
+        deadline, an error backoff release, a binding goroutine's wait; None when nothing waits.
+        `quiet`: leave out pods whose attempts keep ending in an error with nothing changed."""
+        retry = self._worth_retrying if quiet else None
+        times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release(retry),
+                             self.bindings_in_flight[0][0] if self.bindings_in_flight else None)
+                 if t is not None]
+        return min(times) if times else None
+
+    def fire_flush_tick(self) -> None:
+        """flushUnschedulablePodsLeftover, on wait.Until's 30-second period from the start."""
+        self.next_flush_tick += UNSCHEDULABLE_FLUSH_PERIOD
+        self.queue.flush_unschedulable_pods_leftover()
 
     def _worth_retrying(self, pinfo) -> bool:
         """Whether the until-quiet loop waits for this error-backoff pod's release: during its
