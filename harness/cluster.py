@@ -11,6 +11,7 @@ import itertools
 from typing import Callable, Dict, Iterator, List, Optional
 
 from .api.objects import KubeObject, make_object
+from .apierrors import AlreadyExists, Conflict, NotFound
 
 Listener = Callable[[str, Optional[KubeObject], Optional[KubeObject]], None]
 
@@ -75,3 +76,23 @@ class Cluster:
         old = bucket.pop(object_key(obj), None)
         if old is not None and notify:
             self._notify(obj.kind, old, None)
+
+    # writes with the API server's checks ---------------------------------------------------
+    def create_exclusive(self, obj, notify: bool = True) -> KubeObject:
+        """A create as the API server answers it: AlreadyExists when the name is taken."""
+        if isinstance(obj, dict):
+            obj = make_object(obj)
+        if object_key(obj) in self._objects.get(obj.kind, {}):
+            raise AlreadyExists(obj.kind, obj.name)
+        return self.create(obj, notify)
+
+    def update_if_version(self, obj: KubeObject, resource_version: int, notify: bool = True) -> KubeObject:
+        """An update with optimistic concurrency: NotFound when the object is gone, Conflict (409)
+        when `resource_version` is not the stored one. A resource_version of 0 (unset) updates
+        unconditionally, as for kinds whose strategy AllowUnconditionalUpdate (Lease, Pod)."""
+        stored = self._objects.get(obj.kind, {}).get(object_key(obj))
+        if stored is None:
+            raise NotFound(obj.kind, obj.name)
+        if resource_version and stored.resource_version != resource_version:
+            raise Conflict(obj.kind, obj.name)
+        return self.update(obj, notify)
