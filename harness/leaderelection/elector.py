@@ -126,6 +126,8 @@ class LeaderElector:
         self.cancelled = False           # Run's context is done (cancel())
         self.stop_reason = ""            # why Run ended
         self.log: List[Tuple[float, str]] = []   # (local time, klog line) for a trace
+        # (local time, succeeded, observedTime after it) of every try made by acquire and renew
+        self.attempts: List[Tuple[float, bool, float]] = []
         self._timer: Optional[Timer] = None
         self._in_step = False
         self._poll_start: Optional[float] = None   # local time the current renew poll began
@@ -330,8 +332,13 @@ class LeaderElector:
             self.phase = STOPPED
 
     # acquire: wait.JitterUntil(f, retryPeriod, 1.2, sliding=true)
+    def _try(self) -> bool:
+        ok = self.try_acquire_or_renew()
+        self.attempts.append((self.clock.now(), ok, self.observed_time))
+        return ok
+
     def _acquire_try(self) -> None:
-        succeeded = self.try_acquire_or_renew()
+        succeeded = self._try()
         self.maybe_report_transition()
         # sliding: the next period is drawn after f, on every round (also the last one)
         delay = jitter(self.config.retry_period, JITTER_FACTOR, self.rng)
@@ -355,7 +362,7 @@ class LeaderElector:
         self._poll_try()
 
     def _poll_try(self) -> None:
-        if self.try_acquire_or_renew():
+        if self._try():
             self._poll_start = None
             self.maybe_report_transition()
             self._after(self.config.retry_period, self._renew_round)
