@@ -180,3 +180,21 @@ def test_replica_clock_rate_change_moves_pending_timers():
     loop.run_until(20)
     assert fired == [("a", 7.0, 10.0)]
     assert c.now() == 10.0 + 2 * 13
+
+
+def test_renew_deadline_plus_retry_beyond_lease_duration_overlaps_even_with_true_clocks():
+    """leaseDuration 11s, renewDeadline 10s, retryPeriod 2s passes every check (11 > 10 > 2.4),
+    yet a cut-off holder (last renewal at 4) believes it leads until 6 + 10 = 16 while a
+    candidate may take over from 4 + 11 = 15."""
+    overlaps = []
+    for seed in range(10):
+        s = _sim(2, seed, le={"leaseDuration": "11s", "renewDeadline": "10s", "retryPeriod": "2s"})
+        s.run_until(5.0)
+        s.partition("scheduler-0", 30)
+        s.run_until(40)
+        tr = s.finish()
+        assert _leading(tr, "scheduler-0") == [(0.0, 16.0)]
+        (t, _), = _leading(tr, "scheduler-1")
+        assert 15.0 <= t
+        overlaps.append(16.0 - t)
+    assert max(overlaps) > 0
