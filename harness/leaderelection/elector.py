@@ -133,6 +133,10 @@ class LeaderElector:
         self._poll_start: Optional[float] = None   # local time the current renew poll began
         self._poll_tick = 0
 
+    @property
+    def identity(self) -> str:
+        return self.config.lock.identity()
+
     # ---- the observed record -----------------------------------------------------------------
     def get_leader(self) -> str:
         """GetLeader."""

@@ -83,26 +83,27 @@ class _ClockTimer:
             self.done = True
             if self.entry is not None:
                 self.entry.cancel()
-            self.clock._timers.discard(self)
+            self.clock._timers.pop(self, None)
 
     def _fire(self) -> None:
         if self.done:
             return
         self.done = True
-        self.clock._timers.discard(self)
+        self.clock._timers.pop(self, None)
         self.fn()
 
 
 class ReplicaClock:
     """A process's local clock on a VirtualLoop: local = skew + rate * global. It reads the
-    global time at creation (synchronized wall clocks) unless `local_now` says otherwise."""
+    global time at creation (synchronized wall clocks) unless `local_now` says otherwise. Any
+    loop with a float `now` and `call_at(when, fn)` returning a handle with `cancel()` will do."""
 
     def __init__(self, loop: VirtualLoop, rate: float = 1.0, local_now: Optional[float] = None):
         self.loop = loop
         self.rate = float(rate)
         start = loop.now if local_now is None else float(local_now)
         self.skew = start - self.rate * loop.now
-        self._timers: set = set()
+        self._timers: Dict[_ClockTimer, None] = {}  # pending, in the order they were set
 
     def now(self) -> float:
         if self.rate == 1.0:
@@ -117,7 +118,7 @@ class ReplicaClock:
     def after(self, delay: float, fn: Callable[[], None]) -> _ClockTimer:
         t = _ClockTimer(self, self.now() + delay, fn)
         t.entry = self.loop.call_at(self._global_of(t.local_due), t._fire)
-        self._timers.add(t)
+        self._timers[t] = None
         return t
 
     def set_rate(self, rate: float) -> None:
@@ -126,7 +127,7 @@ class ReplicaClock:
         local = self.now()
         self.rate = float(rate)
         self.skew = local - self.rate * self.loop.now
-        for t in sorted(self._timers, key=lambda x: x.entry.seq):
+        for t in list(self._timers):
             t.entry.cancel()
             t.entry = self.loop.call_at(self._global_of(t.local_due), t._fire)
 

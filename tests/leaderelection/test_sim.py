@@ -198,3 +198,28 @@ def test_renew_deadline_plus_retry_beyond_lease_duration_overlaps_even_with_true
         assert 15.0 <= t
         overlaps.append(16.0 - t)
     assert max(overlaps) > 0
+
+
+def test_stopping_a_cut_off_leader_cannot_release():
+    """ReleaseOnCancel's release needs the API server: a partitioned leader that is stopped exits
+    (code 0) without writing, and the others wait for its record to expire."""
+    s = _sim(2, seed=5)
+    s.run_until(5.0)
+    s.partition("scheduler-0", 60)
+    s.stop("scheduler-0")
+    assert s.processes["scheduler-0"].exit_code == 0
+    assert s.lease_holder() == "scheduler-0"
+    s.run_until(40)
+    tr = s.finish()
+    (t, _), = _leading(tr, "scheduler-1")
+    assert 4.0 + LD <= t <= 4.0 + LD + 2 * JITTERED
+
+
+def test_health_check_of_a_leader_that_cannot_renew():
+    """LeaderElector.Check (kube-scheduler's healthz watchdog, 20s tolerance)."""
+    s = _sim(1)
+    s.run_until(3.0)
+    el = s.processes["scheduler-0"].elector
+    assert el.check(20 * 10**9) is None
+    el.observed_time = -40.0
+    assert el.check(20 * 10**9) == "failed election to renew leadership on lease kube-scheduler"
