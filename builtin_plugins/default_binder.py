@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.apierrors import StatusError
+from harness.apierrors import StatusError, Unreachable
 from harness.framework import Plugin, Status, hookimpl
 
 from . import names
@@ -16,7 +16,7 @@ class DefaultBinder(Plugin):
         """POST pods/binding: the API server sets spec.nodeName and PodScheduled=True."""
         try:
             self.handle.cluster.create_binding(pod, node_name)
-        except StatusError as e:
+        except (StatusError, Unreachable) as e:
             return Status.error(str(e))
         return None
 

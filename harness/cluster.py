@@ -34,6 +34,10 @@ class Cluster:
         """listener(kind, old, new): old None on add, new None on delete."""
         self._listeners.append(listener)
 
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def _notify(self, kind: str, old, new) -> None:
         for fn in list(self._listeners):
             fn(kind, old, new)

@@ -33,7 +33,8 @@ def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
             lines.append("  never attempted (gated, or no profile serves its schedulerName)")
             continue
         for rec in recs:
-            lines.append(f"  attempt {rec.attempt} at {rec.time:g}s{_requeued_by(rec)}:")
+            by = f" by {rec.replica}" if rec.replica else ""
+            lines.append(f"  attempt {rec.attempt}{by} at {rec.time:g}s{_requeued_by(rec)}:")
             if rec.pre_filter is not None and not rec.pre_filter.is_success():
                 lines.append(f"    PreFilter: {rec.pre_filter.plugin or '-'} {_status(rec.pre_filter)}")
             table = rec.filter_table

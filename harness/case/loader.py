@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from ..errors import CaseError
 from .apiserver import NAMESPACED_KINDS
-from .steps import Step, check_references, parse_steps
+from .steps import REPLICA_ACTIONS, Step, check_references, check_replicas, parse_steps
 from ..yamlfile import load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
@@ -38,6 +38,11 @@ class Case:
     plugins: List[str] = field(default_factory=list)
     steps: List[Step] = field(default_factory=list)
     replicas: int = 1
+
+    @property
+    def has_processes(self) -> bool:
+        """Run as several kube-scheduler processes (replicas, or steps on a process)."""
+        return self.replicas > 1 or any(s.action in REPLICA_ACTIONS for s in self.steps)
 
     @property
     def config_path(self) -> Optional[str]:
@@ -88,11 +93,9 @@ def case_from_data(data: Any, path: str) -> Case:
         else:
             cluster.append(copy.deepcopy(obj))
     replicas = int(data.get("replicas", 1))
-    if replicas > 1:
-        raise CaseError(f"{replicas} kube-scheduler replicas with leader election are not run by schedharness "
-                        f"yet (only replicas: 1)", file=path, key="replicas")
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
+    check_replicas(steps, replicas, path)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},

@@ -18,6 +18,7 @@ from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
 from .loader import Case, load_case
+from .replicas import World
 from .steps import Step, carry_over_update, object_ref
 
 
@@ -32,11 +33,17 @@ class Observation:
     messages: Dict[str, str] = field(default_factory=dict)
     queue: Dict[str, str] = field(default_factory=dict)
     attempts: Dict[str, int] = field(default_factory=dict)
+    lease: Optional[Dict[str, Any]] = None  # with replicas
+    bound_by: Optional[Dict[str, str]] = None  # with replicas
 
     def to_json(self) -> Dict[str, Any]:
-        return {"time": self.time, "bindings": self.bindings, "preempted": self.preempted,
-                "nominated": self.nominated, "messages": self.messages, "queue": self.queue,
-                "attempts": self.attempts}
+        out = {"time": self.time, "bindings": self.bindings, "preempted": self.preempted,
+               "nominated": self.nominated, "messages": self.messages, "queue": self.queue,
+               "attempts": self.attempts}
+        if self.lease is not None:
+            out["lease"] = self.lease
+            out["boundBy"] = self.bound_by or {}
+        return out
 
 
 @dataclass
@@ -61,15 +68,21 @@ class CaseResult:
     scheduler: Any = None
     steps: List[StepResult] = field(default_factory=list)
     final: Optional[Observation] = None
+    lease_history: Optional[List[Dict[str, Any]]] = None  # with replicas
 
     def to_json(self) -> Dict[str, Any]:
         out = {"case": self.case.name, "passed": self.passed, "bindings": self.bindings,
                "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
                "failures": self.failures}
-        if self.case.steps:
+        if self.case.steps or self.lease_history is not None:
             out["time"] = self.final.time if self.final else 0.0
             out["queue"] = self.final.queue if self.final else {}
             out["attempts"] = self.final.attempts if self.final else {}
+        if self.lease_history is not None and self.final is not None:
+            out["lease"] = self.final.lease
+            out["boundBy"] = self.final.bound_by or {}
+            out["leaseHistory"] = self.lease_history
+        if self.case.steps:
             out["steps"] = [s.to_json() for s in self.steps]
         return out
 
@@ -83,7 +96,7 @@ class CaseRun:
     """One case being run: the simulated API server with the case's objects, the scheduler,
     and what the case did to them (steps)."""
 
-    def __init__(self, case: Case, registry=None):
+    def __init__(self, case: Case, registry=None, explain: bool = False):
         self.case = case
         registry = registry or (build_registry(case.plugins) if case.plugins else default_registry())
         if case.config is None:
@@ -104,15 +117,32 @@ class CaseRun:
         self._deleting = False  # a `delete` step is deleting (not preemption)
         for i, obj in enumerate(case.cluster):
             self.cluster.create(self._admit(obj, f"cluster[{i}]"), notify=False)
-        tracked = [o.key for o in self.cluster.list("Pod") if not o.node_name]  # queued first
-        self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed,
-                               source=case.config_path or case.path)
-        self.sched.start()
+        # pods the case reports on: pending pods of `cluster` (queued first), then `pods`, then
+        # pending pods created by steps
+        self.tracked_pods = [o.key for o in self.cluster.list("Pod") if not o.node_name]
+        source = case.config_path or case.path
+        self.world: Optional[World] = None
+        if case.has_processes:
+            self.world = World(cfg, registry, self.cluster, case.replicas, case.seed, source)
+            self.world.explain = explain
+            self.world.tracked_pods = self.tracked_pods
+            self.world.start_all()
+            self.sched = None
+        else:
+            self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed, source=source)
+            self.sched.explain = explain
+            self.sched.tracked_pods = self.tracked_pods
+            self.sched.start()
         self.cluster.subscribe(self._on_event)
         for i, obj in enumerate(case.pods):
-            self.cluster.create(self._admit(obj, f"pods[{i}]"))
-        self.sched.tracked_pods = tracked + [f"{p['metadata']['namespace']}/{p['metadata']['name']}"
-                                             for p in case.pods]
+            o = self._admit(obj, f"pods[{i}]")
+            self.tracked_pods.append(o.key)
+            self.cluster.create(o)
+
+    @property
+    def engine(self):
+        """What runs: the scheduler, or the world of scheduler processes."""
+        return self.world if self.world is not None else self.sched
 
     def _admit(self, obj: Dict[str, Any], key: str) -> KubeObject:
         """The API server's defaulting of a new object (CASE_FORMAT.md), and its uniqueness."""
@@ -134,22 +164,49 @@ class CaseRun:
 
     # ------------------------------------------------------------------------------------------
     def run(self) -> None:
-        self.sched.run_until_quiet()
+        self.engine.run(None)
 
     def apply(self, step: Step) -> None:
         """Run one step, then let the scheduler run until quiet."""
         getattr(self, f"_step_{step.action}")(step)
         if step.action not in ("expect", "fail"):
             if step.action == "advance":
-                self.sched.advance(step.seconds)
+                self.engine.advance(step.seconds)
             else:
-                self.sched.run_until_quiet()
+                self.engine.run(None)
+
+    def now(self) -> float:
+        return self.world.now() if self.world is not None else self.sched.clock.now()
+
+    def queue_state(self, pod) -> str:
+        return self.engine.queue_state(pod)
+
+    def attempts(self, pod) -> int:
+        if self.world is not None:
+            return self.world.attempts(pod)
+        return self.sched.attempts.get(pod.uid, 0)
+
+    # process steps (replicas) ---------------------------------------------------------------
+    def _step_crash(self, step: Step) -> None:
+        self.world.crash(step.value, step.key)
+
+    def _step_stop(self, step: Step) -> None:
+        self.world.stop(step.value, step.key)
+
+    def _step_start(self, step: Step) -> None:
+        self.world.start(step.value, step.key)
+
+    def _step_partition(self, step: Step) -> None:
+        self.world.partition(step.value["replica"], step.seconds, step.key)
+
+    def _step_clock(self, step: Step) -> None:
+        self.world.set_rate(step.value["replica"], float(step.value["rate"]), step.key)
 
     def _step_create(self, step: Step) -> None:
         for j, obj in enumerate(step.value):
             o = self._admit(copy.deepcopy(obj), f"{step.key}[{j}]")
             if o.kind == "Pod" and not o.node_name:
-                self.sched.tracked_pods.append(o.key)
+                self.tracked_pods.append(o.key)
             self.cluster.create(o)
 
     def _step_update(self, step: Step) -> None:
@@ -196,10 +253,12 @@ class CaseRun:
 
     # ------------------------------------------------------------------------------------------
     def observe(self) -> Observation:
-        sched = self.sched
-        obs = Observation(time=sched.clock.now(), preempted=sorted(self.preempted))
+        obs = Observation(time=self.now(), preempted=sorted(self.preempted))
         pods = {p.key: p for p in self.cluster.list("Pod")}
-        for key in sched.tracked_pods:
+        if self.world is not None:
+            obs.lease = self.lease()
+            obs.bound_by = dict(sorted(self.world.bound_by.items()))
+        for key in self.tracked_pods:
             p = pods.get(key)
             obs.bindings[key] = p.node_name or None if p is not None else None
             if p is None:
@@ -209,14 +268,14 @@ class CaseRun:
             msg = _pod_condition_message(p)
             if msg and not p.node_name:
                 obs.messages[key] = msg
-            obs.queue[key] = sched.queue_state(p)
-            obs.attempts[key] = sched.attempts.get(p.uid, 0)
+            obs.queue[key] = self.queue_state(p)
+            obs.attempts[key] = self.attempts(p)
         return obs
 
     def check(self, exp: Dict[str, Any], where: str) -> List[str]:
         """The failures of an `expect` mapping against the state now; `where` prefixes the
         keys in errors and failures (`expect`, `steps[3].expect`)."""
-        sched = self.sched
+        engine = self.engine
         failures: List[str] = []
         prefix = "" if where == "expect" else f"{where.rsplit('.', 1)[0]}: "
         pods = {p.key: p for p in self.cluster.list("Pod")}
@@ -224,7 +283,7 @@ class CaseRun:
 
         def known(ref: str, k: str) -> str:
             key = pod_ref(ref)
-            if key not in pods and key not in preempted and key not in sched.tracked_pods:
+            if key not in pods and key not in preempted and key not in self.tracked_pods:
                 raise CaseError(f"no pod {key} in the case", file=self.case.path, key=f"{where}.{k}.{ref}")
             return key
 
@@ -233,7 +292,7 @@ class CaseRun:
             got = pods[key].node_name or None if key in pods else None
             ok = (got is None) if want is None else (got in want if isinstance(want, list) else got == want)
             if not ok:
-                why = (_pod_condition_message(pods[key]) if key in pods else "") or sched_error(sched, key)
+                why = (_pod_condition_message(pods[key]) if key in pods else "") or sched_error(engine, key)
                 failures.append(f"{prefix}{key}: expected {_fmt(want)}, got {got or 'unbound'}"
                                 + (f" ({why})" if why and got is None else ""))
         if "preempted" in exp:
@@ -252,12 +311,12 @@ class CaseRun:
                 failures.append(f"{prefix}{key}: nominatedNodeName expected {want!r}, got {got or None!r}")
         for ref, want in (exp.get("queue") or {}).items():
             key = known(ref, "queue")
-            got = sched.queue_state(pods[key]) if key in pods else "deleted"
+            got = self.queue_state(pods[key]) if key in pods else "deleted"
             if got != want:
                 failures.append(f"{prefix}{key}: queue expected {want}, got {got}")
         for ref, want in (exp.get("attempts") or {}).items():
             key = known(ref, "attempts")
-            got = sched.attempts.get(pods[key].uid, 0) if key in pods else 0
+            got = self.attempts(pods[key]) if key in pods else 0
             if got != want:
                 failures.append(f"{prefix}{key}: attempts expected {want}, got {got}")
         if "lease" in exp:
@@ -267,14 +326,20 @@ class CaseRun:
                     failures.append(f"{prefix}lease.{k}: expected {want!r}, got {lease.get(k)!r}")
         for ref, want in (exp.get("boundBy") or {}).items():
             key = known(ref, "boundBy")
-            got = REPLICA_NAME if key in pods and pods[key].node_name else None
+            if self.world is not None:
+                got = self.world.bound_by.get(key)
+            else:
+                got = REPLICA_NAME if key in pods and pods[key].node_name else None
             if got != want:
                 failures.append(f"{prefix}{key}: boundBy expected {want!r}, got {got!r}")
         return failures
 
     def lease(self) -> Dict[str, Any]:
-        """The Lease record with one replica: it acquires the Lease at once when leaderElect is
-        on (the default) and holds it for the whole run."""
+        """The Lease record as the API server stores it. With one replica and no process steps,
+        the replica acquires the Lease at once when leaderElect is on (the default) and holds it
+        for the whole run (harness/case/replicas.py runs the election otherwise)."""
+        if self.world is not None:
+            return self.world.lease()
         if (self.config.get("leaderElection") or {}).get("leaderElect", True):
             return {"holder": REPLICA_NAME, "transitions": 0}
         return {"holder": None, "transitions": 0}
@@ -290,10 +355,9 @@ def build_scheduler(case: Case, registry=None) -> Scheduler:
 
 def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
     case = case_or_path if isinstance(case_or_path, Case) else load_case(case_or_path)
-    run = CaseRun(case, registry)
-    run.sched.explain = explain
+    run = CaseRun(case, registry, explain=explain)
     run.run()
-    res = CaseResult(case, True, scheduler=run.sched)
+    res = CaseResult(case, True, scheduler=run.engine)
     for step in case.steps:
         run.apply(step)
         if step.action == "expect":
@@ -302,6 +366,8 @@ def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
     res.failures.extend(run.check(case.expect, "expect"))
     obs = run.observe()
     res.final = obs
+    if run.world is not None:
+        res.lease_history = run.world.lease_history()
     res.bindings, res.preempted, res.nominated, res.messages = obs.bindings, obs.preempted, obs.nominated, obs.messages
     res.passed = not res.failures
     return res

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from ..errors import CaseError
 
-# the step actions of the contract; the leader-election ones need `replicas` support
+# the step actions of the contract: on the cluster, and on the kube-scheduler processes
 STEP_ACTIONS = ("create", "update", "delete", "advance", "fail", "expect")
 REPLICA_ACTIONS = ("crash", "stop", "start", "partition", "clock")
 STEP_EXPECT_KEYS = ("bindings", "preempted", "messages", "nominated", "queue", "attempts",
@@ -79,10 +79,7 @@ def parse_steps(raw: Any, path: str) -> List[Step]:
             raise CaseError(f"a step is a mapping with exactly one key (one of {', '.join(STEP_ACTIONS)}), "
                             f"not {what}", file=path, key=key)
         action, value = next(iter(item.items()))
-        if action in REPLICA_ACTIONS:
-            raise CaseError(f'the "{action}" step needs replicas with leader election, which schedharness '
-                            f"does not run yet", file=path, key=f"{key}.{action}")
-        if action not in STEP_ACTIONS:
+        if action not in STEP_ACTIONS + REPLICA_ACTIONS:
             raise CaseError(f'unknown step "{action}" (one of {", ".join(STEP_ACTIONS + REPLICA_ACTIONS)})',
                             file=path, key=key)
         step = Step(i, action, value)
@@ -126,6 +123,54 @@ def _check_step(step: Step, path: str) -> None:
             raise CaseError("a non-empty list of pod references", file=path, key=f"{key}.bind")
     elif step.action == "expect":
         check_expect(v, path, key, in_step=True)
+    elif step.action in ("crash", "stop", "start"):
+        if not isinstance(v, str) or not v:
+            raise CaseError("a replica name (scheduler-0, scheduler-1, ...)", file=path, key=key)
+    elif step.action == "partition":
+        if not isinstance(v, dict) or set(v) != {"replica", "for"} or not isinstance(v["replica"], str):
+            raise CaseError("partition takes {replica: scheduler-N, for: <duration>}", file=path, key=key)
+        try:
+            step.seconds = parse_duration(v["for"])
+        except ValueError as e:
+            raise CaseError(str(e), file=path, key=f"{key}.for") from None
+        if step.seconds <= 0:
+            raise CaseError(f'a partition lasts a positive duration, not "{v["for"]}"', file=path, key=f"{key}.for")
+    elif step.action == "clock":
+        if not isinstance(v, dict) or set(v) != {"replica", "rate"} or not isinstance(v["replica"], str):
+            raise CaseError("clock takes {replica: scheduler-N, rate: <number>}", file=path, key=key)
+        rate = v["rate"]
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
+            raise CaseError(f"a clock rate is a number above 0, not {rate!r}", file=path, key=f"{key}.rate")
+
+
+def step_replica(step: Step) -> Optional[str]:
+    """The replica a process step names."""
+    if step.action in ("crash", "stop", "start"):
+        return step.value
+    if step.action in ("partition", "clock"):
+        return step.value["replica"]
+    return None
+
+
+def check_replicas(steps: List[Step], replicas: int, path: str) -> None:
+    """Process steps name one of the case's replicas, and start only a stopped one."""
+    names = [f"scheduler-{i}" for i in range(replicas)]
+    running = set(names)
+    for step in steps:
+        r = step_replica(step)
+        if r is None:
+            continue
+        key = step.key
+        if r not in names:
+            raise CaseError(f"no replica {r} (the case has {', '.join(names)})", file=path, key=key)
+        if step.action == "start":
+            if r in running:
+                raise CaseError(f"{r} is running: crash or stop it before starting it", file=path, key=key)
+            running.add(r)
+        elif step.action in ("crash", "stop"):
+            if r not in running:
+                raise CaseError(f"{r} is not running", file=path, key=key)
+            running.discard(r)
 
 
 def check_expect(v: Any, path: str, key: str, in_step: bool) -> None:
@@ -225,5 +270,5 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
                 live.discard(r)
 
 
-__all__ = ["Step", "parse_steps", "parse_duration", "check_expect", "check_references", "STEP_ACTIONS",
-           "QUEUE_STATES"]
+__all__ = ["Step", "parse_steps", "parse_duration", "check_expect", "check_references", "check_replicas",
+           "step_replica", "STEP_ACTIONS", "REPLICA_ACTIONS", "QUEUE_STATES"]

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from ..cluster import Cluster
 from .client import LeaseClient
 from .elector import LeaderElector
-from .kube_scheduler import make_scheduler_elector, new_identity
+from .kube_scheduler import leader_elect, make_scheduler_elector, new_identity
 from .resourcelock import lease_spec_to_record
 
 
@@ -110,6 +110,10 @@ class ReplicaClock:
             return self.loop.now + self.skew
         return self.skew + self.rate * self.loop.now
 
+    def global_now(self) -> float:
+        """The loop's (the case's) virtual time."""
+        return self.loop.now
+
     def _global_of(self, local: float) -> float:
         if self.rate == 1.0:
             return local - self.skew
@@ -176,6 +180,7 @@ class ElectionSim:
     def __init__(self, le: Mapping[str, Any], seed: int = 0, cluster: Optional[Cluster] = None,
                  loop: Optional[VirtualLoop] = None):
         self.le = dict(le)
+        self.elect = leader_elect(self.le)  # leaderElect false: every process runs at once
         self.seed = seed
         self.cluster = cluster or Cluster()
         self.loop = loop or VirtualLoop()
@@ -184,6 +189,10 @@ class ElectionSim:
         self.partitioned_until: Dict[str, float] = {}
         self.trace = ElectionTrace()
         self._incarnation: Dict[str, int] = {}
+        # hooks for what runs in the processes (the case runner's schedulers)
+        self.on_process_start: Optional[Callable[[Process], None]] = None
+        self.on_started_leading: Optional[Callable[[Process], None]] = None
+        self.on_process_end: Optional[Callable[[Process], None]] = None
         self.cluster.subscribe(self._on_cluster_event)
 
     # ---- the trace -----------------------------------------------------------------------
@@ -227,6 +236,8 @@ class ElectionSim:
         def started() -> None:
             proc.leading_since = self.loop.now
             self._event(replica, "started leading")
+            if self.on_started_leading is not None:
+                self.on_started_leading(proc)
 
         def exited(code: int, reason: str) -> None:
             self._end_leading(proc)
@@ -234,12 +245,19 @@ class ElectionSim:
             proc.exit_code, proc.exit_reason = code, reason
             proc.clock.stop_all()
             self._event(replica, f"exit {code}: {reason}")
+            if self.on_process_end is not None:
+                self.on_process_end(proc)
 
+        self.processes[replica] = proc
+        self._event(replica, f"start {identity}")
+        if self.on_process_start is not None:
+            self.on_process_start(proc)
+        if not self.elect:
+            started()  # leaderElect false: the process runs without an election
+            return proc
         proc.elector = make_scheduler_elector(le=self.le, identity=identity, client=client,
                                               clock=clock, rng=rng, on_started_leading=started,
                                               on_exit=exited)
-        self.processes[replica] = proc
-        self._event(replica, f"start {identity}")
         proc.elector.run()
         return proc
 
@@ -252,12 +270,15 @@ class ElectionSim:
         proc = self.processes[replica]
         if not proc.alive:
             return
-        proc.elector.kill()
+        if proc.elector is not None:
+            proc.elector.kill()
         proc.clock.stop_all()
         self._end_leading(proc)
         proc.alive = False
         proc.exit_reason = "crashed"
         self._event(replica, "crash")
+        if self.on_process_end is not None:
+            self.on_process_end(proc)
 
     def stop(self, replica: str) -> None:
         """A clean shutdown: Run's context is cancelled (ReleaseOnCancel releases a held Lease)."""
@@ -265,7 +286,15 @@ class ElectionSim:
         if not proc.alive:
             return
         self._event(replica, "stop")
-        proc.elector.cancel()
+        if proc.elector is not None:
+            proc.elector.cancel()
+            return
+        self._end_leading(proc)  # no election: the process just ends
+        proc.alive = False
+        proc.exit_code, proc.exit_reason = 0, "Requested to terminate, exiting"
+        proc.clock.stop_all()
+        if self.on_process_end is not None:
+            self.on_process_end(proc)
 
     def partition(self, replica: str, duration: float) -> None:
         """`replica` cannot reach the API server for `duration` seconds of global time."""

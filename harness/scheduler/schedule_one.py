@@ -41,6 +41,7 @@ class CycleRecord:
     attempt: int
     time: float = 0.0  # virtual seconds when the attempt started
     event: str = ""  # the event that last moved the pod to activeQ or backoffQ
+    replica: str = ""  # the kube-scheduler process that made the attempt (with replicas)
     node_statuses: Dict[str, Optional[Status]] = field(default_factory=dict)
     feasible: List[str] = field(default_factory=list)
     scores: List[NodePluginScores] = field(default_factory=list)
@@ -93,7 +94,7 @@ class SchedulingCycles:
             return True
         s.attempts[pod.uid] = pinfo.attempts
         state = CycleState()
-        record = CycleRecord(pod.key, pinfo.attempts, s.clock.now(), pinfo.requeue_event)
+        record = CycleRecord(pod.key, pinfo.attempts, s.virtual_time(), pinfo.requeue_event, s.name)
         if s.keep_records:
             s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)

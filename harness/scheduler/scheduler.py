@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
+from ..apierrors import StatusError, Unreachable
 from ..errors import UserError
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
@@ -19,6 +20,7 @@ from .schedule_one import CycleRecord, SchedulingCycles
 from .snapshot import Snapshot
 
 MAX_CONSECUTIVE_ERRORS = 3
+API_ERRORS = (StatusError, Unreachable)  # what an API call can answer (or not)
 UNSCHEDULABLE_FLUSH_PERIOD = 30.0  # PriorityQueue.Run: wait.Until(flushUnschedulablePodsLeftover, 30s)
 
 EVENT_NODE_ADD = ClusterEvent(EventResource.Node, ActionType.Add)
@@ -75,10 +77,13 @@ class Scheduler:
     event_seq = 0  # cluster events received (a pod in error is retried after one)
 
     def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
-                 seed: int = 0, source: str = "config"):
+                 seed: int = 0, source: str = "config", clock=None, name: str = ""):
         self.config = config
         self.cluster = cluster
-        self.clock = VirtualClock()
+        self.clock = clock if clock is not None else VirtualClock()
+        self.name = name  # the replica (process) this scheduler runs in
+        # the case's virtual time (this process's clock may run at another rate)
+        self.virtual_time = getattr(self.clock, "global_now", None) or self.clock.now
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.rng = random.Random(seed)
@@ -117,6 +122,11 @@ class Scheduler:
     # ------------------------------------------------------------------------------------------
     # start-up: the informers' initial list
     # ------------------------------------------------------------------------------------------
+    def start_queue(self) -> None:
+        """sched.Run -> SchedulingQueue.Run: the flush ticks count from now (the process starts
+        scheduling when it becomes the leader)."""
+        self.next_flush_tick = self.clock.now() + UNSCHEDULABLE_FLUSH_PERIOD
+
     def start(self) -> None:
         for node in sorted(self.cluster.list("Node"), key=lambda n: n.name):
             self.cache.add_node(node)
@@ -270,7 +280,10 @@ class Scheduler:
         new = pod.with_status(patch)
         if not cond_update and not nnn_update:
             return None
-        self.cluster.update(new)
+        try:
+            self.cluster.update(new)
+        except API_ERRORS:
+            return None  # "Error updating pod" is logged upstream; the informer has the truth
         return new
 
     def queue_state(self, pod: Pod) -> str:
