@@ -29,6 +29,8 @@ class Cluster:
         self._rv = itertools.count(1)
         # pod key -> how many of its next Binding requests fail (a case's `fail: {bind: [...]}`)
         self.failing_binds: Dict[str, int] = {}
+        # pods whose latest Binding request failed by such an injection
+        self.injected_failures: set = set()
 
     def subscribe(self, listener: Listener) -> None:
         """listener(kind, old, new): old None on add, new None on delete."""
@@ -112,10 +114,12 @@ class Cluster:
         current = self.get("Pod", pod.namespace, pod.name)
         if current is None or current.uid != pod.uid:
             raise NotFound("Pod", pod.name)
+        self.injected_failures.discard(current.key)
         if self.failing_binds.get(current.key):
             self.failing_binds[current.key] -= 1
             if not self.failing_binds[current.key]:
                 del self.failing_binds[current.key]
+            self.injected_failures.add(current.key)
             raise StatusError(f"Internal error occurred: binding of pod {current.key} to node "
                               f"{node_name} refused (injected by the case's fail step)")
         if current.node_name:

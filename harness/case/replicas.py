@@ -86,6 +86,10 @@ class ProcessView:
     def failing_binds(self):
         return self._cluster.failing_binds
 
+    @property
+    def injected_failures(self):
+        return self._cluster.injected_failures
+
     # watch ------------------------------------------------------------------------------------
     def _on_event(self, kind: str, old, new) -> None:
         if self._seen is not None:

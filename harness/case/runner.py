@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional
 import copy
 
 from ..api.objects import KubeObject, Pod, make_object
+from ..api.pod_update import validate_pod_update
 from ..cluster import Cluster
 from ..config import loader as config_loader
 from ..config.defaults import set_defaults
@@ -217,12 +218,12 @@ class CaseRun:
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
             raw = carry_over_update(obj, old.raw)
-            if kind == "Pod":
-                node = (raw.get("spec") or {}).get("nodeName") or ""
-                if node != (old.node_name or ""):
-                    raise CaseError("spec.nodeName cannot be changed by an update (the scheduler binds pods "
-                                    "through the binding subresource)", file=self.case.path, key=f"{key}.spec.nodeName")
             self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index))
+            if kind == "Pod":
+                err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {})
+                if err is not None:
+                    raise CaseError(f"the API server refuses this update: {err[1]}", file=self.case.path,
+                                    key=f"{key}.{err[0]}")
             self.cluster.update(make_object(raw))
 
     def _step_delete(self, step: Step) -> None:
@@ -364,6 +365,9 @@ def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
             res.failures.extend(run.check(step.value, f"{step.key}"))
         res.steps.append(StepResult(step.index, step.action, run.observe()))
     res.failures.extend(run.check(case.expect, "expect"))
+    for key, n in sorted(run.cluster.failing_binds.items()):
+        res.failures.append(f"{key}: {n} injected binding failure(s) of a fail step never used "
+                            f"(the pod was not bound again)")
     obs = run.observe()
     res.final = obs
     if run.world is not None:

@@ -250,6 +250,8 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
 
     live = {ref(o) for o in list(cluster) + list(pods) if isinstance(o, dict) and o.get("kind")
             and isinstance(o.get("metadata"), dict) and o["metadata"].get("name")}
+    every_pod = {r for r in live if r[0] == "Pod"}
+    every_pod |= {ref(o) for st in steps if st.action == "create" for o in st.value if o.get("kind") == "Pod"}
     for step in steps:
         if step.action == "create":
             for j, obj in enumerate(step.value):
@@ -262,6 +264,13 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
                 r = ref(obj)
                 if r not in live:
                     raise CaseError(f"no {show(r)} to update", file=path, key=f"{step.key}[{j}]")
+        elif step.action == "fail":
+            # the pod may be created by a later step: any pod of the case
+            for j, pod_ref in enumerate(step.value["bind"]):
+                ns, _, name = pod_ref.rpartition("/")
+                r = ("Pod", ns or "default", name)
+                if r not in every_pod:
+                    raise CaseError(f"no {show(r)} in the case", file=path, key=f"{step.key}.bind[{j}]")
         elif step.action == "delete":
             for j, d in enumerate(step.value):
                 r = (d["kind"], (d.get("namespace") or "default") if d["kind"] in namespaced_kinds else "", d["name"])

@@ -377,8 +377,11 @@ class Scheduler:
 
     def _worth_retrying(self, pinfo) -> bool:
         """Whether the until-quiet loop waits for this error-backoff pod's release: during its
-        first few errors, or when a cluster event came since its last failure."""
+        first few errors, after a binding failure a case injected (there are finitely many), or
+        when a cluster event came since its last failure."""
         if pinfo.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS:
+            return True
+        if pinfo.pod.key in getattr(self.cluster, "injected_failures", ()):
             return True
         return self.event_seq != self._failed_at_event.get(pinfo.pod.uid)
 

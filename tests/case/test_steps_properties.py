@@ -93,7 +93,6 @@ def build_case(nodes, pods, steps, seed):
             name = sorted(gated)[arg % len(gated)]
             m = copy.deepcopy(gated.pop(name))
             del m["spec"]["schedulingGates"]
-            m["spec"].pop("priority", None)
             out.append({"update": [m]})
         elif kind == "create-node":
             m = node_manifest(next_node, *arg)
