@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from ..api.object_validation import validate_object
 from ..errors import CaseError
 
 _EPOCH = "2026-01-01T00:00:00Z"
@@ -29,6 +30,7 @@ class ApiServerDefaults:
         return f"00000000-0000-0000-0000-{self._uid:012d}"
 
     def default_object(self, obj: Dict[str, Any], key: str, index: int) -> Dict[str, Any]:
+        check_object(obj, key, self.path)
         md = obj.setdefault("metadata", {})
         if not md.get("name"):
             raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")
@@ -98,6 +100,13 @@ class ApiServerDefaults:
                 e.setdefault("allocationMode", "ExactCount")
                 if e["allocationMode"] == "ExactCount":
                     e.setdefault("count", 1)
+
+
+def check_object(obj: Any, key: str, path: str) -> None:
+    """The API server's validation of one manifest (api.object_validation) as a CaseError."""
+    err = validate_object(obj)
+    if err is not None:
+        raise CaseError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
 
 
 _NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",

@@ -12,8 +12,9 @@ from ..config import loader as config_loader
 from ..config.defaults import set_defaults
 from ..errors import CaseError
 from ..framework.registry import build_registry, default_registry
-from ..scheduler.scheduler import Scheduler
+from ..scheduler.scheduler import Scheduler, informer_sees
 from .apiserver import ApiServerDefaults
+from .checks import check_cluster, check_expect
 from .loader import Case, load_case
 
 
@@ -54,16 +55,20 @@ def build_scheduler(case: Case, registry=None) -> Scheduler:
     cluster = Cluster()
     seen = set()
     index = 0
+    keys = case.cluster_keys if len(case.cluster_keys) == len(case.cluster) else [
+        f"cluster[{i}]" for i in range(len(case.cluster))]
     for i, obj in enumerate(case.cluster):
-        api.default_object(obj, f"cluster[{i}]", index)
+        api.default_object(obj, keys[i], index)
         index += 1
         o = make_object(obj)
         k = (o.kind, o.namespace, o.name)
         if k in seen:
-            raise CaseError(f"duplicate {o.kind} {o.key}", file=case.path, key=f"cluster[{i}]")
+            raise CaseError(f"duplicate {o.kind} {o.key}", file=case.path, key=keys[i])
         seen.add(k)
         cluster.create(o, notify=False)
-    tracked = [o.key for o in cluster.list("Pod") if not o.node_name]  # queued first
+    check_cluster(case, keys)
+    check_expect(case)
+    tracked = [o.key for o in cluster.list("Pod") if not o.node_name and informer_sees(o)]  # queued first
     sched = Scheduler(cfg, registry, cluster, seed=case.seed, source=case.config_path or case.path)
     sched.start()
     for i, obj in enumerate(case.pods):

@@ -56,6 +56,13 @@ def node_update_action(old: Node, new: Node) -> ActionType:
     return a
 
 
+def informer_sees(pod: Optional[Pod]) -> bool:
+    """The scheduler's pod informer lists and watches pods with the field selector
+    `status.phase!=Succeeded,status.phase!=Failed` (NewInformerFactory, scheduler.go): a
+    completed pod does not exist for the scheduler."""
+    return pod is not None and (pod.raw.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+
+
 def _le_priority(priority: int):
     """getLEPriorityPreCheck: only pods of lower or equal priority."""
     return lambda p: p.priority <= priority
@@ -107,10 +114,10 @@ class Scheduler:
         for node in sorted(self.cluster.list("Node"), key=lambda n: n.name):
             self.cache.add_node(node)
         for pod in self.cluster.list("Pod"):
-            if pod.node_name:
+            if pod.node_name and informer_sees(pod):
                 self.cache.add_pod(pod)
         for pod in self.cluster.list("Pod"):
-            if not pod.node_name and pod.scheduler_name in self.profiles:
+            if not pod.node_name and pod.scheduler_name in self.profiles and informer_sees(pod):
                 self.queue.add(pod)
         self.cluster.subscribe(self.on_event)
 
@@ -154,7 +161,10 @@ class Scheduler:
         """The two Pod informer handlers, each behind a FilteringResourceEventHandler: assigned
         pods go to the cache, unassigned pods of this scheduler's profiles to the queue. An update
         that makes a pod pass or fail a filter is an Add or Delete for that handler (binding:
-        an Add for the cache, then a Delete for the queue)."""
+        an Add for the cache, then a Delete for the queue). The informer's field selector makes
+        an update to phase Succeeded/Failed a Delete of the old object."""
+        old = old if informer_sees(old) else None
+        new = new if informer_sees(new) else None
         old_assigned = old is not None and bool(old.node_name)
         new_assigned = new is not None and bool(new.node_name)
         # scheduled pod cache
