@@ -30,7 +30,7 @@ class CaseResult:
     scheduler: Any = None
 
     def to_json(self) -> Dict[str, Any]:
-        return {"case": self.case.name, "passed": self.passed, "bindings": self.bindings,
+        return {"case": self.case.name, "file": self.case.path, "passed": self.passed, "bindings": self.bindings,
                 "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
                 "failures": self.failures}
 

@@ -86,7 +86,34 @@ class PluginCall:
 
 def _raised(exc: BaseException) -> Status:
     """A plugin that raises is treated as one that returned an Error status with that error."""
+    if isinstance(exc, PluginResultError):
+        return Status(Code.Error, err=RuntimeError(str(exc)))
     return Status(Code.Error, err=RuntimeError(f"{type(exc).__name__}: {exc}"))
+
+
+class PluginResultError(Exception):
+    """A hook returned a value of the wrong shape (e.g. a score of 50 instead of (50, None)):
+    it becomes an Error status naming the plugin and the hook, as a raising plugin does."""
+
+
+def _bad_result(plugin: str, hook: str, value: Any, want: str) -> PluginResultError:
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:60] + "..."
+    return PluginResultError(f'plugin "{plugin}": {hook} returned {text}, expected {want}')
+
+
+def _status(plugin: str, hook: str, s: Any) -> Optional[Status]:
+    """The Status a hook returned, or PluginResultError."""
+    if s is None or isinstance(s, Status):
+        return s
+    raise _bad_result(plugin, hook, s, "a Status or None")
+
+
+def _pair(plugin: str, hook: str, out: Any, want: str) -> Tuple[Any, Optional[Status]]:
+    """The (result, Status) a hook returned, or PluginResultError."""
+    if isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
+        return out
+    raise _bad_result(plugin, hook, out, want)
 
 
 def _error(plugin: str, exc: BaseException) -> Status:
@@ -382,7 +409,7 @@ class Framework:
     def run_pre_enqueue_plugins(self, pod) -> Optional[Status]:
         for pc in self.pre_enqueue_plugins:
             try:
-                s = pc.fn(pod)
+                s = _status(pc.name, "PreEnqueue", pc.fn(pod))
             except Exception as e:
                 s = _raised(e)
             if s is not None and not s.is_success():
@@ -404,7 +431,8 @@ class Framework:
         try:
             for pc in self.pre_filter_plugins:
                 try:
-                    r, s = pc.fn(state, pod, nodes)
+                    r, s = _pair(pc.name, "PreFilter", pc.fn(state, pod, nodes),
+                                 "(PreFilterResult or None, Status or None)")
                 except Exception as e:
                     r, s = None, _raised(e)
                 if s is not None and s.code == Code.Skip:
@@ -451,7 +479,7 @@ class Framework:
             if pc.name in state.skip_filter_plugins:
                 continue
             try:
-                s = pc.fn(state, pod_to_schedule, pod_info, node_info)
+                s = _status(pc.name, what, pc.fn(state, pod_to_schedule, pod_info, node_info))
             except Exception as e:
                 s = _raised(e)
             if s is not None and not s.is_success():
@@ -469,6 +497,8 @@ class Framework:
         for name, fn in calls[1]:
             try:
                 s = fn(state, pod, node_info)
+                if s is not None and s.__class__ is not Status and not isinstance(s, Status):
+                    raise _bad_result(name, "Filter", s, "a Status or None")
             except Exception as e:
                 s = _raised(e)
             if s is not None and s.code != 0:  # Code.Success
@@ -487,7 +517,7 @@ class Framework:
                 out.append((pc.name, Status(Code.Skip)))
                 continue
             try:
-                s = pc.fn(state, pod, node_info)
+                s = _status(pc.name, "Filter", pc.fn(state, pod, node_info))
             except Exception as e:
                 s = _error(pc.name, e)
             out.append((pc.name, s))
@@ -501,7 +531,8 @@ class Framework:
         rejector = ""
         for pc in self.post_filter_plugins:
             try:
-                r, s = pc.fn(state, pod, filtered_node_status_map)
+                r, s = _pair(pc.name, "PostFilter", pc.fn(state, pod, filtered_node_status_map),
+                             "(PostFilterResult or None, Status)")
             except Exception as e:
                 r, s = None, _raised(e)
             if s is None or s.is_success():
@@ -557,7 +588,7 @@ class Framework:
         try:
             for pc in self.pre_score_plugins:
                 try:
-                    s = pc.fn(state, pod, nodes)
+                    s = _status(pc.name, "PreScore", pc.fn(state, pod, nodes))
                 except Exception as e:
                     s = _raised(e)
                 if s is not None and s.code == Code.Skip:
@@ -581,6 +612,10 @@ class Framework:
             fn = pc.fn
             try:
                 results = [fn(state, pod, ni) for ni in nodes]
+                for out in results:
+                    if (out.__class__ is not tuple or len(out) != 2 or out[0].__class__ is not int
+                            or (out[1] is not None and not isinstance(out[1], Status))):
+                        raise _bad_result(pc.name, "Score", out, "(int score, Status or None)")
             except Exception as e:
                 results = [(0, _raised(e))]
             for _, st in results:
@@ -596,7 +631,7 @@ class Framework:
                     raw = [NodeScore(name, sc) for name, sc in zip(names, scores)]
                 if call is not None:
                     try:
-                        st = call.fn(state, pod, node_scores)
+                        st = _status(pc.name, "NormalizeScore", call.fn(state, pod, node_scores))
                     except Exception as e:
                         st = _raised(e)
                     if st is not None and not st.is_success():
@@ -637,7 +672,7 @@ class Framework:
             if pc.name in skip:
                 continue
             try:
-                s = pc.fn(state, pod, node_name)
+                s = _status(pc.name, point, pc.fn(state, pod, node_name))
             except Exception as e:
                 s = _raised(e)
             if s is not None and not s.is_success():
@@ -659,7 +694,11 @@ class Framework:
         waits: Dict[str, float] = {}
         for pc in self.permit_plugins:
             try:
-                s, timeout = pc.fn(state, pod, node_name)
+                out = pc.fn(state, pod, node_name)
+                if not (isinstance(out, tuple) and len(out) == 2 and (out[0] is None or isinstance(out[0], Status))
+                        and (out[1] is None or (isinstance(out[1], (int, float)) and not isinstance(out[1], bool)))):
+                    raise _bad_result(pc.name, "Permit", out, "(Status or None, timeout seconds)")
+                s, timeout = out
             except Exception as e:
                 s, timeout = _raised(e), 0
             if s is not None and not s.is_success():
@@ -692,7 +731,7 @@ class Framework:
                 returning = None
                 continue
             try:
-                s = call.fn(state, pod, node_name)
+                s = _status(name, "PreBindPreFlight", call.fn(state, pod, node_name))
             except Exception as e:
                 s = _raised(e)
             code = Code.Success if s is None else s.code
@@ -718,7 +757,7 @@ class Framework:
         status: Optional[Status] = Status(Code.Skip, "")
         for pc in self.bind_plugins:
             try:
-                status = pc.fn(state, pod, node_name)
+                status = _status(pc.name, "Bind", pc.fn(state, pod, node_name))
             except Exception as e:
                 status = _raised(e)
             if status is not None and status.is_skip():
