@@ -30,7 +30,7 @@ def _failing_pods(res) -> List[str]:
 def _cmd_run(args) -> int:
     """Every valid case runs; every invalid file is one error line; exit 2 if any was invalid."""
     from .case import find_cases, load_case, run_case
-    from .report import explain
+    from .report import explain_pods
 
     skipped: List = []
     paths = find_cases(args.paths, skipped)
@@ -64,8 +64,7 @@ def _cmd_run(args) -> int:
             if not args.json:
                 print(f"FAIL {case.name}: {'; '.join(res.failures)}")
                 if args.verbose:
-                    pods = _failing_pods(res)
-                    text = "\n".join(explain(res, p) for p in pods) if pods else explain(res)
+                    text = explain_pods(res, _failing_pods(res))
                     print("\n".join("    " + line for line in text.splitlines()))
     if args.json:
         print(json.dumps([r.to_json() for r in results], indent=2))

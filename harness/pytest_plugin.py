@@ -46,13 +46,13 @@ class CaseItem(pytest.Item):
 
     def runtest(self):
         from .case.runner import run_case
-        from .report import explain
+        from .report import explain_pods
 
         res = run_case(self.case)
         if not res.passed:
             res2 = run_case(self.case, explain=True)
             bad = [f.split(":")[0] for f in res.failures if "/" in f.split(":")[0]]
-            text = "\n".join(explain(res2, p) for p in bad) if bad else explain(res2)
+            text = explain_pods(res2, bad)
             raise CaseFailure(res, text)
 
     def repr_failure(self, excinfo, style=None):
