@@ -20,7 +20,12 @@ def _registry_for(case, args):
 
     modules = list(getattr(args, "plugin", None) or []) + [m for m in case.plugins
                                                             if m not in (getattr(args, "plugin", None) or [])]
-    return build_registry(modules) if modules else default_registry()
+    try:
+        return build_registry(modules) if modules else default_registry()
+    except UserError as e:
+        if e.file:
+            raise
+        raise UserError(e.detail, file=case.path, key="plugins") from None
 
 
 def _failing_pods(res) -> List[str]:

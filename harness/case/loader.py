@@ -115,7 +115,9 @@ def case_from_data(data: Any, path: str) -> Case:
         data["cluster"] = [data["cluster"]]
         cluster_prefix = None
     validator = jsonschema.Draft7Validator(_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: len(list(e.absolute_path)))
+    # the shallowest problem first; a wrong kind/apiVersion says more than what it then lacks
+    errors = sorted(validator.iter_errors(data),
+                    key=lambda e: (len(list(e.absolute_path)) - (1.5 if e.validator == "const" else 0)))
     if errors:
         e = errors[0]
         key = _key_path(e.absolute_path)

@@ -67,7 +67,6 @@ def build_scheduler(case: Case, registry=None) -> Scheduler:
         seen.add(k)
         cluster.create(o, notify=False)
     check_cluster(case, keys)
-    check_expect(case)
     tracked = [o.key for o in cluster.list("Pod") if not o.node_name and informer_sees(o)]  # queued first
     sched = Scheduler(cfg, registry, cluster, seed=case.seed, source=case.config_path or case.path)
     sched.start()
@@ -80,6 +79,7 @@ def build_scheduler(case: Case, registry=None) -> Scheduler:
             raise CaseError(f"duplicate Pod {o.key}", file=case.path, key=f"pods[{i}]")
         seen.add(k)
         cluster.create(o)
+    check_expect(case)
     sched.tracked_pods = tracked + [f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in case.pods]
     return sched
 

@@ -361,6 +361,64 @@ def validate_plugin_args_kinds(cfg: Mapping[str, Any], registry: Mapping[str, ty
     return errors
 
 
+# v1 args types (k8s.io/kube-scheduler/config/v1 types_pluginargs.go, types.go): their JSON fields
+_TYPE_META = ("apiVersion", "kind")
+_RESOURCE_SPEC = ("name", "weight")
+_SHAPE_POINT = ("utilization", "score")
+_ARGS_FIELDS: Dict[str, Dict[str, Any]] = {
+    "DefaultPreemptionArgs": {"minCandidateNodesPercentage": None, "minCandidateNodesAbsolute": None},
+    "InterPodAffinityArgs": {"hardPodAffinityWeight": None, "ignorePreferredTermsOfExistingPods": None},
+    "NodeResourcesFitArgs": {"ignoredResources": None, "ignoredResourceGroups": None, "scoringStrategy": {
+        "type": None, "resources": [_RESOURCE_SPEC],
+        "requestedToCapacityRatio": {"shape": [_SHAPE_POINT]}}},
+    "PodTopologySpreadArgs": {"defaultConstraints": None, "defaultingType": None},
+    "NodeResourcesBalancedAllocationArgs": {"resources": [_RESOURCE_SPEC]},
+    "VolumeBindingArgs": {"bindTimeoutSeconds": None, "shape": [_SHAPE_POINT]},
+    "NodeAffinityArgs": {"addedAffinity": None},
+    "DynamicResourcesArgs": {"filterTimeout": None},
+}
+
+
+def _unknown_fields(value: Any, fields: Any, path: str) -> List[str]:
+    """The unknown fields of `value` for a field table (dict: object fields; [t]: list of t;
+    tuple: object with these scalar fields; None: not checked)."""
+    out: List[str] = []
+    if isinstance(fields, list) and isinstance(value, list):
+        for i, item in enumerate(value):
+            out += _unknown_fields(item, fields[0], f"{path}[{i}]")
+    elif isinstance(fields, tuple) and isinstance(value, dict):
+        out += [join_path(path, k) for k in value if k not in fields]
+    elif isinstance(fields, dict) and isinstance(value, dict):
+        for k, v in value.items():
+            if k not in fields:
+                out.append(join_path(path, k))
+            elif fields[k] is not None:
+                out += _unknown_fields(v, fields[k], join_path(path, k))
+    return out
+
+
+def validate_plugin_args_fields(cfg: Mapping[str, Any], registry: Mapping[str, type]) -> List[FieldError]:
+    """The strict decoding of in-tree plugins' args (decodeNestedObjects with the scheme's strict
+    codec): an unknown field is an error, as kube-scheduler refuses it."""
+    errors: List[FieldError] = []
+    for i, prof in enumerate(cfg.get("profiles") or []):
+        if not isinstance(prof, dict):
+            continue
+        for j, pc in enumerate(prof.get("pluginConfig") or []):
+            if not isinstance(pc, dict) or not isinstance(pc.get("args"), dict):
+                continue
+            cls = registry.get(pc.get("name") or "")
+            fields = _ARGS_FIELDS.get(getattr(cls, "args_kind", None) or "")
+            if fields is None:
+                continue
+            args = {k: v for k, v in pc["args"].items() if k not in _TYPE_META}
+            for unknown in _unknown_fields(args, fields, ""):
+                errors.append((f"profiles[{i}].pluginConfig[{j}].args",
+                               f"decoding .profiles[{i}].pluginConfig[{j}]: strict decoding error: "
+                               f"unknown field {_go_quote(unknown)}"))
+    return errors
+
+
 # ---- 2. ValidateKubeSchedulerConfiguration ----------------------------------------------------
 
 def _validate_percentage(path: str, value: Any) -> List[FieldError]:
