@@ -376,3 +376,9 @@ def test_validate_accepts_folders(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "a.yaml: valid case" in out and "sched.yaml: valid KubeSchedulerConfiguration" in out
     assert "other.yaml: skipped" in out
+
+
+def test_null_status_and_spec_are_omitted_fields():
+    c = case([dict(node("n1"), spec=None), dict(node("n2"), status=None)], [dict(pod("p"), status=None)],
+             {"bindings": {"p": "n1"}})
+    assert run_case(case_from_data(c, "c.yaml")).passed

@@ -18,7 +18,10 @@ class ApiServerDefaults:
         self.global_default: Optional[Dict[str, Any]] = None
         for obj in cluster_objects:
             if obj.get("kind") == "PriorityClass":
-                name = (obj.get("metadata") or {}).get("name", "")
+                md = obj.get("metadata")
+                name = md.get("name", "") if isinstance(md, dict) else None
+                if not isinstance(name, str) or not _is_int(obj.get("value", 0)):
+                    continue  # refused by check_object when the class itself is defaulted
                 self.priority_classes[name] = obj
                 if obj.get("globalDefault"):
                     if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
@@ -81,7 +84,8 @@ class ApiServerDefaults:
 
     @staticmethod
     def _default_node(node: Dict[str, Any]) -> None:
-        st = node.setdefault("status", {})
+        st = node.get("status") or {}  # `status: null` is an omitted status
+        node["status"] = st
         if not st.get("allocatable"):
             st["allocatable"] = dict(st.get("capacity") or {})
         st["allocatable"].setdefault("pods", "110")
@@ -100,6 +104,10 @@ class ApiServerDefaults:
                 e.setdefault("allocationMode", "ExactCount")
                 if e["allocationMode"] == "ExactCount":
                     e.setdefault("count", 1)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def check_object(obj: Any, key: str, path: str) -> None:

@@ -245,6 +245,7 @@ def main() -> None:
     case("obj-priorityclass-two-defaults.yaml", "cluster[2].globalDefault", lambda c: c["cluster"].extend([
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "a"}, "value": 1, "globalDefault": True},
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "b"}, "value": 2, "globalDefault": True}]))
+    case("obj-priorityclass-name-list.yaml", "cluster[1].metadata.name", pc(metadata={"name": ["high"]}))
     case("obj-priorityclass-missing.yaml", "pods[0].spec.priorityClassName", lambda c: spec(c).update(priorityClassName="gold"))
     pdb = lambda s: lambda c: c["cluster"].append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"}, "spec": s})
     case("obj-pdb-min-and-max.yaml", "cluster[1].spec", pdb({"minAvailable": 1, "maxUnavailable": 1}))
