@@ -11,6 +11,7 @@ import itertools
 from typing import Callable, Dict, Iterator, List, Optional
 
 from .api.objects import KubeObject, make_object
+from .apierrors import AlreadyExists, Conflict, NotFound, StatusError
 
 Listener = Callable[[str, Optional[KubeObject], Optional[KubeObject]], None]
 
@@ -26,10 +27,16 @@ class Cluster:
         self._objects: Dict[str, Dict[str, KubeObject]] = {}
         self._listeners: List[Listener] = []
         self._rv = itertools.count(1)
+        # pod key -> how many of its next Binding requests fail (a case's `fail: {bind: [...]}`)
+        self.failing_binds: Dict[str, int] = {}
 
     def subscribe(self, listener: Listener) -> None:
         """listener(kind, old, new): old None on add, new None on delete."""
         self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     def _notify(self, kind: str, old, new) -> None:
         for fn in list(self._listeners):
@@ -75,3 +82,45 @@ class Cluster:
         old = bucket.pop(object_key(obj), None)
         if old is not None and notify:
             self._notify(obj.kind, old, None)
+
+    # writes with the API server's checks ---------------------------------------------------
+    def create_exclusive(self, obj, notify: bool = True) -> KubeObject:
+        """A create as the API server answers it: AlreadyExists when the name is taken."""
+        if isinstance(obj, dict):
+            obj = make_object(obj)
+        if object_key(obj) in self._objects.get(obj.kind, {}):
+            raise AlreadyExists(obj.kind, obj.name)
+        return self.create(obj, notify)
+
+    def update_if_version(self, obj: KubeObject, resource_version: int, notify: bool = True) -> KubeObject:
+        """An update with optimistic concurrency: NotFound when the object is gone, Conflict (409)
+        when `resource_version` is not the stored one. A resource_version of 0 (unset) updates
+        unconditionally, as for kinds whose strategy AllowUnconditionalUpdate (Lease, Pod)."""
+        stored = self._objects.get(obj.kind, {}).get(object_key(obj))
+        if stored is None:
+            raise NotFound(obj.kind, obj.name)
+        if resource_version and stored.resource_version != resource_version:
+            raise Conflict(obj.kind, obj.name)
+        return self.update(obj, notify)
+
+    # subresources -----------------------------------------------------------------------------
+    def create_binding(self, pod, node_name: str) -> KubeObject:
+        """POST pods/{name}/binding: the API server sets spec.nodeName and PodScheduled=True, or
+        answers an error (the pod is gone or already assigned, or a case injected a failure)."""
+        from .api.objects import update_pod_condition
+
+        current = self.get("Pod", pod.namespace, pod.name)
+        if current is None or current.uid != pod.uid:
+            raise NotFound("Pod", pod.name)
+        if self.failing_binds.get(current.key):
+            self.failing_binds[current.key] -= 1
+            if not self.failing_binds[current.key]:
+                del self.failing_binds[current.key]
+            raise StatusError(f"Internal error occurred: binding of pod {current.key} to node "
+                              f"{node_name} refused (injected by the case's fail step)")
+        if current.node_name:
+            # registry/core/pod/storage: a plain error, answered as a 500 with its text
+            raise StatusError(f'pod {pod.name} is already assigned to node "{current.node_name}"')
+        bound = current.with_node(node_name).with_status(
+            lambda st: update_pod_condition(st, {"type": "PodScheduled", "status": "True"}))
+        return self.update(bound)

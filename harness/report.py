@@ -20,6 +20,13 @@ def _status(st) -> str:
     return f"{st.code.name}: {msg}" if msg else st.code.name
 
 
+def _requeued_by(rec) -> str:
+    """The event that brought the pod back to activeQ/backoffQ before this attempt."""
+    if rec.attempt <= 1 or not rec.event:
+        return ""
+    return f", requeued by {rec.event}"
+
+
 def _pre_filter_lines(rec) -> List[str]:
     lines = []
     if rec.pre_filter is not None and not rec.pre_filter.is_success():
@@ -126,7 +133,8 @@ ATTEMPT_SECTIONS: List[Callable] = [_pre_filter_lines, _filter_lines, _score_lin
 
 
 def attempt_lines(rec) -> List[str]:
-    lines = [f"  attempt {rec.attempt}:"]
+    by = f" by {rec.replica}" if getattr(rec, "replica", "") else ""
+    lines = [f"  attempt {rec.attempt}{by} at {rec.time:g}s{_requeued_by(rec)}:"]
     for section in ATTEMPT_SECTIONS:
         lines.extend(section(rec))
     return lines

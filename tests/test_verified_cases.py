@@ -14,10 +14,23 @@ VERIFIED = os.environ.get("SCHEDHARNESS_VERIFIED_CASES",
                           os.path.normpath(os.path.join(HERE, "..", "..", "shared", "verified-cases")))
 
 
+# the folders of ../shared/verified-next whose capability has landed (each joins with its issue)
+VERIFIED_NEXT = os.environ.get("SCHEDHARNESS_VERIFIED_NEXT",
+                               os.path.normpath(os.path.join(VERIFIED, "..", "verified-next")))
+LANDED_NEXT = ["steps"]
+
+
 def _cases():
     if not os.path.isdir(VERIFIED):
         return [pytest.param(None, id="verified-cases-missing")]
-    return [pytest.param(p, id=os.path.relpath(p, VERIFIED)) for p in find_cases([VERIFIED])]
+    out = [pytest.param(p, id=os.path.relpath(p, VERIFIED)) for p in find_cases([VERIFIED])]
+    for folder in LANDED_NEXT:
+        path = os.path.join(VERIFIED_NEXT, folder)
+        if not os.path.isdir(path):
+            out.append(pytest.param(None, id=f"verified-next-{folder}-missing"))
+            continue
+        out += [pytest.param(p, id="next/" + os.path.relpath(p, VERIFIED_NEXT)) for p in find_cases([path])]
+    return out
 
 
 @pytest.mark.parametrize("path", _cases())

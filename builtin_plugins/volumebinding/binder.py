@@ -18,7 +18,11 @@ from harness.api.objects import KubeObject
 from harness.api.quantity import parse_quantity, value as quantity_value
 
 from .. import csitranslation
+from harness.framework.blocking import Task, drive
+
 from . import pv_controller
+
+POLL_INTERVAL_SECONDS = 1  # BindPodVolumes polls checkBindings every second
 from .assume_cache import NotFoundError, PVAssumeCache, PVCAssumeCache
 from .pv_helpers import (ANN_BIND_COMPLETED, ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER,
                          PreparedClaim, VolumeError, check_node_affinity, claim_key, copy_object,
@@ -421,23 +425,30 @@ class VolumeBinder:
 
     # pre-bind ---------------------------------------------------------------------------------
     def bind_pod_volumes(self, assumed_pod, node_name: str, pod_volumes: PodVolumes) -> None:
-        """BindPodVolumes: the API updates, then (the simulated) PV controller and provisioner
-        complete them, then the bindings are checked as the first poll of upstream does. Raises
-        VolumeError."""
+        """BindPodVolumes with no time passing (see bind_pod_volumes_task). Raises VolumeError."""
+        drive(self.bind_pod_volumes_task(assumed_pod, node_name, pod_volumes))
+
+    def bind_pod_volumes_task(self, assumed_pod, node_name: str, pod_volumes: PodVolumes) -> Task:
+        """BindPodVolumes, a task (framework/blocking.py): the API updates, which (the simulated)
+        PV controller and provisioner complete at once, then wait.PollUntilContextTimeout(1s,
+        bindTimeout, immediate false): the bindings are checked after each second of virtual
+        time until they are complete or the timeout passes. Raises VolumeError."""
         bindings = pod_volumes.static_bindings
         claims = [dp.pvc for dp in pod_volumes.dynamic_provisions or []]
         self.bind_api_update(assumed_pod, bindings, claims)
         # The PV controller and the provisioner act on what the scheduler wrote.
         pv_controller.complete(self.cluster, bindings or [], claims, node_name)
-        if self.bind_timeout_seconds < 1:
-            # wait.PollUntilContextTimeout waits one interval (1s) before the first check.
-            raise VolumeError("binding volumes: context deadline exceeded")
-        try:
-            done = self.check_bindings(assumed_pod, node_name, bindings, claims)
-        except VolumeError as e:
-            raise VolumeError(f"binding volumes: {e}") from None
-        if not done:
-            raise VolumeError("binding volumes: context deadline exceeded")
+        waited = 0
+        while True:
+            if waited + POLL_INTERVAL_SECONDS > self.bind_timeout_seconds:
+                raise VolumeError("binding volumes: context deadline exceeded")
+            yield POLL_INTERVAL_SECONDS
+            waited += POLL_INTERVAL_SECONDS
+            try:
+                if self.check_bindings(assumed_pod, node_name, bindings, claims):
+                    return None
+            except VolumeError as e:
+                raise VolumeError(f"binding volumes: {e}") from None
 
     def bind_api_update(self, pod, bindings: Optional[List[BindingInfo]],
                         claims: Optional[List[KubeObject]]) -> None:

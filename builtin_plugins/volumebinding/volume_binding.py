@@ -443,8 +443,12 @@ class VolumeBinding(Plugin):
         pod_volumes = s.pod_volumes_by_node.get(node_name)
         if pod_volumes is None:
             return Status.error(f'no pod volume found for node "{node_name}"')
+        return self._bind_volumes(pod, node_name, pod_volumes)
+
+    def _bind_volumes(self, pod, node_name: str, pod_volumes):
+        """PreBind's wait for the volumes (a task: BindPodVolumes polls in virtual time)."""
         try:
-            self.binder.bind_pod_volumes(pod, node_name, pod_volumes)
+            yield from self.binder.bind_pod_volumes_task(pod, node_name, pod_volumes)
         except VolumeError as e:
             return Status.error(e)
         return None

@@ -18,15 +18,19 @@ class ApiServerDefaults:
         self.global_default: Optional[Dict[str, Any]] = None
         for obj in cluster_objects:
             if obj.get("kind") == "PriorityClass":
-                md = obj.get("metadata")
-                name = md.get("name", "") if isinstance(md, dict) else None
-                if not isinstance(name, str) or not _is_int(obj.get("value", 0)):
-                    continue  # refused by check_object when the class itself is defaulted
-                self.priority_classes[name] = obj
-                if obj.get("globalDefault"):
-                    if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
-                        self.global_default = obj
+                self.add_priority_class(obj)
         self._uid = 0
+
+    def add_priority_class(self, obj: Dict[str, Any]) -> None:
+        """A PriorityClass the priority admission of later pods sees."""
+        md = obj.get("metadata")
+        name = md.get("name", "") if isinstance(md, dict) else None
+        if not isinstance(name, str) or not _is_int(obj.get("value", 0)):
+            return  # refused by check_object when the class itself is defaulted
+        self.priority_classes[name] = obj
+        if obj.get("globalDefault"):
+            if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
+                self.global_default = obj
 
     def _next_uid(self) -> str:
         self._uid += 1
@@ -117,6 +121,6 @@ def check_object(obj: Any, key: str, path: str) -> None:
         raise CaseError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
 
 
-_NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
+NAMESPACED_KINDS = _NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
                "ReplicationController", "PodDisruptionBudget", "ResourceClaim",
                "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret"}

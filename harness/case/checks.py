@@ -20,13 +20,22 @@ def _meta(obj: Dict[str, Any]) -> Tuple[str, str]:
     return md.get("namespace") or "default", md.get("name") or ""
 
 
+def _steps(case) -> Iterable[Tuple[str, str, Any]]:
+    """(key, action, value) of each step (case.steps holds parsed Step objects)."""
+    for i, step in enumerate(getattr(case, "steps", None) or []):
+        if isinstance(step, dict):  # not parsed: {action: value}
+            for action, value in step.items():
+                yield f"steps[{i}].{action}", action, value
+        else:
+            yield step.key, step.action, step.value
+
+
 def _step_objects(case) -> Iterable[Dict[str, Any]]:
-    for step in getattr(case, "steps", None) or []:
-        if isinstance(step, dict):
-            for verb in ("create", "update"):
-                for obj in step.get(verb) or []:
-                    if isinstance(obj, dict):
-                        yield obj
+    for _, action, value in _steps(case):
+        if action in ("create", "update") and isinstance(value, list):
+            for obj in value:
+                if isinstance(obj, dict):
+                    yield obj
 
 
 def check_cluster(case, keys: List[str]) -> None:
@@ -73,9 +82,9 @@ def check_expect(case) -> None:
         elif obj.get("kind") == "Node":
             nodes.add(name)
     expects = [("expect", case.expect or {})]
-    for i, step in enumerate(getattr(case, "steps", None) or []):
-        if isinstance(step, dict) and isinstance(step.get("expect"), dict):
-            expects.append((f"steps[{i}].expect", step["expect"]))
+    for key, action, value in _steps(case):
+        if action == "expect" and isinstance(value, dict):
+            expects.append((key, value))
     for where, exp in expects:
         _check_one(case, where, exp, pods, nodes)
 

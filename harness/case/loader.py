@@ -11,6 +11,8 @@ from importlib import resources
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..errors import CaseError
+from .apiserver import NAMESPACED_KINDS
+from .steps import REPLICA_ACTIONS, Step, check_references, check_replicas, parse_steps
 from ..yamlfile import load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
@@ -35,7 +37,14 @@ class Case:
     pods: List[Dict[str, Any]]
     expect: Dict[str, Any]
     plugins: List[str] = field(default_factory=list)
+    steps: List[Step] = field(default_factory=list)
+    replicas: int = 1
     cluster_keys: List[str] = field(default_factory=list)  # each cluster object's key path in the file
+
+    @property
+    def has_processes(self) -> bool:
+        """Run as several kube-scheduler processes (replicas, or steps on a process)."""
+        return self.replicas > 1 or any(s.action in REPLICA_ACTIONS for s in self.steps)
 
     @property
     def config_path(self) -> Optional[str]:
@@ -143,10 +152,15 @@ def case_from_data(data: Any, path: str) -> Case:
         else:
             cluster.append(copy.deepcopy(obj))
             keys.append(base)
+    replicas = int(data.get("replicas", 1))
+    steps = parse_steps(copy.deepcopy(data.get("steps")), path)
+    check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
+    check_replicas(steps, replicas, path)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
-                plugins=list(data.get("plugins") or []), cluster_keys=keys)
+                plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
+                cluster_keys=keys)
 
 
 def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None) -> List[str]:

@@ -1,4 +1,5 @@
-"""Running a case: the cluster, the scheduler until quiet, and the comparison with `expect`."""
+"""Running a case: the cluster, the scheduler until quiet, its steps, and the comparison with
+`expect` (at each `expect` step and at the end)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,54 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from ..api.objects import Pod, make_object
+import copy
+
+from ..api.objects import KubeObject, Pod, make_object
 from ..cluster import Cluster
 from ..config import loader as config_loader
 from ..config.defaults import set_defaults
 from ..errors import CaseError
 from ..framework.registry import build_registry, default_registry
-from ..scheduler.scheduler import Scheduler, informer_sees
-from .apiserver import ApiServerDefaults
+from ..scheduler.scheduler import Scheduler, terminated
+from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
 from .checks import check_cluster, check_expect
 from .loader import Case, load_case
+from .replicas import World
+from .steps import Step, carry_over_update, object_ref
+
+
+@dataclass
+class Observation:
+    """The state of the case's pods at one instant (a step, or the end of the run)."""
+
+    time: float = 0.0
+    bindings: Dict[str, Optional[str]] = field(default_factory=dict)
+    preempted: List[str] = field(default_factory=list)
+    nominated: Dict[str, Optional[str]] = field(default_factory=dict)
+    messages: Dict[str, str] = field(default_factory=dict)
+    queue: Dict[str, str] = field(default_factory=dict)
+    attempts: Dict[str, int] = field(default_factory=dict)
+    lease: Optional[Dict[str, Any]] = None  # with replicas
+    bound_by: Optional[Dict[str, str]] = None  # with replicas
+
+    def to_json(self) -> Dict[str, Any]:
+        out = {"time": self.time, "bindings": self.bindings, "preempted": self.preempted,
+               "nominated": self.nominated, "messages": self.messages, "queue": self.queue,
+               "attempts": self.attempts}
+        if self.lease is not None:
+            out["lease"] = self.lease
+            out["boundBy"] = self.bound_by or {}
+        return out
+
+
+@dataclass
+class StepResult:
+    index: int
+    action: str
+    observation: Observation
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"index": self.index, "action": self.action, **self.observation.to_json()}
 
 
 @dataclass
@@ -28,11 +67,25 @@ class CaseResult:
     nominated: Dict[str, Optional[str]] = field(default_factory=dict)
     messages: Dict[str, str] = field(default_factory=dict)
     scheduler: Any = None
+    steps: List[StepResult] = field(default_factory=list)
+    final: Optional[Observation] = None
+    lease_history: Optional[List[Dict[str, Any]]] = None  # with replicas
 
     def to_json(self) -> Dict[str, Any]:
-        return {"case": self.case.name, "file": self.case.path, "passed": self.passed, "bindings": self.bindings,
-                "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
-                "failures": self.failures}
+        out = {"case": self.case.name, "file": self.case.path, "passed": self.passed, "bindings": self.bindings,
+               "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
+               "failures": self.failures}
+        if self.case.steps or self.lease_history is not None:
+            out["time"] = self.final.time if self.final else 0.0
+            out["queue"] = self.final.queue if self.final else {}
+            out["attempts"] = self.final.attempts if self.final else {}
+        if self.lease_history is not None and self.final is not None:
+            out["lease"] = self.final.lease
+            out["boundBy"] = self.final.bound_by or {}
+            out["leaseHistory"] = self.lease_history
+        if self.case.steps:
+            out["steps"] = [s.to_json() for s in self.steps]
+        return out
 
 
 def pod_ref(ref: str) -> str:
@@ -40,59 +93,289 @@ def pod_ref(ref: str) -> str:
     return ref if "/" in ref else f"default/{ref}"
 
 
+class CaseRun:
+    """One case being run: the simulated API server with the case's objects, the scheduler,
+    and what the case did to them (steps)."""
+
+    def __init__(self, case: Case, registry=None, explain: bool = False):
+        self.case = case
+        registry = registry or (build_registry(case.plugins) if case.plugins else default_registry())
+        if case.config is None:
+            cfg = set_defaults({}, registry)
+        elif isinstance(case.config, str):
+            path = case.config_path
+            if not os.path.exists(path):
+                raise CaseError(f"config file {path} does not exist", file=case.path, key="config")
+            cfg = config_loader.load_config_file(path, registry)
+        else:
+            cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config")
+        self.config = cfg
+        self.api = ApiServerDefaults(case.cluster, case.path)
+        self.cluster = Cluster()
+        self.seen = set()
+        self.index = 0
+        self.preempted: List[str] = []  # pods deleted by the scheduler (preemption)
+        self._deleting = False  # a `delete` step is deleting (not preemption)
+        keys = case.cluster_keys if len(case.cluster_keys) == len(case.cluster) else [
+            f"cluster[{i}]" for i in range(len(case.cluster))]
+        for i, obj in enumerate(case.cluster):
+            self.cluster.create(self._admit(obj, keys[i]), notify=False)
+        check_cluster(case, keys)
+        # pods the case reports on: pending pods of `cluster` (queued first), then `pods`, then
+        # pending pods created by steps
+        self.tracked_pods = [o.key for o in self.cluster.list("Pod") if not o.node_name and not terminated(o)]
+        source = case.config_path or case.path
+        self.world: Optional[World] = None
+        if case.has_processes:
+            self.world = World(cfg, registry, self.cluster, case.replicas, case.seed, source)
+            self.world.explain = explain
+            self.world.tracked_pods = self.tracked_pods
+            self.world.start_all()
+            self.sched = None
+        else:
+            self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed, source=source)
+            self.sched.explain = explain
+            self.sched.tracked_pods = self.tracked_pods
+            self.sched.start()
+        self.cluster.subscribe(self._on_event)
+        for i, obj in enumerate(case.pods):
+            o = self._admit(obj, f"pods[{i}]")
+            self.tracked_pods.append(o.key)
+            self.cluster.create(o)
+        check_expect(case)
+
+    @property
+    def engine(self):
+        """What runs: the scheduler, or the world of scheduler processes."""
+        return self.world if self.world is not None else self.sched
+
+    def _admit(self, obj: Dict[str, Any], key: str) -> KubeObject:
+        """The API server's defaulting of a new object (CASE_FORMAT.md), and its uniqueness."""
+        self.api.default_object(obj, key, self.index)
+        self.index += 1
+        o = make_object(obj)
+        k = (o.kind, o.namespace, o.name)
+        if k in self.seen:
+            raise CaseError(f"duplicate {o.kind} {o.key}", file=self.case.path, key=key)
+        self.seen.add(k)
+        if o.kind == "PriorityClass":
+            self.api.add_priority_class(obj)
+        return o
+
+    def _on_event(self, kind: str, old, new) -> None:
+        if kind == "Pod" and new is None and old is not None:
+            if not self._deleting:
+                self.preempted.append(old.key)
+
+    # ------------------------------------------------------------------------------------------
+    def run(self) -> None:
+        self.engine.run(None)
+
+    def apply(self, step: Step) -> None:
+        """Run one step, then let the scheduler run until quiet."""
+        getattr(self, f"_step_{step.action}")(step)
+        if step.action not in ("expect", "fail"):
+            if step.action == "advance":
+                self.engine.advance(step.seconds)
+            else:
+                self.engine.run(None)
+
+    def now(self) -> float:
+        return self.world.now() if self.world is not None else self.sched.clock.now()
+
+    def queue_state(self, pod) -> str:
+        return self.engine.queue_state(pod)
+
+    def attempts(self, pod) -> int:
+        if self.world is not None:
+            return self.world.attempts(pod)
+        return self.sched.attempts.get(pod.uid, 0)
+
+    # process steps (replicas) ---------------------------------------------------------------
+    def _step_crash(self, step: Step) -> None:
+        self.world.crash(step.value, step.key)
+
+    def _step_stop(self, step: Step) -> None:
+        self.world.stop(step.value, step.key)
+
+    def _step_start(self, step: Step) -> None:
+        self.world.start(step.value, step.key)
+
+    def _step_partition(self, step: Step) -> None:
+        self.world.partition(step.value["replica"], step.seconds, step.key)
+
+    def _step_clock(self, step: Step) -> None:
+        self.world.set_rate(step.value["replica"], float(step.value["rate"]), step.key)
+
+    def _step_create(self, step: Step) -> None:
+        for j, obj in enumerate(step.value):
+            o = self._admit(copy.deepcopy(obj), f"{step.key}[{j}]")
+            if o.kind == "Pod" and not o.node_name:
+                self.tracked_pods.append(o.key)
+            self.cluster.create(o)
+
+    def _step_update(self, step: Step) -> None:
+        for j, obj in enumerate(step.value):
+            key = f"{step.key}[{j}]"
+            kind, ns, name = object_ref(obj, obj["kind"] in NAMESPACED_KINDS)
+            old = self.cluster.get(kind, ns, name)
+            if old is None:
+                raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
+            raw = carry_over_update(obj, old.raw)
+            if kind == "Pod":
+                node = (raw.get("spec") or {}).get("nodeName") or ""
+                if node != (old.node_name or ""):
+                    raise CaseError("spec.nodeName cannot be changed by an update (the scheduler binds pods "
+                                    "through the binding subresource)", file=self.case.path, key=f"{key}.spec.nodeName")
+            self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index))
+            self.cluster.update(make_object(raw))
+
+    def _step_delete(self, step: Step) -> None:
+        for j, ref in enumerate(step.value):
+            kind = ref["kind"]
+            ns = (ref.get("namespace") or "default") if kind in NAMESPACED_KINDS else ""
+            obj = self.cluster.get(kind, ns, ref["name"])
+            if obj is None:
+                raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{ref["name"]}" to delete',
+                                file=self.case.path, key=f"{step.key}[{j}]")
+            self._deleting = True
+            try:
+                self.cluster.delete(obj)
+            finally:
+                self._deleting = False
+            self.seen.discard((obj.kind, obj.namespace, obj.name))
+
+    def _step_advance(self, step: Step) -> None:
+        pass  # the time passes in apply()
+
+    def _step_fail(self, step: Step) -> None:
+        for ref in step.value["bind"]:
+            key = pod_ref(ref)
+            self.cluster.failing_binds[key] = self.cluster.failing_binds.get(key, 0) + 1
+
+    def _step_expect(self, step: Step) -> None:
+        pass  # checked by run_case against the observation
+
+    # ------------------------------------------------------------------------------------------
+    def observe(self) -> Observation:
+        obs = Observation(time=self.now(), preempted=sorted(self.preempted))
+        pods = {p.key: p for p in self.cluster.list("Pod")}
+        if self.world is not None:
+            obs.lease = self.lease()
+            obs.bound_by = dict(sorted(self.world.bound_by.items()))
+        for key in self.tracked_pods:
+            p = pods.get(key)
+            obs.bindings[key] = p.node_name or None if p is not None else None
+            if p is None:
+                continue
+            if p.nominated_node_name:
+                obs.nominated[key] = p.nominated_node_name
+            msg = _pod_condition_message(p)
+            if msg and not p.node_name:
+                obs.messages[key] = msg
+            obs.queue[key] = self.queue_state(p)
+            obs.attempts[key] = self.attempts(p)
+        return obs
+
+    def check(self, exp: Dict[str, Any], where: str) -> List[str]:
+        """The failures of an `expect` mapping against the state now; `where` prefixes the
+        keys in errors and failures (`expect`, `steps[3].expect`)."""
+        engine = self.engine
+        failures: List[str] = []
+        prefix = "" if where == "expect" else f"{where.rsplit('.', 1)[0]}: "
+        pods = {p.key: p for p in self.cluster.list("Pod")}
+        preempted = sorted(self.preempted)
+
+        def known(ref: str, k: str) -> str:
+            key = pod_ref(ref)
+            if key not in pods and key not in preempted and key not in self.tracked_pods:
+                raise CaseError(f"no pod {key} in the case", file=self.case.path, key=f"{where}.{k}.{ref}")
+            return key
+
+        for ref, want in (exp.get("bindings") or {}).items():
+            key = known(ref, "bindings")
+            got = pods[key].node_name or None if key in pods else None
+            ok = (got is None) if want is None else (got in want if isinstance(want, list) else got == want)
+            if not ok:
+                why = (_pod_condition_message(pods[key]) if key in pods else "") or sched_error(engine, key)
+                failures.append(f"{prefix}{key}: expected {_fmt(want)}, got {got or 'unbound'}"
+                                + (f" ({why})" if why and got is None else ""))
+        if "preempted" in exp:
+            want = sorted(pod_ref(r) for r in exp["preempted"] or [])
+            if want != preempted:
+                failures.append(f"{prefix}preempted: expected {want}, got {preempted}")
+        for ref, sub in (exp.get("messages") or {}).items():
+            key = known(ref, "messages")
+            got = _pod_condition_message(pods[key]) if key in pods else ""
+            if sub not in got:
+                failures.append(f"{prefix}{key}: message {got!r} does not contain {sub!r}")
+        for ref, want in (exp.get("nominated") or {}).items():
+            key = known(ref, "nominated")
+            got = pods[key].nominated_node_name if key in pods else ""
+            if (got or None) != want:
+                failures.append(f"{prefix}{key}: nominatedNodeName expected {want!r}, got {got or None!r}")
+        for ref, want in (exp.get("queue") or {}).items():
+            key = known(ref, "queue")
+            got = self.queue_state(pods[key]) if key in pods else "deleted"
+            if got != want:
+                failures.append(f"{prefix}{key}: queue expected {want}, got {got}")
+        for ref, want in (exp.get("attempts") or {}).items():
+            key = known(ref, "attempts")
+            got = self.attempts(pods[key]) if key in pods else 0
+            if got != want:
+                failures.append(f"{prefix}{key}: attempts expected {want}, got {got}")
+        if "lease" in exp:
+            lease = self.lease()
+            for k, want in exp["lease"].items():
+                if lease.get(k) != want:
+                    failures.append(f"{prefix}lease.{k}: expected {want!r}, got {lease.get(k)!r}")
+        for ref, want in (exp.get("boundBy") or {}).items():
+            key = known(ref, "boundBy")
+            if self.world is not None:
+                got = self.world.bound_by.get(key)
+            else:
+                got = REPLICA_NAME if key in pods and pods[key].node_name else None
+            if got != want:
+                failures.append(f"{prefix}{key}: boundBy expected {want!r}, got {got!r}")
+        return failures
+
+    def lease(self) -> Dict[str, Any]:
+        """The Lease record as the API server stores it. With one replica and no process steps,
+        the replica acquires the Lease at once when leaderElect is on (the default) and holds it
+        for the whole run (harness/case/replicas.py runs the election otherwise)."""
+        if self.world is not None:
+            return self.world.lease()
+        if (self.config.get("leaderElection") or {}).get("leaderElect", True):
+            return {"holder": REPLICA_NAME, "transitions": 0}
+        return {"holder": None, "transitions": 0}
+
+
+REPLICA_NAME = "scheduler-0"
+
+
 def build_scheduler(case: Case, registry=None) -> Scheduler:
-    registry = registry or (build_registry(case.plugins) if case.plugins else default_registry())
-    if case.config is None:
-        cfg = set_defaults({}, registry)
-    elif isinstance(case.config, str):
-        path = case.config_path
-        if not os.path.exists(path):
-            raise CaseError(f"config file {path} does not exist", file=case.path, key="config")
-        cfg = config_loader.load_config_file(path, registry)
-    else:
-        cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config")
-    api = ApiServerDefaults(case.cluster, case.path)
-    cluster = Cluster()
-    seen = set()
-    index = 0
-    keys = case.cluster_keys if len(case.cluster_keys) == len(case.cluster) else [
-        f"cluster[{i}]" for i in range(len(case.cluster))]
-    for i, obj in enumerate(case.cluster):
-        api.default_object(obj, keys[i], index)
-        index += 1
-        o = make_object(obj)
-        k = (o.kind, o.namespace, o.name)
-        if k in seen:
-            raise CaseError(f"duplicate {o.kind} {o.key}", file=case.path, key=keys[i])
-        seen.add(k)
-        cluster.create(o, notify=False)
-    check_cluster(case, keys)
-    tracked = [o.key for o in cluster.list("Pod") if not o.node_name and informer_sees(o)]  # queued first
-    sched = Scheduler(cfg, registry, cluster, seed=case.seed, source=case.config_path or case.path)
-    sched.start()
-    for i, obj in enumerate(case.pods):
-        api.default_object(obj, f"pods[{i}]", index)
-        index += 1
-        o = make_object(obj)
-        k = (o.kind, o.namespace, o.name)
-        if k in seen:
-            raise CaseError(f"duplicate Pod {o.key}", file=case.path, key=f"pods[{i}]")
-        seen.add(k)
-        cluster.create(o)
-    check_expect(case)
-    sched.tracked_pods = tracked + [f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in case.pods]
-    return sched
+    """The case's cluster and scheduler, started, before the first scheduling cycle."""
+    return CaseRun(case, registry).sched
 
 
 def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
     case = case_or_path if isinstance(case_or_path, Case) else load_case(case_or_path)
-    deleted: List[str] = []
-    sched = build_scheduler(case, registry)
-    sched.explain = explain
-    sched.cluster.subscribe(lambda kind, old, new: deleted.append(old.key)
-                            if kind == "Pod" and new is None and old is not None else None)
-    sched.run_until_quiet()
-    return compare(case, sched, deleted)
+    run = CaseRun(case, registry, explain=explain)
+    run.run()
+    res = CaseResult(case, True, scheduler=run.engine)
+    for step in case.steps:
+        run.apply(step)
+        if step.action == "expect":
+            res.failures.extend(run.check(step.value, f"{step.key}"))
+        res.steps.append(StepResult(step.index, step.action, run.observe()))
+    res.failures.extend(run.check(case.expect, "expect"))
+    obs = run.observe()
+    res.final = obs
+    if run.world is not None:
+        res.lease_history = run.world.lease_history()
+    res.bindings, res.preempted, res.nominated, res.messages = obs.bindings, obs.preempted, obs.nominated, obs.messages
+    res.passed = not res.failures
+    return res
 
 
 def _pod_condition_message(pod: Pod) -> str:
@@ -100,48 +383,6 @@ def _pod_condition_message(pod: Pod) -> str:
         if c.get("type") == "PodScheduled" and c.get("status") == "False":
             return c.get("message", "")
     return ""
-
-
-def compare(case: Case, sched: Scheduler, deleted: List[str]) -> CaseResult:
-    res = CaseResult(case, True, scheduler=sched)
-    pods = {p.key: p for p in sched.cluster.list("Pod")}
-    for key in sched.tracked_pods:
-        p = pods.get(key)
-        res.bindings[key] = p.node_name or None if p is not None else None
-        if p is not None:
-            if p.nominated_node_name:
-                res.nominated[key] = p.nominated_node_name
-            msg = _pod_condition_message(p)
-            if msg and not p.node_name:
-                res.messages[key] = msg
-    res.preempted = sorted(deleted)
-    exp = case.expect
-    for ref, want in (exp.get("bindings") or {}).items():
-        key = pod_ref(ref)
-        if key not in pods and key not in deleted:
-            raise CaseError(f"no pod {key} in the case", file=case.path, key=f"expect.bindings.{ref}")
-        got = pods[key].node_name or None if key in pods else None
-        ok = (got is None) if want is None else (got in want if isinstance(want, list) else got == want)
-        if not ok:
-            why = res.messages.get(key) or sched_error(sched, key)
-            res.failures.append(f"{key}: expected {_fmt(want)}, got {got or 'unbound'}"
-                                + (f" ({why})" if why and got is None else ""))
-    if "preempted" in exp:
-        want = sorted(pod_ref(r) for r in exp["preempted"] or [])
-        if want != res.preempted:
-            res.failures.append(f"preempted: expected {want}, got {res.preempted}")
-    for ref, sub in (exp.get("messages") or {}).items():
-        key = pod_ref(ref)
-        got = _pod_condition_message(pods[key]) if key in pods else ""
-        if sub not in got:
-            res.failures.append(f"{key}: message {got!r} does not contain {sub!r}")
-    for ref, want in (exp.get("nominated") or {}).items():
-        key = pod_ref(ref)
-        got = pods[key].nominated_node_name if key in pods else ""
-        if (got or None) != want:
-            res.failures.append(f"{key}: nominatedNodeName expected {want!r}, got {got or None!r}")
-    res.passed = not res.failures
-    return res
 
 
 def sched_error(sched: Scheduler, key: str) -> str:

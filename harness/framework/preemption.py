@@ -22,8 +22,9 @@ Deterministic stand-ins for what is random or concurrent upstream (say so where 
 - ``NodesForStatusCode`` over the explicit statuses iterates a Go map; here the snapshot's node
   order is kept.
 - The asynchronous preemption goroutine (SchedulerAsyncPreemption, on by default in v1.34) runs
-  to completion immediately, unless the handle offers ``run_async(fn)`` to defer it; the pod
-  stays in the "preempting" set (and PreEnqueue gates it) until its last victim is deleted.
+  through the handle's ``run_async(fn)``: the scheduler starts it once the scheduling cycle has
+  ended, at the same virtual instant (without such a handle it runs to completion at once); the
+  pod stays in the "preempting" set (and PreEnqueue gates it) until its last victim is deleted.
 - ``GetPodStartTime`` falls back to "now" when ``status.startTime`` is absent; here it falls back
   to ``metadata.creationTimestamp`` (pods in cases are not started by a kubelet), and equal
   times are ordered by creation.

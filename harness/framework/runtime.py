@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, 
 import pluggy
 
 from ..errors import ConfigError
+from .blocking import Task, drive, is_task
 from .cycle_state import CycleState
 from .hookspecs import PROJECT, ExtensionPointSpecs
 from .status import Code, Status
@@ -666,13 +667,23 @@ class Framework:
     @staticmethod
     def _run_node_plugins(calls: List[PluginCall], point: str, state, pod, node_name: str,
                           skip: Set[str] = frozenset()) -> Optional[Status]:
+        """Reserve and PreBind, with no time passing (see _run_node_plugins_task)."""
+        return drive(Framework._run_node_plugins_task(calls, point, state, pod, node_name, skip))
+
+    @staticmethod
+    def _run_node_plugins_task(calls: List[PluginCall], point: str, state, pod, node_name: str,
+                               skip: Set[str] = frozenset()) -> Task:
         """Reserve and PreBind: in order, stop at the first failure; a rejection keeps its
-        code with the plugin's name, anything else becomes `running <point> plugin "X": ...`."""
+        code with the plugin's name, anything else becomes `running <point> plugin "X": ...`.
+        A task (a hook that blocks, framework/blocking.py) is waited for in virtual time."""
         for pc in calls:
             if pc.name in skip:
                 continue
             try:
-                s = _status(pc.name, point, pc.fn(state, pod, node_name))
+                s = pc.fn(state, pod, node_name)
+                if is_task(s):
+                    s = yield from s
+                s = _status(pc.name, point, s)
             except Exception as e:
                 s = _raised(e)
             if s is not None and not s.is_success():
@@ -749,9 +760,14 @@ class Framework:
         return returning
 
     def run_pre_bind_plugins(self, state, pod, node_name: str) -> Optional[Status]:
-        """RunPreBindPlugins (skipping those whose PreBindPreFlight returned Skip)."""
-        return self._run_node_plugins(self.pre_bind_plugins, "PreBind", state, pod, node_name,
-                                      state.skip_pre_bind_plugins)
+        """RunPreBindPlugins (skipping those whose PreBindPreFlight returned Skip), with no
+        time passing."""
+        return drive(self.run_pre_bind_plugins_task(state, pod, node_name))
+
+    def run_pre_bind_plugins_task(self, state, pod, node_name: str) -> Task:
+        """RunPreBindPlugins as a task of the binding cycle: a PreBind hook may block."""
+        return self._run_node_plugins_task(self.pre_bind_plugins, "PreBind", state, pod, node_name,
+                                           state.skip_pre_bind_plugins)
 
     def run_bind_plugins(self, state, pod, node_name: str) -> Optional[Status]:
         status: Optional[Status] = Status(Code.Skip, "")

@@ -686,7 +686,7 @@ class QueuedPodInfo:
 
     __slots__ = ("pod_info", "timestamp", "attempts", "backoff_expiration", "unschedulable_count",
                  "consecutive_errors_count", "initial_attempt_timestamp", "unschedulable_plugins",
-                 "pending_plugins", "gating_plugin", "gating_plugin_events", "seq")
+                 "pending_plugins", "gating_plugin", "gating_plugin_events", "seq", "requeue_event")
 
     def __init__(self, pod_info: PodInfo, timestamp: float, seq: int = 0):
         self.pod_info = pod_info
@@ -701,6 +701,7 @@ class QueuedPodInfo:
         self.gating_plugin = ""
         self.gating_plugin_events: List[ClusterEvent] = []
         self.seq = seq  # creation order, breaks exact timestamp ties deterministically
+        self.requeue_event = ""  # label of the event that last moved it to activeQ/backoffQ
 
     @property
     def pod(self) -> Pod:

@@ -66,6 +66,11 @@ def align_to_window(t: float) -> float:
     return float(_ns(t) // _WINDOW_NS)
 
 
+def event_label(event: Union[ClusterEvent, str]) -> str:
+    """The label an event carries in the queue's metrics (ClusterEvent.Label)."""
+    return event if isinstance(event, str) else event.label()
+
+
 def match_cluster_events(ce: ClusterEvent, incoming: ClusterEvent) -> bool:
     """framework.MatchClusterEvents (ClusterEvent.match)."""
     return ce.match(incoming)
@@ -318,6 +323,7 @@ class SchedulingQueue:
         them on entering the backoffQ), then activeQ, or the unschedulable pool when gated."""
         uid = pinfo.pod.uid
         if event != BACKOFF_COMPLETE:
+            pinfo.requeue_event = event_label(event)
             self._run_pre_enqueue(pinfo)
         if pinfo.gated():
             if uid in self.in_queue:
@@ -354,6 +360,7 @@ class SchedulingQueue:
     def _move_to_backoff(self, pinfo: QueuedPodInfo, event: Union[ClusterEvent, str]) -> bool:
         """moveToBackoffQ: PreEnqueue runs on entering the backoffQ (SchedulerPopFromBackoffQ);
         a gated pod goes to the unschedulable pool instead."""
+        pinfo.requeue_event = event_label(event)
         self._run_pre_enqueue(pinfo)
         if pinfo.gated():
             if pinfo.pod.uid not in self.unschedulable:
@@ -426,10 +433,15 @@ class SchedulingQueue:
             self.in_queue.pop(pinfo.pod.uid, None)
             self._move_to_active(pinfo, BACKOFF_COMPLETE)
 
-    def next_error_backoff_release(self) -> Optional[float]:
-        """When the first pod of the error backoffQ (which Pop does not take from) is released:
-        the run loop lets virtual time pass to it when nothing else can be popped."""
-        return self._release_time(self.error_backoff[0][2]) if self.error_backoff else None
+    def next_error_backoff_release(self, wanted: Optional[Callable[[QueuedPodInfo], bool]] = None
+                                   ) -> Optional[float]:
+        """When the first pod of the error backoffQ (which Pop does not take from) is released,
+        among the pods `wanted` accepts: the run loop lets virtual time pass to it when nothing
+        else can be popped."""
+        if wanted is None:
+            return self._release_time(self.error_backoff[0][2]) if self.error_backoff else None
+        times = [self._release_time(item[2]) for item in self.error_backoff if wanted(item[2])]
+        return min(times) if times else None
 
     def flush_unschedulable_pods_leftover(self) -> None:
         """flushUnschedulablePodsLeftover (every 30s upstream): pods in the unschedulable pool

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
+from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
 from ..framework.runtime import Framework
@@ -49,6 +50,9 @@ class CycleRecord:
 
     pod: str
     attempt: int
+    time: float = 0.0  # virtual seconds when the attempt started
+    event: str = ""  # the event that last moved the pod to activeQ or backoffQ
+    replica: str = ""  # the kube-scheduler process that made the attempt (with replicas)
     node_statuses: Dict[str, Optional[Status]] = field(default_factory=dict)
     feasible: List[str] = field(default_factory=list)
     scores: List[NodePluginScores] = field(default_factory=list)
@@ -102,8 +106,9 @@ class SchedulingCycles:
         if fw is None or pod.deletion_timestamp or s.cache.is_assumed_pod(pod):
             s.queue.done(pod.uid)
             return True
+        s.attempts[pod.uid] = pinfo.attempts
         state = CycleState()
-        record = CycleRecord(pod.key, pinfo.attempts)
+        record = CycleRecord(pod.key, pinfo.attempts, s.virtual_time(), pinfo.requeue_event, s.name)
         if s.keep_records:
             s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
@@ -113,10 +118,16 @@ class SchedulingCycles:
         if status is not None and not status.is_success():
             self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
             return True
-        status = self.binding_cycle(state, fw, result, assumed_pinfo)
-        if status is not None and not status.is_success():
-            self.handle_binding_cycle_error(state, fw, assumed_pinfo, result, status, record)
+        s.start_binding(self.binding_goroutine(state, fw, result, assumed_pinfo, record))
         return True
+
+    def binding_goroutine(self, state: CycleState, fw: Framework, result: ScheduleResult,
+                          assumed: QueuedPodInfo, record: CycleRecord) -> Task:
+        """The goroutine scheduleOne starts after a scheduling cycle: the binding cycle, then
+        handleBindingCycleError on failure. A task: it may wait (PreBind) in virtual time."""
+        status = yield from self.binding_cycle_task(state, fw, result, assumed)
+        if status is not None and not status.is_success():
+            self.handle_binding_cycle_error(state, fw, assumed, result, status, record)
 
     def scheduling_cycle(self, state: CycleState, fw: Framework, pinfo: QueuedPodInfo,
                          record: CycleRecord):
@@ -148,6 +159,7 @@ class SchedulingCycles:
         assumed.unschedulable_count = pinfo.unschedulable_count
         assumed.consecutive_errors_count = pinfo.consecutive_errors_count
         assumed.initial_attempt_timestamp = pinfo.initial_attempt_timestamp
+        assumed.requeue_event = pinfo.requeue_event
         s.cache.assume_pod(assumed_pod)
         s.queue.nominator.delete(assumed_pod)
 
@@ -297,7 +309,13 @@ class SchedulingCycles:
     # ------------------------------------------------------------------------------------------
     def binding_cycle(self, state: CycleState, fw: Framework, result: ScheduleResult,
                       assumed: QueuedPodInfo) -> Optional[Status]:
-        """bindingCycle: WaitOnPermit (already resolved), PreBind, Bind, PostBind."""
+        """bindingCycle with no time passing (see binding_cycle_task)."""
+        return drive(self.binding_cycle_task(state, fw, result, assumed))
+
+    def binding_cycle_task(self, state: CycleState, fw: Framework, result: ScheduleResult,
+                           assumed: QueuedPodInfo) -> Task:
+        """bindingCycle: WaitOnPermit (already resolved), PreBind (which may wait), Bind,
+        PostBind."""
         s = self.sched
         pod = assumed.pod
         host = result.suggested_host
@@ -313,7 +331,7 @@ class SchedulingCycles:
         # PreBindPreFlight (and the nominatedNodeName it may set) only runs with the
         # NominatedNodeNameForExpectation feature gate, alpha and off in v1.34: every PreBind
         # plugin runs.
-        st = fw.run_pre_bind_plugins(state, pod, host)
+        st = yield from fw.run_pre_bind_plugins_task(state, pod, host)
         if st is not None and not st.is_success():
             return st
         st = fw.run_bind_plugins(state, pod, host)
@@ -355,17 +373,15 @@ class SchedulingCycles:
             s.queue.done(pinfo.pod.uid)  # deleted, or bound meanwhile: nothing to requeue
             return
         pinfo.pod_info = PodInfo.of(current)
-        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
-            # requeued after backoff whatever happens (an Error, or no nodes): the run loop
-            # stops retrying it after a few attempts
-            s.errors[current.key] = msg
         s.queue.add_unschedulable_if_not_present(pinfo)
         s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
-        if err is None:
-            # a status without an error (every Bind plugin skipped): no pod update upstream
-            return
-        s.update_pod(current, {"type": "PodScheduled", "status": "False", "reason": reason,
-                               "message": msg}, nominating_info)
+        if err is not None:
+            # (a status without an error, every Bind plugin skipped: no pod update upstream)
+            s.update_pod(current, {"type": "PodScheduled", "status": "False", "reason": reason,
+                                   "message": msg}, nominating_info)
+        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
+            # requeued after backoff whatever happens (an Error, or no nodes)
+            s.note_error(current)
 
 
 class _CycleError(Exception):

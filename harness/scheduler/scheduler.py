@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import random
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
+from ..apierrors import StatusError, Unreachable
 from ..errors import UserError
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
 from .cache import Cache, CacheError
 from .events import node_scheduling_properties_change, pod_scheduling_properties_change
-from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, SchedulingQueue
+from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, UNSCHEDULABLE_Q, SchedulingQueue
 from .schedule_one import CycleRecord, SchedulingCycles
 from .snapshot import Snapshot
 
 MAX_CONSECUTIVE_ERRORS = 3
+API_ERRORS = (StatusError, Unreachable)  # what an API call can answer (or not)
+UNSCHEDULABLE_FLUSH_PERIOD = 30.0  # PriorityQueue.Run: wait.Until(flushUnschedulablePodsLeftover, 30s)
 
 EVENT_NODE_ADD = ClusterEvent(EventResource.Node, ActionType.Add)
 EVENT_NODE_DELETE = ClusterEvent(EventResource.Node, ActionType.Delete)
@@ -56,11 +61,9 @@ def node_update_action(old: Node, new: Node) -> ActionType:
     return a
 
 
-def informer_sees(pod: Optional[Pod]) -> bool:
-    """The scheduler's pod informer lists and watches pods with the field selector
-    `status.phase!=Succeeded,status.phase!=Failed` (NewInformerFactory, scheduler.go): a
-    completed pod does not exist for the scheduler."""
-    return pod is not None and (pod.raw.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+def terminated(pod: KubeObject) -> bool:
+    """A pod in phase Succeeded or Failed, which kube-scheduler's pod informer never lists."""
+    return pod.status.get("phase") in ("Succeeded", "Failed")
 
 
 def _le_priority(priority: int):
@@ -71,18 +74,22 @@ def _le_priority(priority: int):
 class Scheduler:
     """One kube-scheduler: profiles (frameworks), cache, queue, and the event handlers."""
 
+    event_seq = 0  # cluster events received (a pod in error is retried after one)
+
     def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
-                 seed: int = 0, source: str = "config"):
+                 seed: int = 0, source: str = "config", clock=None, name: str = ""):
         self.config = config
         self.cluster = cluster
-        self.clock = VirtualClock()
+        self.clock = clock if clock is not None else VirtualClock()
+        self.name = name  # the replica (process) this scheduler runs in
+        # the case's virtual time (this process's clock may run at another rate)
+        self.virtual_time = getattr(self.clock, "global_now", None) or self.clock.now
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
-        self.errors: Dict[str, str] = {}
         self.waiting: List[Tuple[Any, Framework, Any, Any, CycleRecord]] = []
         if config.get("extenders"):
             raise UserError("extenders are not supported by schedharness yet (kube-scheduler would "
@@ -100,9 +107,14 @@ class Scheduler:
         for fw in self.profiles.values():
             fw.nominator = self.queue.nominator
             fw.activator = self.queue.activate
+            fw.run_async = self.go
         self.cycles = SchedulingCycles()
         self.cycles.sched = self
-        self._consecutive_errors: Dict[str, int] = {}
+        self._failed_at_event: Dict[str, int] = {}
+        self.next_flush_tick = UNSCHEDULABLE_FLUSH_PERIOD  # wait.Until ran it at 0 already
+        self.attempts: Dict[str, int] = {}  # pod uid -> scheduling attempts (the queue's count)
+        self.bindings_in_flight: List[Tuple[float, int, Any]] = []  # (resume at, seq, task)
+        self._binding_seq = itertools.count()
         self.explain = False  # record every filter status and score, for `schedharness explain`
         self.keep_records = True  # keep each cycle's statuses and scores (reports); off in bench
         self.tracked_pods: List[str] = []
@@ -110,14 +122,20 @@ class Scheduler:
     # ------------------------------------------------------------------------------------------
     # start-up: the informers' initial list
     # ------------------------------------------------------------------------------------------
+    def start_queue(self) -> None:
+        """sched.Run -> SchedulingQueue.Run: the flush ticks count from now (the process starts
+        scheduling when it becomes the leader)."""
+        self.next_flush_tick = self.clock.now() + UNSCHEDULABLE_FLUSH_PERIOD
+
     def start(self) -> None:
         for node in sorted(self.cluster.list("Node"), key=lambda n: n.name):
             self.cache.add_node(node)
-        for pod in self.cluster.list("Pod"):
-            if pod.node_name and informer_sees(pod):
+        pods = [p for p in self.cluster.list("Pod") if not terminated(p)]
+        for pod in pods:
+            if pod.node_name:
                 self.cache.add_pod(pod)
-        for pod in self.cluster.list("Pod"):
-            if not pod.node_name and pod.scheduler_name in self.profiles and informer_sees(pod):
+        for pod in pods:
+            if not pod.node_name and pod.scheduler_name in self.profiles:
                 self.queue.add(pod)
         self.cluster.subscribe(self.on_event)
 
@@ -125,8 +143,14 @@ class Scheduler:
     # event handlers (eventhandlers.go)
     # ------------------------------------------------------------------------------------------
     def on_event(self, kind: str, old: Optional[KubeObject], new: Optional[KubeObject]) -> None:
+        self.event_seq += 1
         if kind == "Pod":
-            self._on_pod(old, new)
+            # the pod informer's field selector status.phase!=Succeeded,status.phase!=Failed:
+            # a pod that finishes leaves the informer as a deletion
+            old = None if old is not None and terminated(old) else old
+            new = None if new is not None and terminated(new) else new
+            if old is not None or new is not None:
+                self._on_pod(old, new)
         elif kind == "Node":
             self._on_node(old, new)
         elif kind in _KIND_RESOURCE:
@@ -161,10 +185,7 @@ class Scheduler:
         """The two Pod informer handlers, each behind a FilteringResourceEventHandler: assigned
         pods go to the cache, unassigned pods of this scheduler's profiles to the queue. An update
         that makes a pod pass or fail a filter is an Add or Delete for that handler (binding:
-        an Add for the cache, then a Delete for the queue). The informer's field selector makes
-        an update to phase Succeeded/Failed a Delete of the old object."""
-        old = old if informer_sees(old) else None
-        new = new if informer_sees(new) else None
+        an Add for the cache, then a Delete for the queue)."""
         old_assigned = old is not None and bool(old.node_name)
         new_assigned = new is not None and bool(new.node_name)
         # scheduled pod cache
@@ -259,8 +280,28 @@ class Scheduler:
         new = pod.with_status(patch)
         if not cond_update and not nnn_update:
             return None
-        self.cluster.update(new)
+        try:
+            self.cluster.update(new)
+        except API_ERRORS:
+            return None  # "Error updating pod" is logged upstream; the informer has the truth
         return new
+
+    def queue_state(self, pod: Pod) -> str:
+        """Where a pod is (CASE_FORMAT.md's `queue`): bound, waiting (at Permit), active,
+        backoff, gated (held by a PreEnqueue plugin) or unschedulable; "none" for a pod in no
+        queue (no profile serves its schedulerName, or it finished)."""
+        if pod.node_name:
+            return "bound"
+        uid = pod.uid
+        if any(uid in fw.waiting_pods for fw in self.profiles.values()):
+            return "waiting"
+        where = self.queue.in_queue.get(uid)
+        if where == UNSCHEDULABLE_Q:
+            pinfo = self.queue.unschedulable.get(uid)
+            return "gated" if pinfo is not None and pinfo.gated() else "unschedulable"
+        if where is not None:
+            return where
+        return "active" if uid in self.queue.in_flight else "none"
 
     # ------------------------------------------------------------------------------------------
     # the run loop
@@ -268,46 +309,83 @@ class Scheduler:
     def run_until_quiet(self, max_cycles: Optional[int] = None) -> None:
         """Schedule until the active and backoff queues are empty, no pod waits at Permit and no
         binding is in flight; time in backoff and at Permit passes virtually."""
+        self.run(None, max_cycles)
+
+    def advance(self, duration: float) -> None:
+        """Let `duration` seconds of virtual time pass: every timer due in that window runs in
+        time order (backoff flushes, Permit timeouts, the 30-second unschedulable flush), then
+        the scheduler runs until quiet."""
+        self.run(self.clock.now() + duration)
+        self.run(None)
+
+    def run(self, until: Optional[float] = None, max_cycles: Optional[int] = None) -> None:
+        """The scheduling loop in virtual time. With `until`, time passes up to `until`, every
+        timer firing on the way; without, only as far as pods in backoff or at Permit need (a
+        pod whose attempts keep ending in an error is waited for only after something changed:
+        kube-scheduler would retry it forever, at most podMaxBackoffSeconds apart)."""
         if max_cycles is None:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
-        cycles = 0
+        cycles = 0  # cycles at one virtual instant
         while True:
-            self._resolve_waiting()
-            self.queue.flush_backoff_completed()
-            if self.queue.active or self.queue.backoff:
-                head = self._peek() if self._consecutive_errors else None
-                if head is not None and self._consecutive_errors.get(head.pod.key, 0) >= MAX_CONSECUTIVE_ERRORS:
-                    # kube-scheduler would retry it with backoff forever: leave it pending
-                    self.queue.park(head)
-                    continue
-                self.cycles.schedule_one()
-                self._count_errors()
+            if self.schedule_ready():
                 cycles += 1
                 if cycles > max_cycles:
                     raise UserError(f"the scheduler did not become quiet after {max_cycles} scheduling "
-                                    f"cycles (pods keep being requeued)")
+                                    f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued)")
                 continue
-            # nothing to pop: let virtual time pass to the next Permit deadline or the release
-            # of a pod from the error backoffQ, whichever comes first
-            times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release())
-                     if t is not None]
-            if times:
-                self.clock.advance_to(min(times))
+            target = self.next_timer(quiet=until is None)
+            if until is not None:
+                target = until if target is None else min(target, until)
+            if target is None:
+                break
+            if self.next_flush_tick <= target:
+                self.clock.advance_to(self.next_flush_tick)
+                self.fire_flush_tick()
+                cycles = 0
                 continue
-            break
+            if until is not None and self.clock.now() >= until:
+                break
+            self.clock.advance_to(target)
+            cycles = 0
 
-    def _peek(self):
-        """The pod the next cycle pops (activeQ's head, else backoffQ's: PopFromBackoffQ)."""
-        if self.queue.active:
-            return self.queue.active[0].pinfo
-        if self.queue.backoff:
-            return self.queue.backoff[0][2]
-        return None
+    def schedule_ready(self) -> bool:
+        """What is due at the current instant: binding goroutines whose wait is over, Permit
+        waits that ended, the backoffQ flush, then one scheduling cycle if a pod can be popped.
+        Returns whether a scheduling cycle ran."""
+        self._resume_bindings()
+        self._resolve_waiting()
+        self.queue.flush_backoff_completed()
+        if self.queue.active or self.queue.backoff:
+            self.cycles.schedule_one()
+            return True
+        return False
 
-    def _count_errors(self) -> None:
-        for key in self.errors:
-            self._consecutive_errors[key] = self._consecutive_errors.get(key, 0) + 1
-        self.errors.clear()
+    def next_timer(self, quiet: bool) -> Optional[float]:
+        """When (this scheduler's clock) the next timer that work waits for fires: a Permit
+        deadline, an error backoff release, a binding goroutine's wait; None when nothing waits.
+        `quiet`: leave out pods whose attempts keep ending in an error with nothing changed."""
+        retry = self._worth_retrying if quiet else None
+        times = [t for t in (self._next_waiting_deadline(), self.queue.next_error_backoff_release(retry),
+                             self.bindings_in_flight[0][0] if self.bindings_in_flight else None)
+                 if t is not None]
+        return min(times) if times else None
+
+    def fire_flush_tick(self) -> None:
+        """flushUnschedulablePodsLeftover, on wait.Until's 30-second period from the start."""
+        self.next_flush_tick += UNSCHEDULABLE_FLUSH_PERIOD
+        self.queue.flush_unschedulable_pods_leftover()
+
+    def _worth_retrying(self, pinfo) -> bool:
+        """Whether the until-quiet loop waits for this error-backoff pod's release: during its
+        first few errors, or when a cluster event came since its last failure."""
+        if pinfo.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS:
+            return True
+        return self.event_seq != self._failed_at_event.get(pinfo.pod.uid)
+
+    def note_error(self, pod: Pod) -> None:
+        """A scheduling attempt of `pod` ended in an error (no rejecting plugin), after the
+        scheduler's own status patch."""
+        self._failed_at_event[pod.uid] = self.event_seq
 
     def _next_waiting_deadline(self) -> Optional[float]:
         ds = []
@@ -335,6 +413,35 @@ class Scheduler:
             ready.append(item)
         self.waiting = still
         for state, fw, result, assumed, record in ready:
-            status = self.cycles.binding_cycle(state, fw, result, assumed)
-            if status is not None and not status.is_success():
-                self.cycles.handle_binding_cycle_error(state, fw, assumed, result, status, record)
+            self.start_binding(self.cycles.binding_goroutine(state, fw, result, assumed, record))
+
+    # ------------------------------------------------------------------------------------------
+    # binding goroutines, in virtual time
+    # ------------------------------------------------------------------------------------------
+    def go(self, fn) -> None:
+        """`go fn()` for the plugins' goroutines (preemption's victim deletions): it runs once
+        the current scheduling cycle has ended, at the same virtual instant."""
+        def task():
+            fn()
+            return
+            yield  # a generator
+        heapq.heappush(self.bindings_in_flight, (self.clock.now(), next(self._binding_seq), task()))
+
+    def start_binding(self, task) -> None:
+        """`go bindingCycle(...)`: run it until it waits (a blocking PreBind) or ends."""
+        self._step_binding(task)
+
+    def _step_binding(self, task) -> None:
+        try:
+            delay = next(task)
+        except StopIteration:
+            return
+        heapq.heappush(self.bindings_in_flight, (self.clock.now() + max(0.0, float(delay)),
+                                                 next(self._binding_seq), task))
+
+    def _resume_bindings(self) -> None:
+        """Resume the binding goroutines whose wait is over, in the order they are due."""
+        now = self.clock.now()
+        while self.bindings_in_flight and self.bindings_in_flight[0][0] <= now:
+            _, _, task = heapq.heappop(self.bindings_in_flight)
+            self._step_binding(task)

@@ -23,6 +23,7 @@ from builtin_plugins.volumebinding.scorer import (StorageResource, build_broken_
                                                   build_scorer_function)
 from harness.api.objects import KubeObject
 from harness.framework import Code, QueueingHint
+from harness.framework.blocking import drive
 from harness.testing import FakeHandle, make_node, make_pod, new_state
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -691,7 +692,7 @@ def test_prebind_static_binding_completes():
     assert p.filter(st, pod, h.snapshot.get("node1")) is None
     assert p.reserve(st, pod, "node1") is None
     assert p.pre_bind_pre_flight(st, pod, "node1") is None
-    assert p.pre_bind(st, pod, "node1") is None
+    assert drive(p.pre_bind(st, pod, "node1")) is None
     api_pv = h.cluster.get("PersistentVolume", "", "pv-node1a")
     api_pvc = h.cluster.get("PersistentVolumeClaim", "testns", "unbound-pvc")
     assert api_pv.raw["spec"]["claimRef"]["name"] == "unbound-pvc"
@@ -712,7 +713,7 @@ def test_prebind_provisioning_creates_pv_on_selected_node():
     assert p.pre_filter(st, pod, [])[1] is None
     assert p.filter(st, pod, h.snapshot.get("node1")) is None
     assert p.reserve(st, pod, "node1") is None
-    assert p.pre_bind(st, pod, "node1") is None
+    assert drive(p.pre_bind(st, pod, "node1")) is None
     api_pvc = h.cluster.get("PersistentVolumeClaim", "testns", "provisioned-pvc")
     assert api_pvc.annotations[ANN_SELECTED_NODE] == "node1"
     pv_name = api_pvc.raw["spec"]["volumeName"]
@@ -729,7 +730,7 @@ def test_prebind_zero_timeout_fails_after_api_updates():
     p.pre_filter(st, pod, [])
     p.filter(st, pod, h.snapshot.get("node1"))
     p.reserve(st, pod, "node1")
-    s = p.pre_bind(st, pod, "node1")
+    s = drive(p.pre_bind(st, pod, "node1"))
     assert s.code == Code.Error and "binding volumes: context deadline exceeded" in s.message()
 
 
@@ -742,7 +743,7 @@ def test_prebind_conflict_when_pv_changed():
     raw = copy.deepcopy(_pv_obj(h, pvNode1a).raw)
     raw["spec"]["claimRef"] = {"name": "other", "namespace": "testns", "uid": "other-uid"}
     h.cluster.update(KubeObject(raw))
-    s = p.pre_bind(st, pod, "node1")
+    s = drive(p.pre_bind(st, pod, "node1"))
     assert s.code == Code.Error
     assert 'Operation cannot be fulfilled on persistentvolumes "pv-node1a"' in s.message()
     p.unreserve(st, pod, "node1")
@@ -962,7 +963,7 @@ def test_provisioned_volume_topology(cls, want):
     assert p.filter(st, pod, h.snapshot.get("n1")) is None
     assert p.reserve(st, pod, "n1") is None
     assert p.pre_bind_pre_flight(st, pod, "n1") is None
-    assert p.pre_bind(st, pod, "n1") is None
+    assert drive(p.pre_bind(st, pod, "n1")) is None
     api_pvc = h.cluster.get("PersistentVolumeClaim", "default", "c1")
     assert api_pvc.raw["status"]["phase"] == "Bound"
     assert api_pvc.annotations["volume.kubernetes.io/storage-provisioner"] == "p.example.com"
