@@ -92,6 +92,25 @@ def _raised(exc: BaseException) -> Status:
     return Status(Code.Error, err=RuntimeError(f"{type(exc).__name__}: {exc}"))
 
 
+class _PluginManager(pluggy.PluginManager):
+    """pluggy's PluginManager with its hookimpl lookup cached per plugin class and attribute:
+    pluggy inspects every attribute of a plugin with inspect.getattr_static on each register,
+    which was most of the cost of building a framework (once per profile per case). Hooks set
+    on an instance (its __dict__) are looked up every time, as pluggy does."""
+
+    _opts_cache: Dict[Tuple[type, str], Any] = {}
+
+    def parse_hookimpl_opts(self, plugin, name):
+        if name in getattr(plugin, "__dict__", ()):
+            return super().parse_hookimpl_opts(plugin, name)
+        key = (type(plugin), name)
+        try:
+            opts = self._opts_cache[key]
+        except KeyError:
+            opts = self._opts_cache[key] = super().parse_hookimpl_opts(plugin, name)
+        return dict(opts) if opts is not None else None
+
+
 class PluginResultError(Exception):
     """A hook returned a value of the wrong shape (e.g. a score of 50 instead of (50, None)):
     it becomes an Error status naming the plugin and the hook, as a raising plugin does."""
@@ -196,7 +215,7 @@ class Framework:
         self.score_plugin_weight: Dict[str, int] = {}
         self.plugins_map: Dict[str, Any] = {}
         self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
-        self.pm = pluggy.PluginManager(PROJECT)
+        self.pm = _PluginManager(PROJECT)
         self.pm.add_hookspecs(ExtensionPointSpecs)
         self._build(profile, registry, source)
 
