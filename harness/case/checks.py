@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Set, Tuple
 
+from ..api.object_validation import validate_object
 from ..errors import CaseError
 
 _TERMINAL = ("Succeeded", "Failed")
@@ -110,3 +111,15 @@ def _check_one(case, where: str, exp: Dict[str, Any], pods: Set[str], nodes: Set
     for ref, want in (exp.get("nominated") or {}).items():
         pod(ref, f"{where}.nominated.{ref}")
         node(want, f"{where}.nominated.{ref}")
+
+
+def check_step_objects(case) -> None:
+    """The objects that `create` and `update` steps send, checked as the API server checks them,
+    before anything runs (so that `validate` refuses what `run` would refuse at that step)."""
+    for key, action, value in _steps(case):
+        if action not in ("create", "update") or not isinstance(value, list):
+            continue
+        for j, obj in enumerate(value):
+            err = validate_object(obj)
+            if err is not None:
+                raise CaseError(err[1], file=case.path, key=f"{key}[{j}].{err[0]}" if err[0] else f"{key}[{j}]")

@@ -17,7 +17,7 @@ from ..errors import CaseError
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
-from .checks import check_cluster, check_expect
+from .checks import check_cluster, check_expect, check_step_objects
 from .loader import Case, load_case
 from .replicas import World
 from .steps import Step, carry_over_update, object_ref
@@ -143,6 +143,7 @@ class CaseRun:
             self.tracked_pods.append(o.key)
             self.cluster.create(o)
         check_expect(case)
+        check_step_objects(case)
 
     @property
     def engine(self):

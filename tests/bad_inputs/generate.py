@@ -82,7 +82,7 @@ VALID = yaml.safe_dump(BASE, sort_keys=False)
 
 def main() -> None:
     for fn in os.listdir(HERE):
-        if fn.startswith(("yaml-", "case-", "obj-", "expect-", "config-")):
+        if fn.startswith(("yaml-", "case-", "obj-", "expect-", "config-", "steps-")):
             os.remove(os.path.join(HERE, fn))
     # ---- YAML itself ------------------------------------------------------------------------
     _write("yaml-unclosed-flow.yaml", VALID.replace("- apiVersion: v1\n  kind: Node", "- [apiVersion: v1\n  kind: Node", 1), "invalid YAML")
@@ -270,6 +270,14 @@ def main() -> None:
     case("expect-nominated-unknown-pod.yaml", "expect.nominated.nobody", lambda c: c["expect"].update(nominated={"nobody": None}))
     case("expect-nominated-unknown-node.yaml", "expect.nominated.web", lambda c: c["expect"].update(nominated={"web": "node-z"}))
     case("expect-binding-wrong-namespace.yaml", "expect.bindings.prod/web", lambda c: c["expect"].update(bindings={"prod/web": "node-a"}))
+    # ---- objects and expectations in steps (checked before anything runs, by validate too) --
+    bad_pod = dict(copy.deepcopy(POD), metadata={"name": "late"})
+    bad_pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "four"
+    case("steps-create-bad-quantity.yaml", "steps[0].create[0].spec.containers[0].resources.requests[cpu]", lambda c: c.update(steps=[{"create": [bad_pod]}]))
+    tainted = dict(copy.deepcopy(NODE), spec={"taints": [{"key": "k", "effect": "NoScheduled"}]})
+    case("steps-update-bad-taint.yaml", "steps[0].update[0].spec.taints[0].effect", lambda c: c.update(steps=[{"update": [tainted]}]))
+    case("steps-expect-unknown-pod.yaml", "steps[0].expect.bindings.ghost", lambda c: c.update(steps=[{"expect": {"bindings": {"ghost": None}}}]))
+    case("steps-expect-unknown-node.yaml", "steps[0].expect.bindings.web", lambda c: c.update(steps=[{"expect": {"bindings": {"web": "node-z"}}}]))
     # ---- KubeSchedulerConfiguration ---------------------------------------------------------
     case("config-parallelism-0.yaml", "parallelism", config({"parallelism": 0}))
     case("config-percentage-101.yaml", "percentageOfNodesToScore", config({"percentageOfNodesToScore": 101}))
