@@ -10,8 +10,14 @@ from typing import List, Optional
 from .errors import UserError
 
 
+MAX_ERROR_LINE = 1000  # an error names a file, a key and a value cut short: never a whole object
+
+
 def _error(e: UserError) -> None:
-    print(f"error: {e}", file=sys.stderr)
+    line = " ".join(f"error: {e}".split())
+    if len(line) > MAX_ERROR_LINE:
+        line = line[:MAX_ERROR_LINE] + "..."
+    print(line, file=sys.stderr)
 
 
 def _registry_for(case, args):

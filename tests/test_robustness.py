@@ -382,3 +382,14 @@ def test_null_status_and_spec_are_omitted_fields():
     c = case([dict(node("n1"), spec=None), dict(node("n2"), status=None)], [dict(pod("p"), status=None)],
              {"bindings": {"p": "n1"}})
     assert run_case(case_from_data(c, "c.yaml")).passed
+
+
+def test_config_nulls_are_go_zero_values():
+    """kube-scheduler decodes null as the zero value: a null pluginConfig entry or args field is
+    accepted (and defaulted), not a crash."""
+    cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": [{"schedulerName": "default-scheduler",
+                         "pluginConfig": [None, {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": None}},
+                                          {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": None}]}}}]}]}
+    c = dict(GOOD, config=cfg)
+    assert run_case(case_from_data(copy.deepcopy(c), "c.yaml")).passed

@@ -231,9 +231,10 @@ class Framework:
                 needed.add(p["name"])
         plugin_config: Dict[str, Any] = {}
         for pc in profile.get("pluginConfig") or []:
-            if pc["name"] in plugin_config:
-                raise ConfigError(f"repeated config for plugin {pc['name']}", file=source, key=where)
-            plugin_config[pc["name"]] = pc.get("args")
+            name = pc.get("name") or ""  # a nameless entry configures no plugin (kept, unused)
+            if name in plugin_config:
+                raise ConfigError(f"repeated config for plugin {name}", file=source, key=where)
+            plugin_config[name] = pc.get("args")
         for name in sorted(needed):
             cls = registry.get(name)
             if cls is None:

@@ -320,6 +320,11 @@ def main() -> None:
     case("config-args-rtcr-utilization-101.yaml", "utilization", rtcr([{"utilization": 101, "score": 1}]))
     # upstream's NewNodeSelector checks matchFields' operator and values, not the key
     case("config-args-nodeaffinity-matchfields.yaml", "addedAffinity", plugin_args("NodeAffinity", {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}]}}}))
+    case("config-args-type-string-for-int.yaml", "hardPodAffinityWeight", plugin_args("InterPodAffinity", {"hardPodAffinityWeight": "5"}))
+    case("config-args-type-int-for-list.yaml", "ignoredResources", plugin_args("NodeResourcesFit", {"ignoredResources": 5}))
+    case("config-args-type-list-item-string.yaml", "resources[0]", plugin_args("NodeResourcesBalancedAllocation", {"resources": ["cpu"]}))
+    case("config-args-type-weight-duration.yaml", "weight", plugin_args("NodeResourcesBalancedAllocation", {"resources": [{"name": "cpu", "weight": "1s"}]}))
+    case("config-args-type-term-list.yaml", "nodeSelectorTerms[0]", plugin_args("NodeAffinity", {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [["zone"]]}}}))
     case("config-args-not-a-mapping.yaml", "args", plugin_args("InterPodAffinity", ["hardPodAffinityWeight"]))
     case("config-pluginconfig-duplicate.yaml", "pluginConfig", config({"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{"name": "InterPodAffinity", "args": {}}, {"name": "InterPodAffinity", "args": {}}]}]}))
     case("config-queuesort-two.yaml", "queue sort", config({"profiles": [{"schedulerName": "default-scheduler", "plugins": {"queueSort": {"enabled": [{"name": "PrioritySort"}, {"name": "PrioritySort"}]}}}]}))
