@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import List, Optional
 
@@ -15,6 +16,10 @@ MAX_ERROR_LINE = 1000  # an error names a file, a key and a value cut short: nev
 
 def _error(e: UserError) -> None:
     line = " ".join(f"error: {e}".split())
+    m = re.search(r'Plugin "([^"]+)" does not exist', line)
+    if m:  # upstream's words name the first extension point checked; say what to do as well
+        line += (f' (no plugin named "{m.group(1)}" is registered: install its package, or load its '
+                 f"module with -p MODULE or the case's plugins:)")
     if len(line) > MAX_ERROR_LINE:
         line = line[:MAX_ERROR_LINE] + "..."
     print(line, file=sys.stderr)
