@@ -5,9 +5,10 @@
   (YAML 1.2 section 5.2, "Character Encodings");
 - duplicate mapping keys refused, as Kubernetes' strict decoding (sigs.k8s.io/yaml with
   DisallowDuplicateFields) refuses them;
-- bounded: a file over MAX_BYTES, a document of more than MAX_OBJECTS nodes (aliases counted
+- bounded: a file over MAX_BYTES, a document of more than MAX_VALUES YAML values (aliases counted
   as expanded) or nested deeper than MAX_DEPTH is refused before anything is built, so a hostile
-  or mistaken file never hangs, exhausts memory or overflows the C parser's stack.
+  or mistaken file never hangs, exhausts memory or overflows the C parser's stack. (A case of
+  more than MAX_OBJECTS Kubernetes objects is refused by the case loader.)
 
 Every problem is a `error_cls` (a UserError): one line with the file and, where known, the line.
 """
@@ -23,7 +24,8 @@ import yaml
 from .errors import UserError
 
 MAX_BYTES = 20 * 1024 * 1024
-MAX_OBJECTS = 100_000
+MAX_VALUES = 1_000_000  # a 10 MB `kubectl get -o yaml` dump holds about as many
+MAX_OBJECTS = 100_000  # Kubernetes objects in one case (harness.case.loader)
 MAX_DEPTH = 200
 
 _BaseLoader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
@@ -120,8 +122,8 @@ def _check_bounds(text: str) -> Optional[str]:
                 max_below[-1] = max(max_below[-1], depth + d)
             else:
                 continue
-            if count > MAX_OBJECTS:
-                return (f"too large: more than {MAX_OBJECTS} YAML values (aliases counted as "
+            if count > MAX_VALUES:
+                return (f"too large: more than {MAX_VALUES} YAML values (aliases counted as "
                         f"expanded); split the file or drop what the scheduler does not read "
                         f"(managedFields, status of pods)")
             if max(depth, max_below[-1]) > MAX_DEPTH:

@@ -163,7 +163,7 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path):
     for n in "bcdefghij":
         bomb += f"{n}: &{n} [" + ", ".join([f"*{prev}"] * 10) + "]\n"
         prev = n
-    with pytest.raises(UserError, match="more than 100000"):
+    with pytest.raises(UserError, match="more than 1000000 YAML values"):
         load_yaml_file(write(tmp_path, "bomb.yaml", bomb), UserError)
     with pytest.raises(UserError, match="nested more than"):
         load_yaml_file(write(tmp_path, "deep.yaml", "[" * 1000000 + "]" * 1000000), UserError)
@@ -393,3 +393,11 @@ def test_config_nulls_are_go_zero_values():
                                           {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": None}]}}}]}]}
     c = dict(GOOD, config=cfg)
     assert run_case(case_from_data(copy.deepcopy(c), "c.yaml")).passed
+
+
+def test_more_than_100k_objects_are_refused(tmp_path, capsys):
+    text = ("apiVersion: schedharness/v1alpha1\nkind: Case\ncluster:\n- &n {apiVersion: v1, kind: Node, metadata: {name: n}}\n"
+            + "- *n\n" * 100000)
+    path = write(tmp_path, "many.yaml", text)
+    assert main(["validate", path]) == 2
+    assert "too large: 100001 objects in cluster and pods (the limit is 100000)" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from ..errors import CaseError
 from .apiserver import NAMESPACED_KINDS
 from .steps import REPLICA_ACTIONS, Step, check_references, check_replicas, parse_steps
-from ..yamlfile import load_yaml_file
+from ..yamlfile import MAX_OBJECTS, load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
 _SCHEMA = None
@@ -152,6 +152,10 @@ def case_from_data(data: Any, path: str) -> Case:
         else:
             cluster.append(copy.deepcopy(obj))
             keys.append(base)
+    n_objects = len(cluster) + len(data.get("pods") or [])
+    if n_objects > MAX_OBJECTS:
+        raise CaseError(f"too large: {n_objects} objects in cluster and pods (the limit is "
+                        f"{MAX_OBJECTS})", file=path, key="cluster")
     replicas = int(data.get("replicas", 1))
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)

@@ -100,7 +100,6 @@ def main() -> None:
         laughs += f"{n}: &{n} [" + ", ".join([f"*{prev}"] * 10) + "]\n"
         prev = n
     _write("yaml-billion-laughs.yaml", laughs, "too large")
-    _write("yaml-too-many-values.yaml", "apiVersion: schedharness/v1alpha1\nkind: Case\nseed: [" + ",".join(["1"] * 100001) + "]\n", "too large")
     _write("yaml-unknown-alias.yaml", VALID + "seed: *nowhere\n", "invalid YAML")
     _write("yaml-two-documents.yaml", VALID + "---\n" + VALID, "invalid YAML")
     _write("yaml-unterminated-quote.yaml", VALID.replace("name: base", 'name: "base'), "invalid YAML")
