@@ -2,7 +2,7 @@
 harness never raises, never over-commits a node (cpu, memory, pod count), never binds a pod to a
 node whose NoSchedule/NoExecute taints it does not tolerate or whose labels fail its
 nodeSelector, and gives the same outcome twice for the same seed (checked on one example in
-five, to keep the run near half a minute)."""
+five: 400 repeats, keeping the run near 20 s)."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def _outcome(data):
 def test_random_clusters(example):
     data, check_repeat = example
     res, outcome = _outcome(data)
-    if check_repeat:  # one example in five (building a scheduler costs ~20 ms)
+    if check_repeat:  # one example in five
         assert _outcome(data)[1] == outcome  # the same seed, the same result
     nodes = {n.name: n for n in res.scheduler.cluster.list("Node")}
     used = {name: [0, 0, 0] for name in nodes}
