@@ -108,8 +108,15 @@ def _child(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+def _describe(v: Any) -> str:
+    """A value in a message: its JSON type and its text, cut short ("null" alone for null)."""
+    if v is None or isinstance(v, bool):
+        return short_value(v)
+    return f"{_type_name(v)} {short_value(v, 40)}"
+
+
 def _wrong_type(path: str, want: str, v: Any):
-    _fail(path, f"must be {want}, got {_type_name(v)} {short_value(v, 40)}")
+    _fail(path, f"must be {want}, got {_describe(v)}")
 
 
 # -- strict decoding: the Go type of each field ------------------------------------------------

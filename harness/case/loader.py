@@ -70,9 +70,9 @@ def load_case(path: str) -> Case:
 
 def _describe(v: Any) -> str:
     """A value in an error message: its type and its text, cut short (never a whole object)."""
-    from ..api.object_validation import _type_name, short_value
+    from ..api.object_validation import _describe as describe
 
-    return f"{_type_name(v)} {short_value(v, 40)}"
+    return describe(v)
 
 
 def _schema_message(e) -> str:
