@@ -52,3 +52,20 @@ def test_import_turns_the_dump_into_a_case(tmp_path, capsys):
         yaml.safe_dump(data, f)
     res = run_case(load_case(out))
     assert res.passed, res.failures
+
+
+def test_import_reads_several_documents_and_refuses_an_incomplete_dump(tmp_path, capsys):
+    docs = tmp_path / "dump.yaml"
+    docs.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '2'}}\n---\n"
+                    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n---\n")
+    out = tmp_path / "case.yaml"
+    assert main(["import", str(docs), "-o", str(out)]) == 0
+    data = yaml.safe_load(out.read_text())
+    assert [o["kind"] for o in data["cluster"]] == ["Node"] and data["pods"][0]["metadata"]["name"] == "p"
+    capsys.readouterr()
+    pods_only = tmp_path / "pods.yaml"
+    pods_only.write_text("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: r}, "
+                         "spec: {nodeName: gone, containers: [{name: c, image: x}]}}\n")
+    assert main(["import", str(pods_only), "-o", str(tmp_path / "x.yaml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'no Node "gone"' in err[0]
