@@ -19,9 +19,19 @@ def pytest_addoption(parser):
 def pytest_collect_file(file_path, parent):
     if parent.config.getoption("schedharness_no_cases", False):
         return None
-    if file_path.suffix in (".yaml", ".yml") and _looks_like_case(str(file_path)):
+    skipped = parent.config.__dict__.setdefault("_schedharness_skipped", [])
+    if file_path.suffix in (".yaml", ".yml") and _looks_like_case(str(file_path), skipped):
         return CaseFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """With -v: the YAML files that mention case keys but are not cases, and why."""
+    skipped = config.__dict__.get("_schedharness_skipped") or []
+    if skipped and config.getoption("verbose", 0) > 0:
+        terminalreporter.section("schedharness: YAML files that are not cases")
+        for path, why in skipped:
+            terminalreporter.write_line(f"{path}: {why}")
 
 
 class CaseFile(pytest.File):

@@ -122,8 +122,10 @@ def test_pytest_collects_a_case_with_a_late_apiversion_and_fails_an_almost_case(
     pytester.makefile(".yaml", other="just: config\n")
     from test_pytest_plugin import _plugin_args
 
-    result = pytester.runpytest(*_plugin_args(), "--continue-on-collection-errors")
+    pytester.makefile(".yaml", dump="apiVersion: v1\nkind: List\nitems: []\n# pods of the cluster\n")
+    result = pytester.runpytest(*_plugin_args(), "--continue-on-collection-errors", "-vv")
     result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*schedharness: YAML files that are not cases*", "*dump.yaml: not a case (kind List)"])
 
 
 # ---- 3./9. the YAML loader -----------------------------------------------------------------------

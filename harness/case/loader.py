@@ -231,9 +231,10 @@ def classify_file(path: str) -> Tuple[str, str]:
     return classify_data(data)
 
 
-def _looks_like_case(path: str) -> bool:
+def _looks_like_case(path: str, skipped: Optional[List[Tuple[str, str]]] = None) -> bool:
     """For the pytest collector: a case or almost a case (parsed, not guessed from the text).
-    Files that cannot hold any case key are not parsed."""
+    Files that cannot hold any case key are not parsed; those parsed and found not to be cases
+    are appended to `skipped` with the reason."""
     try:
         with open(path, "rb") as f:
             head = f.read(1 << 20)
@@ -242,4 +243,7 @@ def _looks_like_case(path: str) -> bool:
     if not any(k in head for k in (b"schedharness", b"Case", b"cluster", b"pods", b"expect")) \
             and not head.startswith((b"\xff\xfe", b"\xfe\xff", b"\0")):
         return False
-    return classify_file(path)[0] != "skip"
+    verdict, why = classify_file(path)
+    if verdict == "skip" and skipped is not None:
+        skipped.append((path, why))
+    return verdict != "skip"
