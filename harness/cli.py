@@ -4,25 +4,72 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import List, Optional
 
 from .errors import UserError
 
 
-def _cmd_run(args) -> int:
-    from .case import find_cases, load_case, run_case
-    from .framework.registry import build_registry
+MAX_ERROR_LINE = 1000  # an error names a file, a key and a value cut short: never a whole object
 
-    registry = build_registry(args.plugin) if args.plugin else None
-    paths = find_cases(args.paths)
+
+def _error(e: UserError) -> None:
+    line = " ".join(f"error: {e}".split())
+    m = re.search(r'Plugin "([^"]+)" does not exist', line)
+    if m:  # upstream's words name the first extension point checked; say what to do as well
+        line += (f' (no plugin named "{m.group(1)}" is registered: install its package, or load its '
+                 f"module with -p MODULE or the case's plugins:)")
+    if len(line) > MAX_ERROR_LINE:
+        line = line[:MAX_ERROR_LINE] + "..."
+    print(line, file=sys.stderr)
+
+
+def _registry_for(case, args):
+    """The registry for a case: installed plugins, `-p` modules and the case's own `plugins:`."""
+    from .framework.registry import build_registry, default_registry
+
+    modules = list(getattr(args, "plugin", None) or []) + [m for m in case.plugins
+                                                            if m not in (getattr(args, "plugin", None) or [])]
+    try:
+        return build_registry(modules) if modules else default_registry()
+    except UserError as e:
+        if e.file:
+            raise
+        raise UserError(e.detail, file=case.path, key="plugins") from None
+
+
+def _failing_pods(res) -> List[str]:
+    return [f.split(":")[0] for f in res.failures if "/" in f.split(":")[0]]
+
+
+def _cmd_run(args) -> int:
+    """Every valid case runs; every invalid file is one error line; exit 2 if any was invalid."""
+    from .case import find_cases, load_case, run_case
+    from .report import explain_pods
+
+    skipped: List = []
+    paths = find_cases(args.paths, skipped)
+    for path, why in skipped:
+        print(f"SKIP {path}: {why}", file=sys.stderr if args.json else sys.stdout)
     if not paths:
         raise UserError("no case files found", file=" ".join(args.paths))
-    cases = [load_case(p) for p in paths]  # every case is valid before any runs
+    cases, invalid = [], 0
+    for p in paths:  # every case is loaded before any runs
+        try:
+            cases.append(load_case(p))
+        except UserError as e:
+            _error(e)
+            invalid += 1
     results = []
     passed = failed = 0
     for case in cases:
-        res = run_case(case, registry)
+        try:
+            res = run_case(case, _registry_for(case, args), explain=bool(args.verbose))
+        except UserError as e:
+            _error(e)
+            invalid += 1
+            continue
         results.append(res)
         if res.passed:
             passed += 1
@@ -32,43 +79,104 @@ def _cmd_run(args) -> int:
             failed += 1
             if not args.json:
                 print(f"FAIL {case.name}: {'; '.join(res.failures)}")
+                if args.verbose:
+                    text = explain_pods(res, _failing_pods(res))
+                    print("\n".join("    " + line for line in text.splitlines()))
     if args.json:
         print(json.dumps([r.to_json() for r in results], indent=2))
     else:
-        print(f"{passed} passed, {failed} failed")
+        print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else ""))
+    if invalid:
+        return 2
     return 0 if failed == 0 else 1
 
 
 def _cmd_explain(args) -> int:
     from .case import load_case, run_case
+    from .case.runner import pod_ref
     from .report import explain
 
     case = load_case(args.case)
-    res = run_case(case, explain=True)
+    res = run_case(case, _registry_for(case, args), explain=True)
+    known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
+    if args.pod and pod_ref(args.pod) not in known:
+        raise UserError(f"no pod {pod_ref(args.pod)} in the case", file=args.case, key="pod")
     print(explain(res, args.pod))
     return 0
 
 
-def _cmd_validate(args) -> int:
-    from .case.loader import case_from_data, is_case_document
+def _validate_case(path: str, args) -> str:
+    """Exactly what `run` does before scheduling: load, default and check every object, build
+    the profiles, check the expectations."""
+    from .case.loader import load_case
     from .case.runner import build_scheduler
+
+    case = load_case(path)
+    build_scheduler(case, _registry_for(case, args))
+    return f"{path}: valid case"
+
+
+def _validate_config(path: str, data, args) -> str:
     from .config.loader import load_config_data
-    from .framework.registry import default_registry
+    from .framework.registry import build_registry, default_registry
+    from .framework.runtime import Framework
+
+    registry = build_registry(args.plugin) if args.plugin else default_registry()
+    cfg = load_config_data(data, registry, source=path)
+    for prof in cfg["profiles"]:
+        Framework(prof, registry, source=path)
+    return f"{path}: valid KubeSchedulerConfiguration"
+
+
+def _validate_path(path: str, args, in_folder: bool) -> Optional[str]:
+    from .case.loader import classify_data, classify_file
     from .yamlfile import load_yaml_file
 
-    for path in args.paths:
-        data = load_yaml_file(path, UserError)
-        if is_case_document(data):
-            case = case_from_data(data, path)
-            build_scheduler(case)  # config, objects and frameworks, without scheduling
-            print(f"{path}: valid case")
+    verdict, why = classify_file(path) if in_folder else ("", "")
+    if verdict in ("case", "invalid"):
+        return _validate_case(path, args)
+    data = load_yaml_file(path, UserError)
+    verdict, why = classify_data(data)
+    if verdict in ("case", "invalid"):
+        return _validate_case(path, args)
+    if in_folder and not (isinstance(data, dict) and data.get("kind") == "KubeSchedulerConfiguration"):
+        return f"{path}: skipped: {why}"
+    return _validate_config(path, data, args)
+
+
+def _cmd_validate(args) -> int:
+    import os
+
+    invalid = 0
+    for top in args.paths:
+        if os.path.isdir(top):
+            files = []
+            for root, dirs, names in os.walk(top):
+                dirs.sort()
+                files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
+            todo = [(f, True) for f in files]
+        elif os.path.exists(top):
+            todo = [(top, False)]
         else:
-            cfg = load_config_data(data, default_registry(), source=path)
-            from .framework.runtime import Framework
-            for prof in cfg["profiles"]:
-                Framework(prof, default_registry(), source=path)
-            print(f"{path}: valid KubeSchedulerConfiguration")
-    return 0
+            _error(UserError("no such file or folder", file=top))
+            invalid += 1
+            continue
+        for path, in_folder in todo:
+            try:
+                msg = _validate_path(path, args, in_folder)
+            except UserError as e:
+                _error(e)
+                invalid += 1
+                continue
+            if msg:
+                print(msg)
+    return 2 if invalid else 0
+
+
+def _cmd_import(args) -> int:
+    from .importer import import_dump
+
+    return import_dump(args.dump, args.output, name=args.name)
 
 
 def _cmd_bench(args) -> int:
@@ -77,23 +185,68 @@ def _cmd_bench(args) -> int:
     return bench_main(args)
 
 
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("kube-scheduler-harness")
+    except Exception:  # not installed: the source tree's version
+        from . import __version__
+
+        return __version__
+
+
+def _plugin_option(parser) -> None:
+    parser.add_argument("-p", "--plugin", action="append", default=[], metavar="MODULE",
+                        help="a Python module to load as a plugin, besides installed entry points and "
+                             "a case's own `plugins:` (repeatable; the current folder is importable)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="schedharness",
                                 description="Run kube-scheduler v1.34's scheduling on YAML cases.")
+    p.add_argument("--version", action="version",
+                   version=f"schedharness {_version()} (kube-scheduler v1.34)")
     sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="run cases (files or folders)")
-    r.add_argument("paths", nargs="+")
-    r.add_argument("--json", action="store_true", help="print the outcome of each case as JSON")
-    r.add_argument("-p", "--plugin", action="append", default=[],
-                   help="a Python module to load as a plugin (besides installed entry points)")
+    r = sub.add_parser("run", help="run cases (files or folders)",
+                       description="Run cases and compare each outcome with its `expect`. Exit 0: all "
+                                   "passed; 1: a case failed; 2: a file was invalid (each reported on "
+                                   "one line; the valid cases still run).")
+    r.add_argument("paths", nargs="+", metavar="PATH",
+                   help="case files, or folders searched for case files (other YAML files are skipped, "
+                        "with the reason)")
+    r.add_argument("--json", action="store_true",
+                   help="print the outcome of each case as JSON (with its file path)")
+    r.add_argument("-v", "--verbose", action="store_true",
+                   help="for a failing case, print the filter/score table of the pods that went wrong")
+    _plugin_option(r)
     r.set_defaults(func=_cmd_run)
-    e = sub.add_parser("explain", help="show every node's filter statuses and scores for a pod")
-    e.add_argument("case")
-    e.add_argument("pod", nargs="?")
+    e = sub.add_parser("explain", help="show every node's filter statuses and scores for a pod",
+                       description="Run a case and print, for each scheduling attempt of a pod, the "
+                                   "filters kube-scheduler ran on each node, the scores, preemption and "
+                                   "the pick.")
+    e.add_argument("case", metavar="CASE", help="a case file")
+    e.add_argument("pod", nargs="?", metavar="POD",
+                   help="a pod reference, `name` (namespace default) or `namespace/name`; all pods "
+                        "of the case when omitted")
+    _plugin_option(e)
     e.set_defaults(func=_cmd_explain)
-    v = sub.add_parser("validate", help="validate KubeSchedulerConfiguration or case files")
-    v.add_argument("paths", nargs="+")
+    v = sub.add_parser("validate", help="validate KubeSchedulerConfiguration or case files",
+                       description="Check cases and configurations exactly as `run` would, without "
+                                   "scheduling. Exit 2 if any file is invalid.")
+    v.add_argument("paths", nargs="+", metavar="PATH",
+                   help="case or KubeSchedulerConfiguration files, or folders of them")
+    _plugin_option(v)
     v.set_defaults(func=_cmd_validate)
+    im = sub.add_parser("import", help="turn a `kubectl get ... -o yaml` dump into a case",
+                        description="Turn a dump (kubectl get nodes,pods,pv,pvc,sc,... -A -o yaml) "
+                                    "into a case: objects the scheduler reads in `cluster`, pending "
+                                    "pods in `pods`, completed pods and managedFields dropped.")
+    im.add_argument("dump", metavar="DUMP.yaml", help="the dump (a kind: List, or several documents)")
+    im.add_argument("-o", "--output", metavar="CASE.yaml", default=None,
+                    help="where to write the case (default: standard output)")
+    im.add_argument("--name", default=None, help="the case's metadata.name (default: from the file name)")
+    im.set_defaults(func=_cmd_import)
     b = sub.add_parser("bench", help="scheduler_perf's SchedulingBasic: pods per second")
     b.add_argument("--nodes", type=int, default=None)
     b.add_argument("--init-pods", type=int, default=None)
@@ -103,12 +256,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    import os
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    if os.getcwd() not in sys.path:  # `-p module` and a case's `plugins:` can name local modules
+        sys.path.append(os.getcwd())
     try:
         return args.func(args)
     except UserError as e:
-        print(f"error: {e}", file=sys.stderr)
+        _error(e)
         return 2
     except KeyboardInterrupt:  # pragma: no cover
         return 130

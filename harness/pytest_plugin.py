@@ -19,9 +19,19 @@ def pytest_addoption(parser):
 def pytest_collect_file(file_path, parent):
     if parent.config.getoption("schedharness_no_cases", False):
         return None
-    if file_path.suffix in (".yaml", ".yml") and _looks_like_case(str(file_path)):
+    skipped = parent.config.__dict__.setdefault("_schedharness_skipped", [])
+    if file_path.suffix in (".yaml", ".yml") and _looks_like_case(str(file_path), skipped):
         return CaseFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """With -v: the YAML files that mention case keys but are not cases, and why."""
+    skipped = config.__dict__.get("_schedharness_skipped") or []
+    if skipped and config.getoption("verbose", 0) > 0:
+        terminalreporter.section("schedharness: YAML files that are not cases")
+        for path, why in skipped:
+            terminalreporter.write_line(f"{path}: {why}")
 
 
 class CaseFile(pytest.File):
@@ -46,13 +56,13 @@ class CaseItem(pytest.Item):
 
     def runtest(self):
         from .case.runner import run_case
-        from .report import explain
+        from .report import explain_pods
 
         res = run_case(self.case)
         if not res.passed:
             res2 = run_case(self.case, explain=True)
             bad = [f.split(":")[0] for f in res.failures if "/" in f.split(":")[0]]
-            text = "\n".join(explain(res2, p) for p in bad) if bad else explain(res2)
+            text = explain_pods(res2, bad)
             raise CaseFailure(res, text)
 
     def repr_failure(self, excinfo, style=None):

@@ -1,10 +1,16 @@
-"""Human-readable reports: a failing case's per-pod outcome and `schedharness explain`."""
+"""Human-readable reports: a failing case's per-pod outcome and `schedharness explain`.
+
+Each scheduling attempt is printed by `attempt_lines`, one section per step of the cycle
+(PreFilter, Filter, Score, PostFilter/preemption, outcome); a new per-attempt column or section
+is one more function in ATTEMPT_SECTIONS.
+"""
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from .case.runner import CaseResult, pod_ref
+from .framework.status import Code
 
 
 def _status(st) -> str:
@@ -21,6 +27,119 @@ def _requeued_by(rec) -> str:
     return f", requeued by {rec.event}"
 
 
+def _pre_filter_lines(rec) -> List[str]:
+    lines = []
+    if rec.pre_filter is not None and not rec.pre_filter.is_success():
+        lines.append(f"    PreFilter: {rec.pre_filter.plugin or '-'} {_status(rec.pre_filter)}")
+    skipped = []
+    for rows in rec.filter_table.values():
+        skipped = [plugin for plugin, st in rows if st is not None and st.code == Code.Skip]
+        break
+    if skipped:
+        lines.append(f"    PreFilter returned Skip (their Filter does not run): {', '.join(skipped)}")
+    return lines
+
+
+def _filter_lines(rec) -> List[str]:
+    """Each node's verdict and the filters kube-scheduler ran there, in order, up to the first
+    that rejected the node (RunFilterPlugins stops there)."""
+    lines: List[str] = []
+    table = rec.filter_table
+    for node, rows in table.items():
+        decided = rec.node_statuses.get(node)
+        if decided is not None:
+            verdict = f"rejected by {decided.plugin}"
+        elif node in rec.feasible:
+            verdict = "feasible"
+        else:
+            lines.append(f"    node {node}: not evaluated (enough feasible nodes were found, or "
+                         f"PreFilter narrowed the nodes)")
+            continue
+        lines.append(f"    node {node}: {verdict}")
+        for plugin, st in rows:
+            if st is not None and st.code == Code.Skip:
+                continue
+            lines.append(f"      filter {plugin}: {_status(st)}")
+            if st is not None and not st.is_success():
+                break
+        if decided is not None and not any(p == decided.plugin for p, _ in rows):
+            lines.append(f"      {_status(decided)}")
+    if not table:
+        for node, st in rec.node_statuses.items():
+            lines.append(f"    node {node}: {_status(st)}" + (f" ({st.plugin})" if st is not None and st.plugin else ""))
+    return lines
+
+
+def _score_lines(rec) -> List[str]:
+    lines: List[str] = []
+    if rec.score_detail:
+        lines.append("    scores (raw / normalized x weight = weighted):")
+        totals = {s.name: s.total_score for s in rec.scores}
+        for idx, nps in enumerate(rec.scores):
+            parts = []
+            for plugin, (raw, norm, weight) in rec.score_detail.items():
+                parts.append(f"{plugin} {raw[idx].score}/{norm[idx].score}x{weight}={norm[idx].score * weight}")
+            lines.append(f"      {nps.name}: " + ", ".join(parts) + f"; total {totals[nps.name]}")
+    elif rec.scores:
+        for nps in rec.scores:
+            lines.append(f"      {nps.name}: total {nps.total_score}")
+    elif len(rec.feasible) == 1:
+        lines.append("    scoring skipped: only one feasible node (kube-scheduler picks it without scoring)")
+    return lines
+
+
+def _victims(v) -> str:
+    pods = ", ".join(f"{p.key} (priority {p.priority})" for p in v.pods)
+    pdb = f"; {v.num_pdb_violations} PDB violation(s)" if v.num_pdb_violations else ""
+    return pods + pdb
+
+
+def _post_filter_lines(rec) -> List[str]:
+    st = getattr(rec, "post_filter", None)
+    if st is None:
+        return []
+    lines = [f"    PostFilter: {_status(st)}"]
+    pre = getattr(rec, "preemption", None)
+    if pre:
+        cands = pre.get("candidates") or []
+        if cands:
+            lines.append("    preemption candidates (the fewest, lowest-priority victims that make the pod fit):")
+            for c in cands:
+                lines.append(f"      {c.name}: evict {_victims(c.victims)}")
+            if len(cands) > 1:
+                lines.append("    chosen by: fewest PDB violations, then lowest highest victim priority, then "
+                             "lowest sum of victim priorities, then fewest victims, then latest start time")
+        statuses = pre.get("statuses")
+        for node, s in (statuses.items() if statuses is not None and hasattr(statuses, "items") else []):
+            lines.append(f"      {node}: not a candidate: {_status(s)}")
+        if pre.get("picked"):
+            lines.append(f"    preemption picked: {pre['picked']}")
+    if getattr(rec, "nominated", ""):
+        lines.append(f"    nominated node: {rec.nominated}")
+    return lines
+
+
+def _outcome_lines(rec) -> List[str]:
+    lines = []
+    if rec.picked:
+        lines.append(f"    picked: {rec.picked}")
+    if rec.message:
+        lines.append(f"    message: {rec.message}")
+    return lines
+
+
+ATTEMPT_SECTIONS: List[Callable] = [_pre_filter_lines, _filter_lines, _score_lines, _post_filter_lines,
+                                    _outcome_lines]
+
+
+def attempt_lines(rec) -> List[str]:
+    by = f" by {rec.replica}" if getattr(rec, "replica", "") else ""
+    lines = [f"  attempt {rec.attempt}{by} at {rec.time:g}s{_requeued_by(rec)}:"]
+    for section in ATTEMPT_SECTIONS:
+        lines.extend(section(rec))
+    return lines
+
+
 def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
     sched = res.scheduler
     keys = [pod_ref(pod)] if pod else list(sched.tracked_pods)
@@ -33,38 +152,18 @@ def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
             lines.append("  never attempted (gated, or no profile serves its schedulerName)")
             continue
         for rec in recs:
-            by = f" by {rec.replica}" if rec.replica else ""
-            lines.append(f"  attempt {rec.attempt}{by} at {rec.time:g}s{_requeued_by(rec)}:")
-            if rec.pre_filter is not None and not rec.pre_filter.is_success():
-                lines.append(f"    PreFilter: {rec.pre_filter.plugin or '-'} {_status(rec.pre_filter)}")
-            table = rec.filter_table
-            for node, rows in table.items():
-                decided = rec.node_statuses.get(node)
-                verdict = (f"rejected by {decided.plugin}" if decided is not None
-                           else ("feasible" if node in rec.feasible else "not evaluated"))
-                lines.append(f"    node {node}: {verdict}")
-                for plugin, st in rows:
-                    lines.append(f"      filter {plugin}: {_status(st)}")
-            if not table:
-                for node, st in rec.node_statuses.items():
-                    lines.append(f"    node {node}: {_status(st)}" + (f" ({st.plugin})" if st is not None and st.plugin else ""))
-            if rec.score_detail:
-                lines.append("    scores (raw / normalized x weight = weighted):")
-                totals = {s.name: s.total_score for s in rec.scores}
-                for idx, nps in enumerate(rec.scores):
-                    parts = []
-                    for plugin, (raw, norm, weight) in rec.score_detail.items():
-                        parts.append(f"{plugin} {raw[idx].score}/{norm[idx].score}x{weight}={norm[idx].score * weight}")
-                    lines.append(f"      {nps.name}: " + ", ".join(parts) + f"; total {totals[nps.name]}")
-            elif rec.scores:
-                for nps in rec.scores:
-                    lines.append(f"      {nps.name}: total {nps.total_score}")
-            if rec.picked:
-                lines.append(f"    picked: {rec.picked}")
-            if rec.message:
-                lines.append(f"    message: {rec.message}")
+            lines.extend(attempt_lines(rec))
     return lines
 
 
 def explain(res: CaseResult, pod: Optional[str] = None) -> str:
     return "\n".join(explain_records(res, pod))
+
+
+def explain_pods(res: CaseResult, pods: List[str]) -> str:
+    """The decision table of each pod once (pods named by several failures appear once)."""
+    seen: List[str] = []
+    for p in pods:
+        if pod_ref(p) not in seen:
+            seen.append(pod_ref(p))
+    return "\n".join(explain(res, p) for p in seen) if seen else explain(res)

@@ -1,30 +1,188 @@
-"""Reading a YAML file with a clean one-line error."""
+"""The one loader for every YAML file the harness reads (cases, configurations, dumps).
+
+- libyaml's C parser (yaml.CSafeLoader, shipped with pyyaml) when present, else the pure-Python one;
+- UTF-8, and UTF-16/UTF-32 recognised by their byte order mark or YAML 1.2's null-byte pattern
+  (YAML 1.2 section 5.2, "Character Encodings");
+- duplicate mapping keys refused, as Kubernetes' strict decoding (sigs.k8s.io/yaml with
+  DisallowDuplicateFields) refuses them;
+- bounded: a file over MAX_BYTES, a document of more than MAX_VALUES YAML values (aliases counted
+  as expanded) or nested deeper than MAX_DEPTH is refused before anything is built, so a hostile
+  or mistaken file never hangs, exhausts memory or overflows the C parser's stack. (A case of
+  more than MAX_OBJECTS Kubernetes objects is refused by the case loader.)
+
+Every problem is a `error_cls` (a UserError): one line with the file and, where known, the line.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Type
+import codecs
+import os
+from typing import Any, List, Optional, Tuple, Type
 
 import yaml
 
 from .errors import UserError
 
+MAX_BYTES = 20 * 1024 * 1024
+MAX_VALUES = 1_000_000  # a 10 MB `kubectl get -o yaml` dump holds about as many
+MAX_OBJECTS = 100_000  # Kubernetes objects in one case (harness.case.loader)
+MAX_DEPTH = 200
 
-def load_yaml_file(path: str, error_cls: Type[UserError]) -> Any:
-    """The document of the YAML file at `path` (yaml.safe_load). A file that cannot be read
-    raises error_cls("cannot read: <reason>", file=path), a YAML syntax error
-    error_cls("invalid YAML: <problem> (line L, column C)", file=path)."""
+_BaseLoader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: str, mark):
+        super().__init__(f'duplicate key "{key}"')
+        self.problem = f'duplicate key "{_cut(key)}"'
+        self.problem_mark = mark
+
+
+class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """SafeLoader that refuses a key given twice in one mapping (merge keys `<<` excepted)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    dup = key in seen
+                    seen.add(key)
+                except TypeError:  # an unhashable key: SafeConstructor words that error
+                    continue
+                if dup:
+                    raise _DuplicateKey(str(key), key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def decode_yaml_bytes(data: bytes) -> str:
+    """The text of a YAML stream: BOM or null-byte pattern (YAML 1.2 5.2), else UTF-8.
+    Raises UnicodeDecodeError (with the offset) for bytes that are not that encoding."""
+    boms = ((codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF32_LE, "utf-32-le"),
+            (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+            (codecs.BOM_UTF16_LE, "utf-16-le"))
+    for bom, enc in boms:
+        if data.startswith(bom):
+            return data[len(bom):].decode(enc)
+    head = data[:4]
+    if len(head) == 4:
+        if head[:3] == b"\0\0\0" and head[3]:
+            return data.decode("utf-32-be")
+        if head[0] and head[1:] == b"\0\0\0":
+            return data.decode("utf-32-le")
+    if len(head) >= 2:
+        if head[0] == 0 and head[1]:
+            return data.decode("utf-16-be")
+        if head[0] and head[1] == 0:
+            return data.decode("utf-16-le")
+    return data.decode("utf-8")
+
+
+def _check_bounds(text: str) -> Optional[str]:
+    """Walk the parser's events (no objects built) and return why the stream is too large or
+    too deep, or None. Aliases count as the size and depth of what they expand to."""
+    loader = _BaseLoader(text)
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            return yaml.safe_load(f)
-    except OSError as e:
-        raise error_cls(f"cannot read: {e.strerror}", file=path) from None
+        count = 0
+        depth = 0
+        stack: List[Tuple[Optional[str], int, int]] = []  # (anchor, count at start, max depth below)
+        anchors = {}  # anchor -> (objects, depth) of its expansion
+        max_below = [0]
+        while loader.check_event():
+            ev = loader.get_event()
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                count += 1
+                depth += 1
+                stack.append((ev.anchor, count - 1, depth))
+                max_below.append(depth)
+            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                anchor, start, d = stack.pop()
+                deepest = max_below.pop()
+                max_below[-1] = max(max_below[-1], deepest)
+                depth -= 1
+                if anchor:
+                    anchors[anchor] = (count - start, deepest - d + 1)
+            elif isinstance(ev, yaml.ScalarEvent):
+                count += 1
+                if ev.anchor:
+                    anchors[ev.anchor] = (1, 1)
+                max_below[-1] = max(max_below[-1], depth + 1)
+            elif isinstance(ev, yaml.AliasEvent):
+                size, d = anchors.get(ev.anchor, (1, 1))
+                count += size
+                max_below[-1] = max(max_below[-1], depth + d)
+            else:
+                continue
+            if count > MAX_VALUES:
+                return (f"too large: more than {MAX_VALUES} YAML values (aliases counted as "
+                        f"expanded); split the file or drop what the scheduler does not read "
+                        f"(managedFields, status of pods)")
+            if max(depth, max_below[-1]) > MAX_DEPTH:
+                mark = getattr(ev, "start_mark", None)
+                where = f" (line {mark.line + 1})" if mark is not None else ""
+                return f"nested more than {MAX_DEPTH} levels deep{where}"
+        return None
+    finally:
+        loader.dispose()
+
+
+def load_yaml_text(text: str, source: str, error_cls: Type[UserError], all_documents: bool = False) -> Any:
+    """The document (or, with all_documents, the list of documents) of YAML text."""
+    try:
+        why = _check_bounds(text)
+        if why:
+            raise error_cls(why, file=source)
+        loader = _StrictLoader(text)
+        try:
+            if all_documents:
+                docs = []
+                while loader.check_data():
+                    docs.append(loader.get_data())
+                return docs
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as e:
-        raise error_cls(f"invalid YAML: {_yaml_problem(e)}", file=path) from None
+        raise error_cls(f"invalid YAML: {_yaml_problem(e)}", file=source) from None
+    except RecursionError:
+        raise error_cls("nested too deep to read", file=source) from None
+
+
+def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = False) -> Any:
+    """The document of the YAML file at `path`. A file that cannot be read raises
+    error_cls("cannot read: <reason>", file=path), a YAML syntax error
+    error_cls("invalid YAML: <problem> (line L, column C)", file=path); a file too large, too
+    deep, not text, or with a duplicate key, a one-line error_cls as well."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            raise error_cls(f"too large: {size} bytes (the limit is {MAX_BYTES // (1024 * 1024)} MB)",
+                            file=path)
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as e:
+        raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
+    try:
+        text = decode_yaml_bytes(data)
+    except UnicodeDecodeError as e:
+        raise error_cls(f"not a text file in UTF-8 (or UTF-16/32 with a byte order mark): "
+                        f"{e.encoding} cannot decode byte offset {e.start}", file=path) from None
+    return load_yaml_text(text, path, error_cls, all_documents=all_documents)
 
 
 def _yaml_problem(e: yaml.YAMLError) -> str:
     mark = getattr(e, "problem_mark", None)
     problem = getattr(e, "problem", None) or str(e)
+    problem = _cut(" ".join(str(problem).split()), 160)
     if mark is not None:
         return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
     return problem

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from ..api.object_validation import validate_object
 from ..errors import CaseError
 
 _EPOCH = "2026-01-01T00:00:00Z"
@@ -22,7 +23,10 @@ class ApiServerDefaults:
 
     def add_priority_class(self, obj: Dict[str, Any]) -> None:
         """A PriorityClass the priority admission of later pods sees."""
-        name = (obj.get("metadata") or {}).get("name", "")
+        md = obj.get("metadata")
+        name = md.get("name", "") if isinstance(md, dict) else None
+        if not isinstance(name, str) or not _is_int(obj.get("value", 0)):
+            return  # refused by check_object when the class itself is defaulted
         self.priority_classes[name] = obj
         if obj.get("globalDefault"):
             if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
@@ -33,6 +37,7 @@ class ApiServerDefaults:
         return f"00000000-0000-0000-0000-{self._uid:012d}"
 
     def default_object(self, obj: Dict[str, Any], key: str, index: int) -> Dict[str, Any]:
+        check_object(obj, key, self.path)
         md = obj.setdefault("metadata", {})
         if not md.get("name"):
             raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")
@@ -83,7 +88,8 @@ class ApiServerDefaults:
 
     @staticmethod
     def _default_node(node: Dict[str, Any]) -> None:
-        st = node.setdefault("status", {})
+        st = node.get("status") or {}  # `status: null` is an omitted status
+        node["status"] = st
         if not st.get("allocatable"):
             st["allocatable"] = dict(st.get("capacity") or {})
         st["allocatable"].setdefault("pods", "110")
@@ -102,6 +108,17 @@ class ApiServerDefaults:
                 e.setdefault("allocationMode", "ExactCount")
                 if e["allocationMode"] == "ExactCount":
                     e.setdefault("count", 1)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_object(obj: Any, key: str, path: str) -> None:
+    """The API server's validation of one manifest (api.object_validation) as a CaseError."""
+    err = validate_object(obj)
+    if err is not None:
+        raise CaseError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
 
 
 NAMESPACED_KINDS = _NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",

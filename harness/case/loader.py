@@ -5,14 +5,15 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..errors import CaseError
 from .apiserver import NAMESPACED_KINDS
 from .steps import REPLICA_ACTIONS, Step, check_references, check_replicas, parse_steps
-from ..yamlfile import load_yaml_file
+from ..yamlfile import MAX_OBJECTS, load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
 _SCHEMA = None
@@ -38,6 +39,7 @@ class Case:
     plugins: List[str] = field(default_factory=list)
     steps: List[Step] = field(default_factory=list)
     replicas: int = 1
+    cluster_keys: List[str] = field(default_factory=list)  # each cluster object's key path in the file
 
     @property
     def has_processes(self) -> bool:
@@ -66,32 +68,94 @@ def load_case(path: str) -> Case:
     return case_from_data(load_yaml_file(path, CaseError), path)
 
 
+def _describe(v: Any) -> str:
+    """A value in an error message: its type and its text, cut short (never a whole object)."""
+    from ..api.object_validation import _describe as describe
+
+    return describe(v)
+
+
+def _schema_message(e) -> str:
+    """A jsonschema error worded without printing the whole offending instance."""
+    v = e.validator
+    if v == "additionalProperties":
+        extra = [k for k in e.instance if k not in (e.schema.get("properties") or {})]
+        return ", ".join(f'unknown key "{str(k)[:60]}"' for k in extra) or "unknown key"
+    if v == "type":
+        want = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+        names = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
+                 "null": "null", "boolean": "true or false", "number": "a number"}
+        return f"must be {' or '.join(names.get(w, w) for w in want)}, got {_describe(e.instance)}"
+    if v == "const":
+        return f'must be "{e.validator_value}", got {_describe(e.instance)}'
+    if v == "required":
+        return e.message if len(e.message) < 100 else "a required key is missing"
+    if v == "minLength":
+        return "must not be empty"
+    if v == "minItems":
+        return "must not be an empty list"
+    if v in ("anyOf", "oneOf"):
+        return f"invalid value: {_describe(e.instance)}"
+    if v == "enum":
+        return f"must be one of {', '.join(map(str, e.validator_value))}, got {_describe(e.instance)}"
+    msg = e.message
+    return msg if len(msg) <= 160 else msg[:160] + "..."
+
+
+def _is_list_kind(obj: Any) -> bool:
+    """`kind: List` (what kubectl prints) or a typed list (`PodList`) holding `items`."""
+    return (isinstance(obj, dict) and isinstance(obj.get("kind"), str)
+            and (obj["kind"] == "List" or obj["kind"].endswith("List")) and "items" in obj)
+
+
 def case_from_data(data: Any, path: str) -> Case:
     import jsonschema
 
     if not isinstance(data, dict):
-        raise CaseError("a case must be a YAML mapping", file=path)
+        raise CaseError(f"a case must be a YAML mapping, got {_describe(data)}", file=path)
+    cluster_prefix = "cluster"
+    if isinstance(data.get("cluster"), dict):
+        # one `kind: List` mapping, as `kubectl get nodes,pods -A -o yaml` prints it
+        if not _is_list_kind(data["cluster"]):
+            raise CaseError("must be a list of objects or one kind: List mapping with items, got a "
+                            f"mapping with kind {str(data['cluster'].get('kind'))[:40]!r}", file=path,
+                            key="cluster")
+        data = dict(data)
+        data["cluster"] = [data["cluster"]]
+        cluster_prefix = None
     validator = jsonschema.Draft7Validator(_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: len(list(e.absolute_path)))
+    # the shallowest problem first; a wrong kind/apiVersion says more than what it then lacks
+    errors = sorted(validator.iter_errors(data),
+                    key=lambda e: (len(list(e.absolute_path)) - (1.5 if e.validator == "const" else 0)))
     if errors:
         e = errors[0]
-        msg = e.message
-        if e.validator == "additionalProperties":
-            extra = [k for k in e.instance if k not in (e.schema.get("properties") or {})]
-            msg = ", ".join(f'unknown key "{k}"' for k in extra) or msg
-        raise CaseError(msg, file=path, key=_key_path(e.absolute_path))
+        key = _key_path(e.absolute_path)
+        if cluster_prefix is None and key.startswith("cluster[0]"):
+            key = "cluster" + key[len("cluster[0]"):]
+        raise CaseError(_schema_message(e), file=path, key=key)
     md = data.get("metadata") or {}
     name = md.get("name") or os.path.splitext(os.path.basename(path))[0]
     cluster: List[Dict[str, Any]] = []
+    keys: List[str] = []
     for i, obj in enumerate(data.get("cluster") or []):
-        if obj.get("kind") == "List":
-            for j, item in enumerate(obj.get("items") or []):
+        base = f"cluster[{i}]" if cluster_prefix else "cluster"
+        if _is_list_kind(obj):
+            items = obj.get("items") or []
+            if not isinstance(items, list):
+                raise CaseError(f"must be a list, got {_describe(items)}", file=path, key=f"{base}.items")
+            for j, item in enumerate(items):
                 if not isinstance(item, dict) or "kind" not in item:
                     raise CaseError("a List item must be an object with a kind", file=path,
-                                    key=f"cluster[{i}].items[{j}]")
+                                    key=f"{base}.items[{j}]")
                 cluster.append(copy.deepcopy(item))
+                keys.append(f"{base}.items[{j}]")
         else:
             cluster.append(copy.deepcopy(obj))
+            keys.append(base)
+    n_objects = len(cluster) + len(data.get("pods") or [])
+    if n_objects > MAX_OBJECTS:
+        raise CaseError(f"too large: {n_objects} objects in cluster and pods (the limit is "
+                        f"{MAX_OBJECTS})", file=path, key="cluster")
     replicas = int(data.get("replicas", 1))
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
@@ -99,11 +163,14 @@ def case_from_data(data: Any, path: str) -> Case:
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
-                plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas)
+                plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
+                cluster_keys=keys)
 
 
-def find_cases(paths: List[str]) -> List[str]:
-    """Case files under the given files or folders, in path order."""
+def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None) -> List[str]:
+    """Case files under the given files or folders, in path order. A YAML file in a folder is a
+    case when it parses to a case (or almost one: it is then listed, and loading it says what is
+    wrong); any other YAML file is left out, with the reason appended to `skipped`."""
     out: List[str] = []
     for p in paths:
         if os.path.isdir(p):
@@ -112,7 +179,11 @@ def find_cases(paths: List[str]) -> List[str]:
                 for fn in sorted(files):
                     if fn.endswith((".yaml", ".yml")):
                         full = os.path.join(root, fn)
-                        if _looks_like_case(full):
+                        verdict, reason = classify_file(full)
+                        if verdict == "skip":
+                            if skipped is not None:
+                                skipped.append((full, reason))
+                        else:
                             out.append(full)
         elif os.path.exists(p):
             out.append(p)
@@ -121,10 +192,58 @@ def find_cases(paths: List[str]) -> List[str]:
     return out
 
 
-def _looks_like_case(path: str) -> bool:
+_CASE_KEYS = ("cluster", "pods", "expect")
+
+
+def classify_data(data: Any) -> Tuple[str, str]:
+    """("case", ""), ("invalid", why: almost a case) or ("skip", why not a case) for a parsed
+    YAML document."""
+    if not isinstance(data, dict):
+        return "skip", "not a case (not a YAML mapping)"
+    api, kind = data.get("apiVersion"), data.get("kind")
+    if api == API_VERSION:
+        return ("case", "") if kind == "Case" else ("invalid", f"kind must be Case, got {str(kind)[:40]!r}")
+    if kind == "Case":
+        return "invalid", f"apiVersion must be {API_VERSION}, got {str(api)[:60]!r}"
+    if isinstance(api, str) and api.startswith("schedharness"):
+        return "invalid", f"apiVersion must be {API_VERSION}, got {api[:60]!r}"
+    present = [k for k in _CASE_KEYS if k in data]
+    if present:
+        return "invalid", f"has {', '.join(present)} but no apiVersion {API_VERSION} / kind Case"
+    what = f"kind {str(kind)[:40]}" if kind else "no apiVersion/kind"
+    return "skip", f"not a case ({what})"
+
+
+def classify_file(path: str) -> Tuple[str, str]:
+    """classify_data for a file. A file that cannot be read as YAML is invalid when its text
+    looks like a case (mentions the case apiVersion or `kind: Case`), else skipped."""
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            head = f.read(4096)
+        data = load_yaml_file(path, CaseError)
+    except CaseError as e:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(1 << 20)
+        except OSError:
+            head = b""
+        if API_VERSION.encode() in head or re.search(rb"kind:\s*Case\b", head):
+            return "invalid", e.detail
+        return "skip", f"not a case ({e.detail})"
+    return classify_data(data)
+
+
+def _looks_like_case(path: str, skipped: Optional[List[Tuple[str, str]]] = None) -> bool:
+    """For the pytest collector: a case or almost a case (parsed, not guessed from the text).
+    Files that cannot hold any case key are not parsed; those parsed and found not to be cases
+    are appended to `skipped` with the reason."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 20)
     except OSError:
         return False
-    return API_VERSION in head
+    if not any(k in head for k in (b"schedharness", b"Case", b"cluster", b"pods", b"expect")) \
+            and not head.startswith((b"\xff\xfe", b"\xfe\xff", b"\0")):
+        return False
+    verdict, why = classify_file(path)
+    if verdict == "skip" and skipped is not None:
+        skipped.append((path, why))
+    return verdict != "skip"

@@ -16,8 +16,9 @@ from ..config import loader as config_loader
 from ..config.defaults import set_defaults
 from ..errors import CaseError
 from ..framework.registry import build_registry, default_registry
-from ..scheduler.scheduler import Scheduler
+from ..scheduler.scheduler import Scheduler, terminated
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
+from .checks import check_cluster, check_expect, check_step_objects
 from .loader import Case, load_case
 from .replicas import World
 from .steps import Step, carry_over_update, object_ref
@@ -72,7 +73,7 @@ class CaseResult:
     lease_history: Optional[List[Dict[str, Any]]] = None  # with replicas
 
     def to_json(self) -> Dict[str, Any]:
-        out = {"case": self.case.name, "passed": self.passed, "bindings": self.bindings,
+        out = {"case": self.case.name, "file": self.case.path, "passed": self.passed, "bindings": self.bindings,
                "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
                "failures": self.failures}
         if self.case.steps or self.lease_history is not None:
@@ -116,11 +117,14 @@ class CaseRun:
         self.index = 0
         self.preempted: List[str] = []  # pods deleted by the scheduler (preemption)
         self._deleting = False  # a `delete` step is deleting (not preemption)
+        keys = case.cluster_keys if len(case.cluster_keys) == len(case.cluster) else [
+            f"cluster[{i}]" for i in range(len(case.cluster))]
         for i, obj in enumerate(case.cluster):
-            self.cluster.create(self._admit(obj, f"cluster[{i}]"), notify=False)
+            self.cluster.create(self._admit(obj, keys[i]), notify=False)
+        check_cluster(case, keys)
         # pods the case reports on: pending pods of `cluster` (queued first), then `pods`, then
         # pending pods created by steps
-        self.tracked_pods = [o.key for o in self.cluster.list("Pod") if not o.node_name]
+        self.tracked_pods = [o.key for o in self.cluster.list("Pod") if not o.node_name and not terminated(o)]
         source = case.config_path or case.path
         self.world: Optional[World] = None
         if case.has_processes:
@@ -139,6 +143,8 @@ class CaseRun:
             o = self._admit(obj, f"pods[{i}]")
             self.tracked_pods.append(o.key)
             self.cluster.create(o)
+        check_expect(case)
+        check_step_objects(case)
 
     @property
     def engine(self):

@@ -216,6 +216,12 @@ def check_expect(v: Any, path: str, key: str, in_step: bool) -> None:
             raise CaseError("a replica name", file=path, key=f"{key}.boundBy.{ref}")
 
 
+def _hashable_ref(obj: Dict[str, Any]) -> bool:
+    md = obj["metadata"]
+    return (isinstance(obj["kind"], str) and isinstance(md.get("name"), str)
+            and isinstance(md.get("namespace") or "", str))
+
+
 def object_ref(obj: Dict[str, Any], namespaced: bool) -> tuple:
     md = obj.get("metadata") or {}
     ns = (md.get("namespace") or "default") if namespaced else ""
@@ -249,9 +255,11 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
         return f'{r[0]} "{r[1] + "/" if r[1] else ""}{r[2]}"'
 
     live = {ref(o) for o in list(cluster) + list(pods) if isinstance(o, dict) and o.get("kind")
-            and isinstance(o.get("metadata"), dict) and o["metadata"].get("name")}
+            and isinstance(o.get("metadata"), dict) and o["metadata"].get("name")
+            and _hashable_ref(o)}  # an object with a malformed name is refused when admitted
     every_pod = {r for r in live if r[0] == "Pod"}
-    every_pod |= {ref(o) for st in steps if st.action == "create" for o in st.value if o.get("kind") == "Pod"}
+    every_pod |= {ref(o) for st in steps if st.action == "create" for o in st.value
+                  if o.get("kind") == "Pod" and _hashable_ref(o)}
     for step in steps:
         if step.action == "create":
             for j, obj in enumerate(step.value):

@@ -25,7 +25,8 @@ def load_config_data(data: Any, registry: Mapping[str, type], source: str = "con
 
     _raise_first(validation.validate_schema(data), source)
     _raise_first(validation.validate_plugin_args_kinds(data, registry), source)
-    cfg = defaults.set_defaults(data, registry)
+    _raise_first(validation.validate_plugin_args_fields(data, registry), source)
+    cfg = defaults.set_defaults(validation.zero_nulls(data, registry), registry)
     _raise_first(validation.validate_kube_scheduler_configuration(cfg, registry), source)
     _raise_first(validation.validate_frameworks(cfg, registry), source)
     return cfg

@@ -53,6 +53,9 @@ POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 # ---------------------------------------------------------------------------------------------
 # Candidates
 # ---------------------------------------------------------------------------------------------
+PREEMPTION_EXPLAIN_KEY = "schedharness/preemption"  # CycleState key: what Preempt saw, for reports
+
+
 class Victims:
     """extenderv1.Victims: the pods to evict (most important first) and the PDB violations."""
 
@@ -292,6 +295,8 @@ class Evaluator:
         # 2) all preemption candidates
         all_nodes = self.handle.snapshot.list()
         candidates, node_to_status, err = self.find_candidates(state, all_nodes, pod, m)
+        explained = {"candidates": list(candidates), "statuses": node_to_status, "picked": ""}
+        state.write(PREEMPTION_EXPLAIN_KEY, explained)  # for `schedharness explain` only
         if err is not None and not candidates:
             return None, Status.error(err)
 
@@ -305,6 +310,7 @@ class Evaluator:
 
         # 4) the best candidate
         best = self.select_candidate(candidates)
+        explained["picked"] = best.name if best is not None else ""
         if best is None or not best.name:
             return None, Status(Code.Unschedulable, "no candidate node for preemption")
 

@@ -87,7 +87,53 @@ class PluginCall:
 
 def _raised(exc: BaseException) -> Status:
     """A plugin that raises is treated as one that returned an Error status with that error."""
+    if isinstance(exc, PluginResultError):
+        return Status(Code.Error, err=RuntimeError(str(exc)))
     return Status(Code.Error, err=RuntimeError(f"{type(exc).__name__}: {exc}"))
+
+
+class _PluginManager(pluggy.PluginManager):
+    """pluggy's PluginManager with its hookimpl lookup cached per plugin class and attribute:
+    pluggy inspects every attribute of a plugin with inspect.getattr_static on each register,
+    which was most of the cost of building a framework (once per profile per case). Hooks set
+    on an instance (its __dict__) are looked up every time, as pluggy does."""
+
+    _opts_cache: Dict[Tuple[type, str], Any] = {}
+
+    def parse_hookimpl_opts(self, plugin, name):
+        if name in getattr(plugin, "__dict__", ()):
+            return super().parse_hookimpl_opts(plugin, name)
+        key = (type(plugin), name)
+        try:
+            opts = self._opts_cache[key]
+        except KeyError:
+            opts = self._opts_cache[key] = super().parse_hookimpl_opts(plugin, name)
+        return dict(opts) if opts is not None else None
+
+
+class PluginResultError(Exception):
+    """A hook returned a value of the wrong shape (e.g. a score of 50 instead of (50, None)):
+    it becomes an Error status naming the plugin and the hook, as a raising plugin does."""
+
+
+def _bad_result(plugin: str, hook: str, value: Any, want: str) -> PluginResultError:
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:60] + "..."
+    return PluginResultError(f'plugin "{plugin}": {hook} returned {text}, expected {want}')
+
+
+def _status(plugin: str, hook: str, s: Any) -> Optional[Status]:
+    """The Status a hook returned, or PluginResultError."""
+    if s is None or isinstance(s, Status):
+        return s
+    raise _bad_result(plugin, hook, s, "a Status or None")
+
+
+def _pair(plugin: str, hook: str, out: Any, want: str) -> Tuple[Any, Optional[Status]]:
+    """The (result, Status) a hook returned, or PluginResultError."""
+    if isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
+        return out
+    raise _bad_result(plugin, hook, out, want)
 
 
 def _error(plugin: str, exc: BaseException) -> Status:
@@ -169,7 +215,7 @@ class Framework:
         self.score_plugin_weight: Dict[str, int] = {}
         self.plugins_map: Dict[str, Any] = {}
         self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
-        self.pm = pluggy.PluginManager(PROJECT)
+        self.pm = _PluginManager(PROJECT)
         self.pm.add_hookspecs(ExtensionPointSpecs)
         self._build(profile, registry, source)
 
@@ -185,9 +231,10 @@ class Framework:
                 needed.add(p["name"])
         plugin_config: Dict[str, Any] = {}
         for pc in profile.get("pluginConfig") or []:
-            if pc["name"] in plugin_config:
-                raise ConfigError(f"repeated config for plugin {pc['name']}", file=source, key=where)
-            plugin_config[pc["name"]] = pc.get("args")
+            name = pc.get("name") or ""  # a nameless entry configures no plugin (kept, unused)
+            if name in plugin_config:
+                raise ConfigError(f"repeated config for plugin {name}", file=source, key=where)
+            plugin_config[name] = pc.get("args")
         for name in sorted(needed):
             cls = registry.get(name)
             if cls is None:
@@ -383,7 +430,7 @@ class Framework:
     def run_pre_enqueue_plugins(self, pod) -> Optional[Status]:
         for pc in self.pre_enqueue_plugins:
             try:
-                s = pc.fn(pod)
+                s = _status(pc.name, "PreEnqueue", pc.fn(pod))
             except Exception as e:
                 s = _raised(e)
             if s is not None and not s.is_success():
@@ -405,7 +452,8 @@ class Framework:
         try:
             for pc in self.pre_filter_plugins:
                 try:
-                    r, s = pc.fn(state, pod, nodes)
+                    r, s = _pair(pc.name, "PreFilter", pc.fn(state, pod, nodes),
+                                 "(PreFilterResult or None, Status or None)")
                 except Exception as e:
                     r, s = None, _raised(e)
                 if s is not None and s.code == Code.Skip:
@@ -452,7 +500,7 @@ class Framework:
             if pc.name in state.skip_filter_plugins:
                 continue
             try:
-                s = pc.fn(state, pod_to_schedule, pod_info, node_info)
+                s = _status(pc.name, what, pc.fn(state, pod_to_schedule, pod_info, node_info))
             except Exception as e:
                 s = _raised(e)
             if s is not None and not s.is_success():
@@ -470,6 +518,8 @@ class Framework:
         for name, fn in calls[1]:
             try:
                 s = fn(state, pod, node_info)
+                if s is not None and s.__class__ is not Status and not isinstance(s, Status):
+                    raise _bad_result(name, "Filter", s, "a Status or None")
             except Exception as e:
                 s = _raised(e)
             if s is not None and s.code != 0:  # Code.Success
@@ -488,7 +538,7 @@ class Framework:
                 out.append((pc.name, Status(Code.Skip)))
                 continue
             try:
-                s = pc.fn(state, pod, node_info)
+                s = _status(pc.name, "Filter", pc.fn(state, pod, node_info))
             except Exception as e:
                 s = _error(pc.name, e)
             out.append((pc.name, s))
@@ -502,7 +552,8 @@ class Framework:
         rejector = ""
         for pc in self.post_filter_plugins:
             try:
-                r, s = pc.fn(state, pod, filtered_node_status_map)
+                r, s = _pair(pc.name, "PostFilter", pc.fn(state, pod, filtered_node_status_map),
+                             "(PostFilterResult or None, Status)")
             except Exception as e:
                 r, s = None, _raised(e)
             if s is None or s.is_success():
@@ -558,7 +609,7 @@ class Framework:
         try:
             for pc in self.pre_score_plugins:
                 try:
-                    s = pc.fn(state, pod, nodes)
+                    s = _status(pc.name, "PreScore", pc.fn(state, pod, nodes))
                 except Exception as e:
                     s = _raised(e)
                 if s is not None and s.code == Code.Skip:
@@ -582,6 +633,10 @@ class Framework:
             fn = pc.fn
             try:
                 results = [fn(state, pod, ni) for ni in nodes]
+                for out in results:
+                    if (out.__class__ is not tuple or len(out) != 2 or out[0].__class__ is not int
+                            or (out[1] is not None and not isinstance(out[1], Status))):
+                        raise _bad_result(pc.name, "Score", out, "(int score, Status or None)")
             except Exception as e:
                 results = [(0, _raised(e))]
             for _, st in results:
@@ -597,7 +652,7 @@ class Framework:
                     raw = [NodeScore(name, sc) for name, sc in zip(names, scores)]
                 if call is not None:
                     try:
-                        st = call.fn(state, pod, node_scores)
+                        st = _status(pc.name, "NormalizeScore", call.fn(state, pod, node_scores))
                     except Exception as e:
                         st = _raised(e)
                     if st is not None and not st.is_success():
@@ -648,6 +703,7 @@ class Framework:
                 s = pc.fn(state, pod, node_name)
                 if is_task(s):
                     s = yield from s
+                s = _status(pc.name, point, s)
             except Exception as e:
                 s = _raised(e)
             if s is not None and not s.is_success():
@@ -669,7 +725,11 @@ class Framework:
         waits: Dict[str, float] = {}
         for pc in self.permit_plugins:
             try:
-                s, timeout = pc.fn(state, pod, node_name)
+                out = pc.fn(state, pod, node_name)
+                if not (isinstance(out, tuple) and len(out) == 2 and (out[0] is None or isinstance(out[0], Status))
+                        and (out[1] is None or (isinstance(out[1], (int, float)) and not isinstance(out[1], bool)))):
+                    raise _bad_result(pc.name, "Permit", out, "(Status or None, timeout seconds)")
+                s, timeout = out
             except Exception as e:
                 s, timeout = _raised(e), 0
             if s is not None and not s.is_success():
@@ -702,7 +762,7 @@ class Framework:
                 returning = None
                 continue
             try:
-                s = call.fn(state, pod, node_name)
+                s = _status(name, "PreBindPreFlight", call.fn(state, pod, node_name))
             except Exception as e:
                 s = _raised(e)
             code = Code.Success if s is None else s.code
@@ -733,7 +793,7 @@ class Framework:
         status: Optional[Status] = Status(Code.Skip, "")
         for pc in self.bind_plugins:
             try:
-                status = pc.fn(state, pod, node_name)
+                status = _status(pc.name, "Bind", pc.fn(state, pod, node_name))
             except Exception as e:
                 status = _raised(e)
             if status is not None and status.is_skip():

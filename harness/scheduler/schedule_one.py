@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ..framework.blocking import Task, drive
+from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
@@ -33,6 +34,16 @@ class ScheduleResult:
     nominating_info: Optional[Tuple[str, str]] = None  # (mode, node name)
 
 
+def record_post_filter(record: "CycleRecord", state: CycleState, result, status) -> None:
+    """What PostFilter did, for `explain`: its status, the nominated node, preemption's view."""
+    record.post_filter = status
+    record.nominated = getattr(result, "nominated_node_name", "") or ""
+    try:
+        record.preemption = state.read(PREEMPTION_EXPLAIN_KEY)
+    except Exception:  # PostFilter did not reach preemption's candidate search
+        record.preemption = None
+
+
 @dataclass
 class CycleRecord:
     """What one scheduling cycle saw, for reports and `explain`."""
@@ -50,6 +61,9 @@ class CycleRecord:
     pre_filter: Optional[Status] = None
     filter_table: Dict[str, List[Tuple[str, Optional[Status]]]] = field(default_factory=dict)
     score_detail: Dict[str, Any] = field(default_factory=dict)
+    post_filter: Optional[Status] = None  # PostFilter's status (preemption), when it ran
+    nominated: str = ""  # the node PostFilter nominated
+    preemption: Optional[Dict[str, Any]] = None  # candidates, statuses and pick (explain only)
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
@@ -130,6 +144,7 @@ class SchedulingCycles:
                 return ScheduleResult(), pinfo, Status(Code.Unschedulable, err=fit_error)
             pf_result, pf_status = fw.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
             fit_error.diagnosis.post_filter_msg = pf_status.message()
+            record_post_filter(record, state, pf_result, pf_status)
             nominating = None
             if pf_result is not None:
                 nominating = (pf_result.nominating_mode, pf_result.nominated_node_name)

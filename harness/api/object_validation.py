@@ -1,0 +1,802 @@
+"""What the API server's validation would refuse, for the fields the harness reads.
+
+Mirrors k8s.io/kubernetes/pkg/apis/core/validation (ValidatePodCreate, ValidateNode,
+ValidateObjectMeta), pkg/apis/scheduling/validation (ValidatePriorityClass) and
+pkg/apis/policy/validation (ValidatePodDisruptionBudget), plus the strict JSON decoding that
+runs before them (a string where a string belongs, an integer where an integer belongs). Only
+rules that upstream enforces are here: an input legal in Kubernetes is never refused. Fields
+the harness does not read are not checked.
+
+`validate_object(obj)` returns None or the first problem as (field path, message), worded as
+field.Error words it: `Invalid value: "x": detail`, `Unsupported value: ...`, `Required value`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+from . import quantity
+from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
+                         is_qualified_name, is_valid_label_value)
+
+__all__ = ["ObjectInvalid", "validate_object", "kind_typo", "SCHEDULING_KINDS", "short_value"]
+
+# Kinds that matter to scheduling (CASE_FORMAT.md) and other kinds a dump commonly holds.
+SCHEDULING_KINDS = (
+    "Node", "Pod", "Namespace", "PriorityClass", "PersistentVolume", "PersistentVolumeClaim",
+    "StorageClass", "CSINode", "CSIDriver", "Service", "ReplicaSet", "StatefulSet",
+    "ReplicationController", "PodDisruptionBudget", "DeviceClass", "ResourceSlice", "ResourceClaim",
+    "ResourceClaimTemplate", "VolumeAttachment", "CSIStorageCapacity",
+)
+_OTHER_KINDS = {
+    "Deployment", "DaemonSet", "Job", "CronJob", "ConfigMap", "Secret", "ServiceAccount",
+    "Endpoints", "EndpointSlice", "Event", "Ingress", "IngressClass", "NetworkPolicy", "Role",
+    "RoleBinding", "ClusterRole", "ClusterRoleBinding", "LimitRange", "ResourceQuota",
+    "HorizontalPodAutoscaler", "Lease", "CustomResourceDefinition", "ControllerRevision",
+    "PodTemplate", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "APIService",
+    "RuntimeClass", "VolumeAttributesClass", "PodSchedulingContext", "ComponentStatus", "Binding",
+    "CertificateSigningRequest", "PriorityLevelConfiguration", "FlowSchema", "PodDisruptionBudgetList",
+}
+
+SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000
+
+_DNS1123_LABEL_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_IANA_RE = re.compile(r"[-a-z0-9]+")
+_PERCENT_RE = re.compile(r"^[0-9]+%$")
+
+
+class ObjectInvalid(Exception):
+    """The first problem of an object: its field path (relative to the object) and the message."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+def short_value(v: Any, limit: int = 60) -> str:
+    """A value as Go's field.Error prints it (JSON), cut short."""
+    try:
+        s = json.dumps(v, default=str, ensure_ascii=False)
+    except (TypeError, ValueError):
+        s = repr(v)
+    return s if len(s) <= limit else s[:limit] + "..."
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "list"
+    if isinstance(v, dict):
+        return "mapping"
+    return type(v).__name__
+
+
+def _fail(path: str, message: str):
+    raise ObjectInvalid(path, message)
+
+
+def _invalid(path: str, value: Any, detail: str):
+    _fail(path, f"Invalid value: {short_value(value)}: {detail}")
+
+
+def _unsupported(path: str, value: Any, valid: Sequence[str]):
+    _fail(path, f"Unsupported value: {short_value(value)}: supported values: "
+          + ", ".join(f'"{v}"' for v in valid))
+
+
+def _required(path: str, detail: str = ""):
+    _fail(path, "Required value" + (f": {detail}" if detail else ""))
+
+
+def _duplicate(path: str, value: Any):
+    _fail(path, f"Duplicate value: {short_value(value)}")
+
+
+def _child(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _describe(v: Any) -> str:
+    """A value in a message: its JSON type and its text, cut short ("null" alone for null)."""
+    if v is None or isinstance(v, bool):
+        return short_value(v)
+    return f"{_type_name(v)} {short_value(v, 40)}"
+
+
+def _wrong_type(path: str, want: str, v: Any):
+    _fail(path, f"must be {want}, got {_describe(v)}")
+
+
+# -- strict decoding: the Go type of each field ------------------------------------------------
+def _map(obj: Mapping, key: str, path: str) -> Dict[str, Any]:
+    v = obj.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        _wrong_type(_child(path, key), "a mapping", v)
+    return v
+
+
+def _list(obj: Mapping, key: str, path: str) -> List[Any]:
+    v = obj.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        _wrong_type(_child(path, key), "a list", v)
+    return v
+
+
+def _maps(obj: Mapping, key: str, path: str) -> List[Tuple[str, Dict[str, Any]]]:
+    out = []
+    for i, item in enumerate(_list(obj, key, path)):
+        p = f"{_child(path, key)}[{i}]"
+        if not isinstance(item, dict):
+            _wrong_type(p, "a mapping", item)
+        out.append((p, item))
+    return out
+
+
+def _str(obj: Mapping, key: str, path: str) -> str:
+    v = obj.get(key)
+    if v is None:
+        return ""
+    if not isinstance(v, str):
+        _wrong_type(_child(path, key), "a string", v)
+    return v
+
+
+def _strs(obj: Mapping, key: str, path: str) -> List[str]:
+    out = _list(obj, key, path)
+    for i, v in enumerate(out):
+        if not isinstance(v, str):
+            _wrong_type(f"{_child(path, key)}[{i}]", "a string", v)
+    return out
+
+
+def _str_map(obj: Mapping, key: str, path: str) -> Dict[str, str]:
+    m = _map(obj, key, path)
+    for k, v in m.items():
+        if not isinstance(k, str):
+            _wrong_type(_child(path, key), "a mapping with string keys", k)
+        if not isinstance(v, str):
+            _wrong_type(f"{_child(path, key)}.{k}", "a string", v)
+    return m
+
+
+def _int(obj: Mapping, key: str, path: str, bits: int = 32) -> Optional[int]:
+    v = obj.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        else:
+            _wrong_type(_child(path, key), f"an integer (int{bits})", v)
+    lim = 2 ** (bits - 1)
+    if not -lim <= v < lim:
+        _invalid(_child(path, key), v, f"must fit in int{bits}")
+    return v
+
+
+def _bool(obj: Mapping, key: str, path: str) -> Optional[bool]:
+    v = obj.get(key)
+    if v is not None and not isinstance(v, bool):
+        _wrong_type(_child(path, key), "true or false", v)
+    return v
+
+
+def _quantity(v: Any, path: str):
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        _wrong_type(path, "a quantity (a string such as \"500m\" or \"1Gi\", or a number)", v)
+    try:
+        return quantity.parse_quantity(v)
+    except quantity.QuantityError:
+        _fail(path, f"quantities must match the regular expression "
+              f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {short_value(v, 40)}")
+
+
+# -- names and labels (apimachinery validation) ------------------------------------------------
+def _dns_label(value: str, path: str) -> None:
+    """ValidateDNS1123Label."""
+    if len(value.encode()) > 63:
+        _invalid(path, value, "must be no more than 63 characters")
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        _invalid(path, value, "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+                 "characters or '-', and must start and end with an alphanumeric character "
+                 f"(e.g. 'my-name',  or '123-abc', regex used for validation is '{_DNS1123_LABEL_FMT}')")
+
+
+def _dns_subdomain(value: str, path: str) -> None:
+    for msg in is_dns1123_subdomain(value):
+        _invalid(path, value, msg)
+
+
+def _label_name(value: str, path: str) -> None:
+    """unversionedvalidation.ValidateLabelName."""
+    for msg in is_qualified_name(value):
+        _invalid(path, value, msg)
+
+
+def _labels(obj: Mapping, key: str, path: str) -> None:
+    """unversionedvalidation.ValidateLabels (after strict decoding: values are strings)."""
+    for k, v in _str_map(obj, key, path).items():
+        _label_name(k, _child(path, key))
+        for msg in is_valid_label_value(v):
+            _invalid(_child(path, key), v, msg)
+
+
+def _port_name(value: str, path: str) -> None:
+    """validation.IsValidPortName (IANA_SVC_NAME)."""
+    msgs = []
+    if len(value) > 15:
+        msgs.append("must be no more than 15 characters")
+    if not _IANA_RE.fullmatch(value):
+        msgs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if "--" in value:
+        msgs.append("must not contain consecutive hyphens")
+    if not re.search("[a-z]", value):
+        msgs.append("must contain at least one letter (a-z)")
+    if value.startswith("-") or value.endswith("-"):
+        msgs.append("must not begin or end with a hyphen")
+    if msgs:
+        _invalid(path, value, msgs[0])
+
+
+def _port_num(v: int, path: str) -> None:
+    if not 1 <= v <= 65535:
+        _invalid(path, v, "must be between 1 and 65535, inclusive")
+
+
+# -- ObjectMeta ---------------------------------------------------------------------------------
+_NAME_RULE = {  # kind -> name validation (ValidateObjectMeta's nameFn)
+    "Pod": _dns_subdomain, "Node": _dns_subdomain, "PriorityClass": _dns_subdomain,
+    "Namespace": _dns_label, "PersistentVolume": _dns_subdomain,
+    "PersistentVolumeClaim": _dns_subdomain, "StorageClass": _dns_subdomain,
+    "PodDisruptionBudget": _dns_subdomain, "ReplicaSet": _dns_subdomain,
+    "StatefulSet": _dns_subdomain, "ReplicationController": _dns_subdomain,
+}
+
+
+def _object_meta(obj: Mapping, kind: str) -> Dict[str, Any]:
+    md = _map(obj, "metadata", "")
+    name = _str(md, "name", "metadata")
+    if not name:
+        _required("metadata.name", "name or generateName is required")
+    rule = _NAME_RULE.get(kind)
+    if rule is not None:
+        rule(name, "metadata.name")
+    ns = _str(md, "namespace", "metadata")
+    if ns:
+        _dns_label(ns, "metadata.namespace")
+    _labels(md, "labels", "metadata")
+    for k in _str_map(md, "annotations", "metadata"):
+        _label_name(k.lower(), "metadata.annotations")
+    controllers = 0
+    for p, ref in _maps(md, "ownerReferences", "metadata"):
+        for field in ("apiVersion", "kind", "name", "uid"):
+            if not _str(ref, field, p):
+                _required(_child(p, field), "")
+        if _bool(ref, "controller", p):
+            controllers += 1
+            if controllers > 1:
+                _invalid("metadata.ownerReferences", "", "Only one reference can have Controller set to true")
+    rv = md.get("resourceVersion")
+    if rv is not None and not (isinstance(rv, int) and not isinstance(rv, bool)) and not (
+            isinstance(rv, str) and rv.isdigit()):
+        _invalid("metadata.resourceVersion", rv, "must be an integer string, as the API server sets it")
+    return md
+
+
+# -- selectors ----------------------------------------------------------------------------------
+def _label_selector(obj: Mapping, key: str, path: str, allow_invalid_values: bool = False) -> None:
+    """unversionedvalidation.ValidateLabelSelector."""
+    if obj.get(key) is None:
+        return
+    sel = _map(obj, key, path)
+    p = _child(path, key)
+    _labels(sel, "matchLabels", p) if not allow_invalid_values else _str_map(sel, "matchLabels", p)
+    for ep, expr in _maps(sel, "matchExpressions", p):
+        op = _str(expr, "operator", ep)
+        values = _strs(expr, "values", ep)
+        if op in ("In", "NotIn"):
+            if not values:
+                _required(_child(ep, "values"), "must be specified when `operator` is 'In' or 'NotIn'")
+        elif op in ("Exists", "DoesNotExist"):
+            if values:
+                _fail(_child(ep, "values"), "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+        else:
+            _invalid(_child(ep, "operator"), op, "not a valid selector operator")
+        _label_name(_str(expr, "key", ep), _child(ep, "key"))
+        if not allow_invalid_values:
+            for i, v in enumerate(values):
+                for msg in is_valid_label_value(v):
+                    _invalid(f"{_child(ep, 'values')}[{i}]", v, msg)
+
+
+def _node_selector_term(term: Mapping, path: str, allow_invalid_values: bool) -> None:
+    """ValidateNodeSelectorTerm."""
+    for ep, rq in _maps(term, "matchExpressions", path):
+        op = _str(rq, "operator", ep)
+        values = _strs(rq, "values", ep)
+        if op in ("In", "NotIn"):
+            if not values:
+                _required(_child(ep, "values"), "must be specified when `operator` is 'In' or 'NotIn'")
+        elif op in ("Exists", "DoesNotExist"):
+            if values:
+                _fail(_child(ep, "values"), "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+        elif op in ("Gt", "Lt"):
+            if len(values) != 1:
+                _required(_child(ep, "values"), "must be specified single value when `operator` is 'Lt' or 'Gt'")
+        else:
+            _invalid(_child(ep, "operator"), op, "not a valid selector operator")
+        _label_name(_str(rq, "key", ep), _child(ep, "key"))
+        if not allow_invalid_values:
+            for i, v in enumerate(values):
+                for msg in is_valid_label_value(v):
+                    _invalid(f"{_child(ep, 'values')}[{i}]", v, msg)
+    for fp, rq in _maps(term, "matchFields", path):
+        op = _str(rq, "operator", fp)
+        values = _strs(rq, "values", fp)
+        if op in ("In", "NotIn"):
+            if len(values) != 1:
+                _required(_child(fp, "values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector")
+        else:
+            _invalid(_child(fp, "operator"), op, "not a valid selector operator")
+        key = _str(rq, "key", fp)
+        if key != "metadata.name":
+            _invalid(_child(fp, "key"), key, "not a valid field selector key")
+        for i, v in enumerate(values):
+            _dns_subdomain(v, f"{_child(fp, 'values')}[{i}]")
+
+
+def _pod_affinity_term(term: Mapping, path: str) -> None:
+    """validatePodAffinityTerm."""
+    _label_selector(term, "labelSelector", path)
+    _label_selector(term, "namespaceSelector", path)
+    for ns in _strs(term, "namespaces", path):
+        _dns_label(ns, _child(path, "namespace"))
+    match = _strs(term, "matchLabelKeys", path)
+    mismatch = _strs(term, "mismatchLabelKeys", path)
+    for i, k in enumerate(match):
+        _label_name(k, f"{_child(path, 'matchLabelKeys')}[{i}]")
+    for i, k in enumerate(mismatch):
+        _label_name(k, f"{_child(path, 'mismatchLabelKeys')}[{i}]")
+        if k in match:
+            _invalid(f"{_child(path, 'mismatchLabelKeys')}[{i}]", k, "exists in both matchLabelKeys and mismatchLabelKeys")
+    tk = _str(term, "topologyKey", path)
+    if not tk:
+        _required(_child(path, "topologyKey"), "can not be empty")
+    _label_name(tk, _child(path, "topologyKey"))
+
+
+def _weight(obj: Mapping, path: str) -> None:
+    w = _int(obj, "weight", path)
+    if w is None or not 1 <= w <= 100:
+        _invalid(_child(path, "weight"), w or 0, "must be in the range 1-100")
+
+
+def _affinity(spec: Mapping, path: str) -> None:
+    """validateAffinity."""
+    aff = _map(spec, "affinity", path)
+    ap = _child(path, "affinity")
+    na = _map(aff, "nodeAffinity", ap)
+    nap = _child(ap, "nodeAffinity")
+    if na.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
+        req = _map(na, "requiredDuringSchedulingIgnoredDuringExecution", nap)
+        rp = _child(nap, "requiredDuringSchedulingIgnoredDuringExecution")
+        terms = _maps(req, "nodeSelectorTerms", rp)
+        if not terms:
+            _required(_child(rp, "nodeSelectorTerms"), "must have at least one node selector term")
+        for tp, term in terms:
+            _node_selector_term(term, tp, False)
+    for tp, term in _maps(na, "preferredDuringSchedulingIgnoredDuringExecution", nap):
+        _weight(term, tp)
+        _node_selector_term(_map(term, "preference", tp), _child(tp, "preference"), True)
+    for kind in ("podAffinity", "podAntiAffinity"):
+        pa = _map(aff, kind, ap)
+        pp = _child(ap, kind)
+        for tp, term in _maps(pa, "requiredDuringSchedulingIgnoredDuringExecution", pp):
+            _pod_affinity_term(term, tp)
+        for tp, wt in _maps(pa, "preferredDuringSchedulingIgnoredDuringExecution", pp):
+            _weight(wt, tp)
+            _pod_affinity_term(_map(wt, "podAffinityTerm", tp), _child(tp, "podAffinityTerm"))
+
+
+def _topology_spread(spec: Mapping, path: str) -> None:
+    """validateTopologySpreadConstraints."""
+    cs = _maps(spec, "topologySpreadConstraints", path)
+    seen: Set[Tuple[str, str]] = set()
+    for cp, c in cs:
+        skew = _int(c, "maxSkew", cp)
+        if skew is None or skew <= 0:
+            _invalid(_child(cp, "maxSkew"), skew or 0, "must be greater than zero")
+        tk = _str(c, "topologyKey", cp)
+        if not tk:
+            _required(_child(cp, "topologyKey"), "can not be empty")
+        wu = _str(c, "whenUnsatisfiable", cp)
+        if wu not in ("DoNotSchedule", "ScheduleAnyway"):
+            _unsupported(_child(cp, "whenUnsatisfiable"), wu, ["DoNotSchedule", "ScheduleAnyway"])
+        if (tk, wu) in seen:
+            _duplicate(_child(cp, "{topologyKey, whenUnsatisfiable}"), f"{{{tk}, {wu}}}")
+        seen.add((tk, wu))
+        md = _int(c, "minDomains", cp)
+        if md is not None:
+            if md <= 0:
+                _invalid(_child(cp, "minDomains"), md, "must be greater than zero")
+            if wu != "DoNotSchedule":
+                _invalid(_child(cp, "minDomains"), md,
+                         f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {wu}")
+        for pol in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            v = c.get(pol)
+            if v is not None and v not in ("Honor", "Ignore"):
+                _unsupported(_child(cp, pol), v, ["Honor", "Ignore"])
+        for i, k in enumerate(_strs(c, "matchLabelKeys", cp)):
+            _label_name(k, f"{_child(cp, 'matchLabelKeys')}[{i}]")
+        _label_selector(c, "labelSelector", cp)
+
+
+def _tolerations(spec: Mapping, path: str) -> None:
+    """ValidateTolerations."""
+    for tp, t in _maps(spec, "tolerations", path):
+        key = _str(t, "key", tp)
+        op = _str(t, "operator", tp)
+        value = _str(t, "value", tp)
+        effect = _str(t, "effect", tp)
+        if key:
+            _label_name(key, _child(tp, "key"))
+        if not key and op != "Exists":
+            _invalid(_child(tp, "operator"), op,
+                     "operator must be Exists when `key` is empty, which means \"match all values and all keys\"")
+        if _int(t, "tolerationSeconds", tp, 64) is not None and effect != "NoExecute":
+            _invalid(_child(tp, "effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
+        if op in ("Equal", ""):
+            errs = is_valid_label_value(value)
+            if errs:
+                _invalid(_child(tp, "operator"), value, ";".join(errs))
+        elif op == "Exists":
+            if value:
+                _invalid(_child(tp, "operator"), value, "value must be empty when `operator` is 'Exists'")
+        else:
+            _unsupported(_child(tp, "operator"), op, ["Equal", "Exists"])
+        if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+            _unsupported(_child(tp, "effect"), effect, ["NoExecute", "NoSchedule", "PreferNoSchedule"])
+
+
+# -- resources ----------------------------------------------------------------------------------
+_STANDARD_CONTAINER_RESOURCES = {"cpu", "memory", "ephemeral-storage"}
+
+
+def _is_hugepages(name: str) -> bool:
+    return name.startswith("hugepages-")
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """helper.IsOvercommitAllowed."""
+    return is_native_resource(name) and not _is_hugepages(name)
+
+
+def _container_resource_name(name: Any, path: str) -> None:
+    """validateContainerResourceName."""
+    if not isinstance(name, str):
+        _wrong_type(path, "a resource name (string)", name)
+    for msg in is_qualified_name(name):
+        _invalid(path, name, msg)
+    if "/" not in name:
+        if name not in _STANDARD_CONTAINER_RESOURCES and not _is_hugepages(name):
+            _invalid(path, name, "must be a standard resource for containers")
+    elif not is_native_resource(name) and not is_extended_resource_name(name):
+        _invalid(path, name, "doesn't follow extended resource name standard")
+
+
+def _resource_list(obj: Mapping, key: str, path: str, name_fn) -> Dict[str, Any]:
+    out = {}
+    for name, v in _map(obj, key, path).items():
+        p = f"{_child(path, key)}[{name}]"
+        name_fn(name, p)
+        q = _quantity(v, p)
+        if q < 0:
+            _invalid(p, v, "must be greater than or equal to 0")
+        if (is_extended_resource_name(name) or name == "pods") and q.denominator != 1:
+            _invalid(p, v, "must be an integer")
+        out[name] = q
+    return out
+
+
+def _resource_requirements(ctr: Mapping, path: str) -> None:
+    """validateResourceRequirements (requests defaulted from limits, as the API server does
+    before validating)."""
+    res = _map(ctr, "resources", path)
+    rp = _child(path, "resources")
+    limits = _resource_list(res, "limits", rp, _container_resource_name)
+    requests = _resource_list(res, "requests", rp, _container_resource_name)
+    for name, q in requests.items():
+        lim = limits.get(name)
+        if lim is not None:
+            if q != lim and not _overcommit_allowed(name):
+                _invalid(_child(rp, "requests"), str(res["requests"][name]),
+                         f"must be equal to {name} limit of {res['limits'][name]}")
+            elif q > lim:
+                _invalid(_child(rp, "requests"), str(res["requests"][name]),
+                         f"must be less than or equal to {name} limit of {res['limits'][name]}")
+        elif not _overcommit_allowed(name):
+            _required(_child(rp, "limits"), "Limit must be set for non overcommitable resources")
+
+
+def _containers(spec: Mapping, path: str) -> None:
+    """validateContainers / validateInitContainers: the fields the harness reads."""
+    names: Set[str] = set()
+    regular = _maps(spec, "containers", path)
+    if not regular:
+        _required(_child(path, "containers"), "")
+    for group in ("containers", "initContainers"):
+        host_ports: Set[str] = set()
+        for cp, ctr in (regular if group == "containers" else _maps(spec, group, path)):
+            name = _str(ctr, "name", cp)
+            if not name:
+                _required(_child(cp, "name"), "")
+            _dns_label(name, _child(cp, "name"))
+            if name in names:
+                _duplicate(_child(cp, "name"), name)
+            names.add(name)
+            if not _str(ctr, "image", cp):
+                _required(_child(cp, "image"), "")
+            _resource_requirements(ctr, cp)
+            port_names: Set[str] = set()
+            for pp, port in _maps(ctr, "ports", cp):
+                pname = _str(port, "name", pp)
+                if pname:
+                    _port_name(pname, _child(pp, "name"))
+                    if pname in port_names:
+                        _duplicate(_child(pp, "name"), pname)
+                    port_names.add(pname)
+                cport = _int(port, "containerPort", pp)
+                if not cport:
+                    _required(_child(pp, "containerPort"), "")
+                _port_num(cport, _child(pp, "containerPort"))
+                hport = _int(port, "hostPort", pp) or 0
+                if hport:
+                    _port_num(hport, _child(pp, "hostPort"))
+                proto = _str(port, "protocol", pp) or "TCP"
+                if proto not in ("SCTP", "TCP", "UDP"):
+                    _unsupported(_child(pp, "protocol"), proto, ["SCTP", "TCP", "UDP"])
+                host_ip = _str(port, "hostIP", pp)
+                if hport and group == "containers":
+                    k = f"{proto}/{host_ip}/{hport}"
+                    if k in host_ports:
+                        _duplicate(_child(pp, "hostPort"), k)
+                    host_ports.add(k)
+
+
+# -- kinds --------------------------------------------------------------------------------------
+def _pod(obj: Mapping) -> None:
+    """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
+    spec = _map(obj, "spec", "")
+    if obj.get("spec") is None:
+        _required("spec", "")
+    p = "spec"
+    _containers(spec, p)
+    seen_volumes: Set[str] = set()
+    for vp, vol in _maps(spec, "volumes", p):
+        name = _str(vol, "name", vp)
+        if not name:
+            _required(_child(vp, "name"), "")
+        _dns_label(name, _child(vp, "name"))
+        if name in seen_volumes:
+            _duplicate(_child(vp, "name"), name)
+        seen_volumes.add(name)
+    nn = _str(spec, "nodeName", p)
+    if nn:
+        _dns_subdomain(nn, "spec.nodeName")
+    sn = _str(spec, "schedulerName", p)
+    if sn:
+        _dns_subdomain(sn, "spec.schedulerName")
+    pcn = _str(spec, "priorityClassName", p)
+    if pcn:
+        _dns_subdomain(pcn, "spec.priorityClassName")
+    _int(spec, "priority", p)
+    pp = _str(spec, "preemptionPolicy", p)
+    if pp and pp not in ("Never", "PreemptLowerPriority"):
+        _unsupported("spec.preemptionPolicy", pp, ["Never", "PreemptLowerPriority"])
+    ns = _map(spec, "nodeSelector", p)
+    if ns:
+        _labels(spec, "nodeSelector", p)
+    _tolerations(spec, p)
+    _affinity(spec, p)
+    _topology_spread(spec, p)
+    _resource_list(spec, "overhead", p, _container_resource_name)
+    gates: Set[str] = set()
+    for gp, gate in _maps(spec, "schedulingGates", p):
+        g = _str(gate, "name", gp)
+        for msg in is_qualified_name(g):
+            _invalid(_child(gp, "name"), g, msg)
+        if g in gates:
+            _duplicate(_child(gp, "name"), g)
+        gates.add(g)
+    st = _map(obj, "status", "")
+    _str(st, "phase", "status")
+    nnn = _str(st, "nominatedNodeName", "status")
+    if nnn:
+        _dns_subdomain(nnn, "status.nominatedNodeName")
+    _maps(st, "conditions", "status")
+
+
+def _node(obj: Mapping) -> None:
+    """ValidateNode: taints, unschedulable, capacity and allocatable."""
+    spec = _map(obj, "spec", "")
+    _bool(spec, "unschedulable", "spec")
+    seen: Set[Tuple[str, str]] = set()
+    for tp, taint in _maps(spec, "taints", "spec"):
+        key = _str(taint, "key", tp)
+        _label_name(key, _child(tp, "key"))
+        value = _str(taint, "value", tp)
+        errs = is_valid_label_value(value)
+        if errs:
+            _invalid(_child(tp, "value"), value, ";".join(errs))
+        effect = _str(taint, "effect", tp)
+        if not effect:
+            _required(_child(tp, "effect"), "")
+        if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+            _unsupported(_child(tp, "effect"), effect, ["NoExecute", "NoSchedule", "PreferNoSchedule"])
+        if (key, effect) in seen:
+            _fail(tp, f"Duplicate value: {short_value({'key': key, 'effect': effect})}: "
+                  "taints must be unique by key and effect pair")
+        seen.add((key, effect))
+    st = _map(obj, "status", "")
+
+    def name_fn(name: Any, path: str) -> None:  # validateResourceName, lenient on unprefixed names
+        if not isinstance(name, str):
+            _wrong_type(path, "a resource name (string)", name)
+        for msg in is_qualified_name(name):
+            _invalid(path, name, msg)
+
+    _resource_list(st, "capacity", "status", name_fn)
+    _resource_list(st, "allocatable", "status", name_fn)
+    for ip, image in _maps(st, "images", "status"):
+        _strs(image, "names", ip)
+        _int(image, "sizeBytes", ip, 64)
+
+
+def _priority_class(obj: Mapping) -> None:
+    """ValidatePriorityClass (pkg/apis/scheduling/validation)."""
+    name = (obj.get("metadata") or {}).get("name", "")
+    value = _int(obj, "value", "") or 0
+    _bool(obj, "globalDefault", "")
+    if name.startswith("system-"):
+        want = SYSTEM_PRIORITY_CLASSES.get(name)
+        if want is None:
+            _fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
+                  f"for system use only. error: {name} is not a known system priority class")
+        if value != want:
+            _fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
+                  f"for system use only. error: value of {name} PriorityClass must be {want}")
+    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        _fail("value", f"Forbidden: maximum allowed value of a user defined priority is "
+              f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
+    pp = _str(obj, "preemptionPolicy", "")
+    if pp and pp not in ("Never", "PreemptLowerPriority"):
+        _unsupported("preemptionPolicy", pp, ["Never", "PreemptLowerPriority"])
+
+
+def _int_or_percent(spec: Mapping, key: str, path: str) -> None:
+    """ValidateNonnegativeIntOrPercent."""
+    v = spec.get(key)
+    p = _child(path, key)
+    if v is None:
+        return
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        _wrong_type(p, "an integer or a percentage string", v)
+    if isinstance(v, int):
+        if v < 0:
+            _invalid(p, v, "must be greater than or equal to 0")
+    elif not _PERCENT_RE.match(v):
+        _invalid(p, v, "a valid percent string must be a numeric string followed by an ending '%' "
+                 "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")
+    elif int(v[:-1]) > 100:
+        _invalid(p, v, "must not be greater than 100%")
+
+
+def _pdb(obj: Mapping) -> None:
+    """ValidatePodDisruptionBudgetSpec (pkg/apis/policy/validation)."""
+    spec = _map(obj, "spec", "")
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        _invalid("spec", spec, "minAvailable and maxUnavailable cannot be both set")
+    _int_or_percent(spec, "minAvailable", "spec")
+    _int_or_percent(spec, "maxUnavailable", "spec")
+    _label_selector(spec, "selector", "spec", allow_invalid_values=False)
+    pol = spec.get("unhealthyPodEvictionPolicy")
+    if pol is not None and pol not in ("AlwaysAllow", "IfHealthyBudget"):
+        _unsupported("spec.unhealthyPodEvictionPolicy", pol, ["AlwaysAllow", "IfHealthyBudget"])
+
+
+def _workload(obj: Mapping) -> None:
+    """Selectors of Services, ReplicaSets, StatefulSets, ReplicationControllers (PodTopologySpread's
+    default constraints read them)."""
+    spec = _map(obj, "spec", "")
+    if obj.get("kind") in ("Service", "ReplicationController"):
+        _labels(spec, "selector", "spec")
+    else:
+        _label_selector(spec, "selector", "spec")
+    _int(spec, "replicas", "spec")
+
+
+def _storage(obj: Mapping) -> None:
+    kind = obj.get("kind")
+    spec = _map(obj, "spec", "")
+    if kind == "PersistentVolume":
+        _resource_list(spec, "capacity", "spec", lambda n, p: None)
+    elif kind == "PersistentVolumeClaim":
+        _resource_list(_map(spec, "resources", "spec"), "requests", "spec.resources", lambda n, p: None)
+    elif kind == "StorageClass":
+        mode = obj.get("volumeBindingMode")
+        if mode is not None and mode not in ("Immediate", "WaitForFirstConsumer"):
+            _unsupported("volumeBindingMode", mode, ["Immediate", "WaitForFirstConsumer"])
+
+
+_BY_KIND = {"Pod": _pod, "Node": _node, "PriorityClass": _priority_class, "PodDisruptionBudget": _pdb,
+            "Service": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
+            "ReplicationController": _workload, "PersistentVolume": _storage,
+            "PersistentVolumeClaim": _storage, "StorageClass": _storage}
+
+
+def _edit_distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def kind_typo(kind: str) -> Optional[str]:
+    """The scheduling kind that `kind` looks like a misspelling of (`Nodes`, `pod`), or None."""
+    if kind in SCHEDULING_KINDS or kind in _OTHER_KINDS:
+        return None
+    low = kind.lower()
+    for k in SCHEDULING_KINDS:
+        kl = k.lower()
+        if low in (kl, kl + "s", kl + "es") or (len(kind) >= 5 and _edit_distance(low, kl) <= 2):
+            return k
+    return None
+
+
+def validate_object(obj: Any) -> Optional[Tuple[str, str]]:
+    """The first problem the API server would report for this manifest, as (field path,
+    message), or None."""
+    try:
+        if not isinstance(obj, dict):
+            _wrong_type("", "a Kubernetes object (a mapping)", obj)
+        kind = obj.get("kind")
+        if not isinstance(kind, str) or not kind:
+            _required("kind", "")
+        typo = kind_typo(kind)
+        if typo:
+            _invalid("kind", kind, f"unknown kind; did you mean {typo}?")
+        _str(obj, "apiVersion", "")
+        _object_meta(obj, kind)
+        check = _BY_KIND.get(kind)
+        if check is not None:
+            check(obj)
+    except ObjectInvalid as e:
+        return e.path, e.message
+    return None
+
+
+def first_problem(objs: Iterable[Tuple[str, Any]]) -> Optional[Tuple[str, str]]:
+    for key, obj in objs:
+        err = validate_object(obj)
+        if err:
+            return f"{key}.{err[0]}" if err[0] else key, err[1]
+    return None

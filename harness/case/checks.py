@@ -1,0 +1,125 @@
+"""Checks of a case as a whole, run by `run` and `validate` alike (build_scheduler) before
+anything is scheduled: what the API server would refuse across objects, and expectations that
+name a pod or node the case never has."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Set, Tuple
+
+from ..api.object_validation import validate_object
+from ..errors import CaseError
+
+_TERMINAL = ("Succeeded", "Failed")
+
+
+def _ref(ref: str) -> str:
+    return ref if "/" in ref else f"default/{ref}"
+
+
+def _meta(obj: Dict[str, Any]) -> Tuple[str, str]:
+    md = obj.get("metadata") or {}
+    return md.get("namespace") or "default", md.get("name") or ""
+
+
+def _steps(case) -> Iterable[Tuple[str, str, Any]]:
+    """(key, action, value) of each step (case.steps holds parsed Step objects)."""
+    for i, step in enumerate(getattr(case, "steps", None) or []):
+        if isinstance(step, dict):  # not parsed: {action: value}
+            for action, value in step.items():
+                yield f"steps[{i}].{action}", action, value
+        else:
+            yield step.key, step.action, step.value
+
+
+def _step_objects(case) -> Iterable[Dict[str, Any]]:
+    for _, action, value in _steps(case):
+        if action in ("create", "update") and isinstance(value, list):
+            for obj in value:
+                if isinstance(obj, dict):
+                    yield obj
+
+
+def check_cluster(case, keys: List[str]) -> None:
+    """Across the (defaulted) objects of `cluster` and `pods`: a pod bound to a node the case
+    does not have (unless it completed: the scheduler never sees it), a pod to schedule that is
+    already bound, more than one global default PriorityClass (the Priority admission plugin
+    refuses a second one)."""
+    nodes = {(o.get("metadata") or {}).get("name") for o in case.cluster if o.get("kind") == "Node"}
+    nodes.update((o.get("metadata") or {}).get("name") for o in _step_objects(case) if o.get("kind") == "Node")
+    default_pc = None
+    for obj, key in zip(case.cluster, keys):
+        kind = obj.get("kind")
+        if kind == "Pod":
+            node = (obj.get("spec") or {}).get("nodeName")
+            phase = (obj.get("status") or {}).get("phase")
+            if node and node not in nodes and phase not in _TERMINAL:
+                raise CaseError(f'Invalid value: "{node}": no Node "{node}" in the cluster '
+                                f'(a bound pod runs on a node of the case)', file=case.path,
+                                key=f"{key}.spec.nodeName")
+        elif kind == "PriorityClass" and obj.get("globalDefault"):
+            name = (obj.get("metadata") or {}).get("name")
+            if default_pc is not None:
+                raise CaseError(f"PriorityClass {default_pc} is already marked as default. Only one "
+                                f"default can exist", file=case.path, key=f"{key}.globalDefault")
+            default_pc = name
+    for i, pod in enumerate(case.pods):
+        node = (pod.get("spec") or {}).get("nodeName") if isinstance(pod, dict) else None
+        if node:
+            raise CaseError(f'must not be set in a pod to schedule, got "{str(node)[:60]}" (a pod '
+                            f'already bound belongs in `cluster`)', file=case.path,
+                            key=f"pods[{i}].spec.nodeName")
+
+
+def check_expect(case) -> None:
+    """Every pod and node an expectation names exists in the case (cluster, pods or steps)."""
+    pods: Set[str] = set()
+    nodes: Set[str] = set()
+    for obj in list(case.cluster) + list(case.pods) + list(_step_objects(case)):
+        if not isinstance(obj, dict):
+            continue
+        ns, name = _meta(obj)
+        if obj.get("kind") == "Pod":
+            pods.add(f"{ns}/{name}")
+        elif obj.get("kind") == "Node":
+            nodes.add(name)
+    expects = [("expect", case.expect or {})]
+    for key, action, value in _steps(case):
+        if action == "expect" and isinstance(value, dict):
+            expects.append((key, value))
+    for where, exp in expects:
+        _check_one(case, where, exp, pods, nodes)
+
+
+def _check_one(case, where: str, exp: Dict[str, Any], pods: Set[str], nodes: Set[str]) -> None:
+    def pod(ref: str, key: str) -> None:
+        if _ref(ref) not in pods:
+            raise CaseError(f"no pod {_ref(ref)} in the case", file=case.path, key=key)
+
+    def node(name: Any, key: str) -> None:
+        if name is not None and name not in nodes:
+            raise CaseError(f'no Node "{name}" in the case', file=case.path, key=key)
+
+    for ref, want in (exp.get("bindings") or {}).items():
+        key = f"{where}.bindings.{ref}"
+        pod(ref, key)
+        for n in (want if isinstance(want, list) else [want]):
+            node(n, key)
+    for i, ref in enumerate(exp.get("preempted") or []):
+        pod(ref, f"{where}.preempted[{i}]")
+    for ref in (exp.get("messages") or {}):
+        pod(ref, f"{where}.messages.{ref}")
+    for ref, want in (exp.get("nominated") or {}).items():
+        pod(ref, f"{where}.nominated.{ref}")
+        node(want, f"{where}.nominated.{ref}")
+
+
+def check_step_objects(case) -> None:
+    """The objects that `create` and `update` steps send, checked as the API server checks them,
+    before anything runs (so that `validate` refuses what `run` would refuse at that step)."""
+    for key, action, value in _steps(case):
+        if action not in ("create", "update") or not isinstance(value, list):
+            continue
+        for j, obj in enumerate(value):
+            err = validate_object(obj)
+            if err is not None:
+                raise CaseError(err[1], file=case.path, key=f"{key}[{j}].{err[0]}" if err[0] else f"{key}[{j}]")

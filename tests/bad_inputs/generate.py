@@ -1,0 +1,336 @@
+"""Writes the bad-input corpus (run from the repository root: python tests/bad_inputs/generate.py).
+
+Each file is an input that a user could write and that the harness must refuse with one line
+naming the file and the key (EXPECTED.json: file -> a fragment of that line), exit 2, no
+traceback. Kubernetes-object rules mirror pkg/apis/core/validation (and scheduling/policy
+validation); configuration rules mirror v1.34's KubeSchedulerConfiguration validation."""
+
+from __future__ import annotations
+
+import codecs
+import copy
+import json
+import os
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+NODE = {"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "node-a", "labels": {"kubernetes.io/hostname": "node-a"}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+       "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1"}}}]}}
+BASE = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "metadata": {"name": "base"},
+        "cluster": [NODE], "pods": [POD], "expect": {"bindings": {"web": "node-a"}}}
+
+EXPECTED = {}
+
+
+def _write(name: str, data, fragment: str) -> None:
+    path = os.path.join(HERE, name)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(path, mode) as f:
+        f.write(data)
+    EXPECTED[name] = fragment
+
+
+def case(name: str, fragment: str, mutate) -> None:
+    c = copy.deepcopy(BASE)
+    c["metadata"]["name"] = name.rsplit(".", 1)[0]
+    mutate(c)
+    _write(name, yaml.safe_dump(c, sort_keys=False), fragment)
+
+
+def pod(c):
+    return c["pods"][0]
+
+
+def spec(c):
+    return c["pods"][0]["spec"]
+
+
+def ctr(c):
+    return c["pods"][0]["spec"]["containers"][0]
+
+
+def node(c):
+    return c["cluster"][0]
+
+
+def setp(obj, path, value):
+    cur = obj
+    for k in path[:-1]:
+        cur = cur.setdefault(k, {}) if isinstance(cur, dict) else cur[k]
+    cur[path[-1]] = value
+
+
+def config(extra):
+    def mutate(c):
+        c["config"] = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+        c["config"].update(extra)
+    return mutate
+
+
+def plugin_args(name, args):
+    return config({"profiles": [{"schedulerName": "default-scheduler",
+                                 "pluginConfig": [{"name": name, "args": args}]}]})
+
+
+VALID = yaml.safe_dump(BASE, sort_keys=False)
+
+
+def main() -> None:
+    for fn in os.listdir(HERE):
+        if fn.startswith(("yaml-", "case-", "obj-", "expect-", "config-", "steps-")):
+            os.remove(os.path.join(HERE, fn))
+    # ---- YAML itself ------------------------------------------------------------------------
+    _write("yaml-unclosed-flow.yaml", VALID.replace("- apiVersion: v1\n  kind: Node", "- [apiVersion: v1\n  kind: Node", 1), "invalid YAML")
+    _write("yaml-tab-indent.yaml", VALID.replace("\n  kind: Node", "\n\tkind: Node", 1), "invalid YAML")
+    _write("yaml-bad-indent.yaml", VALID.replace("\n  kind: Node", "\n     kind: Node", 1), "invalid YAML")
+    _write("yaml-duplicate-top-key.yaml", VALID + "kind: Case\n", 'duplicate key "kind"')
+    _write("yaml-duplicate-nested-key.yaml", VALID.replace("    name: node-a\n", "    name: node-a\n    name: node-b\n", 1), 'duplicate key "name"')
+    _write("yaml-binary.yaml", bytes(range(256)) * 4, "not a text file")
+    _write("yaml-latin1.yaml", VALID.replace("name: base", "name: caf\u00e9").encode("latin-1"), "not a text file")
+    _write("yaml-nul-byte.yaml", VALID.encode()[:40] + b"\0" + VALID.encode()[40:], "invalid YAML")
+    _write("yaml-deep-nesting.yaml", "apiVersion: schedharness/v1alpha1\nkind: Case\nseed: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than")
+    laughs = "apiVersion: schedharness/v1alpha1\nkind: Case\nx: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    prev = "a"
+    for n in "bcdefgh":
+        laughs += f"{n}: &{n} [" + ", ".join([f"*{prev}"] * 10) + "]\n"
+        prev = n
+    _write("yaml-billion-laughs.yaml", laughs, "too large")
+    _write("yaml-unknown-alias.yaml", VALID + "seed: *nowhere\n", "invalid YAML")
+    _write("yaml-two-documents.yaml", VALID + "---\n" + VALID, "invalid YAML")
+    _write("yaml-unterminated-quote.yaml", VALID.replace("name: base", 'name: "base'), "invalid YAML")
+    _write("yaml-python-tag.yaml", VALID + "seed: !!python/object:os.system {}\n", "invalid YAML")
+    _write("yaml-utf16-broken.yaml", codecs.BOM_UTF16_LE + (VALID + "seed: [\n").encode("utf-16-le"), "invalid YAML")
+    _write("yaml-utf16-odd-length.yaml", codecs.BOM_UTF16_LE + VALID.encode("utf-16-le") + b"\x41", "not a text file")
+    _write("yaml-scalar-document.yaml", "apiVersion: schedharness/v1alpha1 kind: Case\n", "")
+    _write("yaml-control-char.yaml", VALID.replace("name: base", "name: ba\x07se"), "invalid YAML")
+    # ---- the case format --------------------------------------------------------------------
+    case("case-apiversion-typo.yaml", "apiVersion", lambda c: c.update(apiVersion="schedharnes/v1alpha1"))
+    case("case-kind-typo.yaml", "kind", lambda c: c.update(kind="Cases"))
+    case("case-cluster-string.yaml", "cluster", lambda c: c.update(cluster="node-a"))
+    case("case-cluster-int.yaml", "cluster", lambda c: c.update(cluster=3))
+    case("case-cluster-mapping-not-list.yaml", "cluster", lambda c: c.update(cluster={"kind": "Node", "metadata": {"name": "x"}}))
+    case("case-cluster-item-string.yaml", "cluster[0]", lambda c: c.update(cluster=["node-a"]))
+    case("case-cluster-item-no-kind.yaml", "cluster[0]", lambda c: node(c).pop("kind"))
+    case("case-cluster-list-items-string.yaml", "cluster.items", lambda c: c.update(cluster={"apiVersion": "v1", "kind": "List", "items": "x"}))
+    case("case-cluster-list-item-no-kind.yaml", "cluster.items[0]", lambda c: c.update(cluster={"apiVersion": "v1", "kind": "List", "items": [{"metadata": {"name": "a"}}]}))
+    case("case-pods-mapping.yaml", "pods", lambda c: c.update(pods=POD))
+    case("case-pods-item-node.yaml", "pods[0].kind", lambda c: c.update(pods=[NODE]))
+    case("case-pod-no-metadata.yaml", "pods[0]", lambda c: pod(c).pop("metadata"))
+    case("case-pod-name-empty.yaml", "pods[0].metadata.name", lambda c: setp(pod(c), ["metadata", "name"], ""))
+    case("case-pod-no-spec.yaml", "pods[0]", lambda c: pod(c).pop("spec"))
+    case("case-expect-list.yaml", "expect", lambda c: c.update(expect=["web"]))
+    case("case-bindings-list.yaml", "expect.bindings", lambda c: c["expect"].update(bindings=["web"]))
+    case("case-binding-int.yaml", "expect.bindings.web", lambda c: c["expect"].update(bindings={"web": 3}))
+    case("case-binding-empty-list.yaml", "expect.bindings.web", lambda c: c["expect"].update(bindings={"web": []}))
+    case("case-preempted-string.yaml", "expect.preempted", lambda c: c["expect"].update(preempted="web"))
+    case("case-messages-int.yaml", "expect.messages.web", lambda c: c["expect"].update(messages={"web": 5}))
+    case("case-nominated-list.yaml", "expect.nominated.web", lambda c: c["expect"].update(nominated={"web": ["a"]}))
+    case("case-seed-string.yaml", "seed", lambda c: c.update(seed="one"))
+    case("case-seed-float.yaml", "seed", lambda c: c.update(seed=1.5))
+    case("case-plugins-string.yaml", "plugins", lambda c: c.update(plugins="mymod"))
+    case("case-plugins-missing-module.yaml", "no_such_plugin_module", lambda c: c.update(plugins=["no_such_plugin_module"]))
+    case("case-config-int.yaml", "config", lambda c: c.update(config=5))
+    case("case-config-file-missing.yaml", "config", lambda c: c.update(config="nowhere.yaml"))
+    case("case-metadata-list.yaml", "metadata", lambda c: c.update(metadata=["x"]))
+    case("case-metadata-name-int.yaml", "metadata.name", lambda c: c["metadata"].update(name=5))
+    case("case-unknown-top-key.yaml", 'unknown key "expected"', lambda c: c.update(expected={}))
+    case("case-unknown-expect-key.yaml", 'unknown key "binding"', lambda c: c["expect"].update(binding={}))
+    _write("case-almost-no-apiversion.yaml", yaml.safe_dump({k: v for k, v in BASE.items() if k not in ("apiVersion", "kind")}), "apiVersion")
+    # ---- Kubernetes objects -----------------------------------------------------------------
+    for n, q in (("1.5.5", "1.5.5"), ("four", "four"), ("units", "4 cores"), ("empty", ""), ("bool", True), ("list", [1])):
+        case(f"obj-pod-quantity-{n}.yaml", "pods[0].spec.containers[0].resources.requests[cpu]", lambda c, q=q: ctr(c)["resources"]["requests"].update(cpu=q))
+    case("obj-node-quantity-bad.yaml", "cluster[0].status.allocatable[cpu]", lambda c: node(c)["status"]["allocatable"].update(cpu="4 cores"))
+    case("obj-node-quantity-negative.yaml", "cluster[0].status.allocatable[memory]", lambda c: node(c)["status"]["allocatable"].update(memory="-1Gi"))
+    case("obj-pod-request-negative.yaml", "requests[cpu]", lambda c: ctr(c)["resources"]["requests"].update(cpu="-1"))
+    case("obj-pod-request-above-limit.yaml", "pods[0].spec.containers[0].resources.requests", lambda c: ctr(c)["resources"].update(limits={"cpu": "500m"}))
+    case("obj-pod-extended-no-limit.yaml", "pods[0].spec.containers[0].resources.limits", lambda c: ctr(c)["resources"]["requests"].update({"example.com/gpu": "1"}))
+    case("obj-pod-extended-fraction.yaml", "example.com/gpu", lambda c: ctr(c)["resources"].update(limits={"example.com/gpu": "500m"}))
+    case("obj-pod-resource-name-unknown.yaml", "requests[cpus]", lambda c: ctr(c)["resources"]["requests"].update(cpus="1"))
+    case("obj-pod-resources-string.yaml", "pods[0].spec.containers[0].resources", lambda c: ctr(c).update(resources="1 cpu"))
+    case("obj-label-key-space.yaml", "cluster[0].metadata.labels", lambda c: node(c)["metadata"]["labels"].update({"my zone": "a"}))
+    case("obj-label-key-too-long.yaml", "cluster[0].metadata.labels", lambda c: node(c)["metadata"]["labels"].update({"k" * 64: "a"}))
+    case("obj-label-key-three-parts.yaml", "cluster[0].metadata.labels", lambda c: node(c)["metadata"]["labels"].update({"a/b/c": "a"}))
+    case("obj-label-prefix-uppercase.yaml", "cluster[0].metadata.labels", lambda c: node(c)["metadata"]["labels"].update({"Example.com/zone": "a"}))
+    case("obj-label-value-space.yaml", "cluster[0].metadata.labels", lambda c: node(c)["metadata"]["labels"].update(zone="zone a"))
+    case("obj-label-value-too-long.yaml", "cluster[0].metadata.labels", lambda c: node(c)["metadata"]["labels"].update(zone="z" * 64))
+    case("obj-label-value-null.yaml", "cluster[0].metadata.labels.zone", lambda c: node(c)["metadata"]["labels"].update(zone=None))
+    case("obj-label-value-bool.yaml", "pods[0].metadata.labels.canary", lambda c: pod(c)["metadata"].update(labels={"canary": True}))
+    case("obj-label-value-int.yaml", "pods[0].metadata.labels.version", lambda c: pod(c)["metadata"].update(labels={"version": 2}))
+    case("obj-labels-list.yaml", "pods[0].metadata.labels", lambda c: pod(c)["metadata"].update(labels=["app=web"]))
+    case("obj-node-name-uppercase.yaml", "cluster[0].metadata.name", lambda c: node(c)["metadata"].update(name="Node-A"))
+    case("obj-pod-name-underscore.yaml", "pods[0].metadata.name", lambda c: pod(c)["metadata"].update(name="web_1"))
+    case("obj-namespace-uppercase.yaml", "pods[0].metadata.namespace", lambda c: pod(c)["metadata"].update(namespace="Prod"))
+    case("obj-node-no-name.yaml", "cluster[0].metadata.name", lambda c: node(c)["metadata"].pop("name"))
+    case("obj-node-name-int.yaml", "cluster[0].metadata.name", lambda c: node(c)["metadata"].update(name=7))
+    case("obj-metadata-string.yaml", "cluster[0].metadata", lambda c: node(c).update(metadata="node-a"))
+    case("obj-taint-effect-typo.yaml", "cluster[0].spec.taints[0].effect", lambda c: node(c).update(spec={"taints": [{"key": "k", "effect": "NoScheduled"}]}))
+    case("obj-taint-effect-missing.yaml", "cluster[0].spec.taints[0].effect", lambda c: node(c).update(spec={"taints": [{"key": "k"}]}))
+    case("obj-taint-key-empty.yaml", "cluster[0].spec.taints[0].key", lambda c: node(c).update(spec={"taints": [{"key": "", "effect": "NoSchedule"}]}))
+    case("obj-taint-value-invalid.yaml", "cluster[0].spec.taints[0].value", lambda c: node(c).update(spec={"taints": [{"key": "k", "value": "a b", "effect": "NoSchedule"}]}))
+    case("obj-taint-duplicate.yaml", "cluster[0].spec.taints[1]", lambda c: node(c).update(spec={"taints": [{"key": "k", "value": "1", "effect": "NoSchedule"}, {"key": "k", "value": "2", "effect": "NoSchedule"}]}))
+    case("obj-taints-mapping.yaml", "cluster[0].spec.taints", lambda c: node(c).update(spec={"taints": {"key": "k"}}))
+    case("obj-toleration-operator-typo.yaml", "pods[0].spec.tolerations[0].operator", lambda c: spec(c).update(tolerations=[{"key": "k", "operator": "Equals", "value": "v"}]))
+    case("obj-toleration-exists-with-value.yaml", "pods[0].spec.tolerations[0].operator", lambda c: spec(c).update(tolerations=[{"key": "k", "operator": "Exists", "value": "v"}]))
+    case("obj-toleration-empty-key-equal.yaml", "pods[0].spec.tolerations[0].operator", lambda c: spec(c).update(tolerations=[{"operator": "Equal", "value": "v"}]))
+    case("obj-toleration-seconds-noschedule.yaml", "pods[0].spec.tolerations[0].effect", lambda c: spec(c).update(tolerations=[{"key": "k", "operator": "Exists", "effect": "NoSchedule", "tolerationSeconds": 5}]))
+    case("obj-toleration-effect-typo.yaml", "pods[0].spec.tolerations[0].effect", lambda c: spec(c).update(tolerations=[{"key": "k", "operator": "Exists", "effect": "noschedule"}]))
+    case("obj-toleration-key-invalid.yaml", "pods[0].spec.tolerations[0].key", lambda c: spec(c).update(tolerations=[{"key": "a b", "operator": "Exists"}]))
+    case("obj-tolerations-string.yaml", "pods[0].spec.tolerations", lambda c: spec(c).update(tolerations="all"))
+    case("obj-nodeselector-value-invalid.yaml", "pods[0].spec.nodeSelector", lambda c: spec(c).update(nodeSelector={"zone": "a b"}))
+    case("obj-nodeselector-list.yaml", "pods[0].spec.nodeSelector", lambda c: spec(c).update(nodeSelector=["zone=a"]))
+    na = lambda req: lambda c: spec(c).update(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": req}})
+    term = lambda expr: {"nodeSelectorTerms": [{"matchExpressions": [expr]}]}
+    base_req = "pods[0].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    case("obj-nodeaffinity-no-terms.yaml", base_req + ".nodeSelectorTerms", na({"nodeSelectorTerms": []}))
+    case("obj-nodeaffinity-operator-lowercase.yaml", ".operator", na(term({"key": "zone", "operator": "in", "values": ["a"]})))
+    case("obj-nodeaffinity-in-no-values.yaml", ".values", na(term({"key": "zone", "operator": "In", "values": []})))
+    case("obj-nodeaffinity-exists-values.yaml", ".values", na(term({"key": "zone", "operator": "Exists", "values": ["a"]})))
+    case("obj-nodeaffinity-gt-two-values.yaml", ".values", na(term({"key": "cores", "operator": "Gt", "values": ["1", "2"]})))
+    case("obj-nodeaffinity-key-invalid.yaml", ".key", na(term({"key": "-zone", "operator": "Exists"})))
+    case("obj-nodeaffinity-value-invalid.yaml", ".values[0]", na(term({"key": "zone", "operator": "In", "values": ["a b"]})))
+    case("obj-nodeaffinity-matchfields-key.yaml", "matchFields[0].key", na({"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.labels", "operator": "In", "values": ["a"]}]}]}))
+    case("obj-nodeaffinity-matchfields-two-values.yaml", "matchFields[0].values", na({"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}]}))
+    case("obj-nodeaffinity-preferred-weight-0.yaml", "preferredDuringSchedulingIgnoredDuringExecution[0].weight", lambda c: spec(c).update(affinity={"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0, "preference": {}}]}}))
+    pa = lambda t: lambda c: spec(c).update(affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [t]}})
+    case("obj-podaffinity-no-topologykey.yaml", "topologyKey", pa({"labelSelector": {"matchLabels": {"app": "web"}}}))
+    case("obj-podaffinity-selector-operator.yaml", "labelSelector.matchExpressions[0].operator", pa({"topologyKey": "zone", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Equals", "values": ["web"]}]}}))
+    case("obj-podaffinity-namespace-invalid.yaml", "namespace", pa({"topologyKey": "zone", "namespaces": ["Prod"]}))
+    case("obj-podaffinity-preferred-weight-101.yaml", "weight", lambda c: spec(c).update(affinity={"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 101, "podAffinityTerm": {"topologyKey": "zone"}}]}}))
+    case("obj-affinity-list.yaml", "pods[0].spec.affinity", lambda c: spec(c).update(affinity=[]))
+    tsc = lambda **kw: lambda c: spec(c).update(topologySpreadConstraints=[dict({"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}, **kw)])
+    ts = "pods[0].spec.topologySpreadConstraints[0]"
+    case("obj-spread-maxskew-0.yaml", ts + ".maxSkew", tsc(maxSkew=0))
+    case("obj-spread-maxskew-string.yaml", ts + ".maxSkew", tsc(maxSkew="1"))
+    case("obj-spread-when-typo.yaml", ts + ".whenUnsatisfiable", tsc(whenUnsatisfiable="DontSchedule"))
+    case("obj-spread-no-topologykey.yaml", ts + ".topologyKey", tsc(topologyKey=""))
+    case("obj-spread-mindomains-scheduleanyway.yaml", ts + ".minDomains", tsc(minDomains=2, whenUnsatisfiable="ScheduleAnyway"))
+    case("obj-spread-mindomains-0.yaml", ts + ".minDomains", tsc(minDomains=0))
+    case("obj-spread-policy-typo.yaml", ts + ".nodeAffinityPolicy", tsc(nodeAffinityPolicy="Honour"))
+    case("obj-spread-duplicate.yaml", "topologySpreadConstraints[1]", lambda c: spec(c).update(topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}] * 2))
+    case("obj-spread-selector-value.yaml", ts + ".labelSelector", tsc(labelSelector={"matchLabels": {"app": "w e b"}}))
+    case("obj-pod-no-containers.yaml", "pods[0].spec.containers", lambda c: spec(c).update(containers=[]))
+    case("obj-container-no-name.yaml", "pods[0].spec.containers[0].name", lambda c: ctr(c).pop("name"))
+    case("obj-container-name-invalid.yaml", "pods[0].spec.containers[0].name", lambda c: ctr(c).update(name="Main_1"))
+    case("obj-container-duplicate-name.yaml", "pods[0].spec.containers[1].name", lambda c: spec(c)["containers"].append(copy.deepcopy(ctr(c))))
+    case("obj-container-no-image.yaml", "pods[0].spec.containers[0].image", lambda c: ctr(c).pop("image"))
+    case("obj-containers-mapping.yaml", "pods[0].spec.containers", lambda c: spec(c).update(containers={"name": "c"}))
+    port = lambda **kw: lambda c: ctr(c).update(ports=[dict({"containerPort": 80}, **kw)])
+    pp = "pods[0].spec.containers[0].ports[0]"
+    case("obj-port-zero.yaml", pp + ".containerPort", port(containerPort=0))
+    case("obj-port-too-big.yaml", pp + ".containerPort", port(containerPort=70000))
+    case("obj-port-string.yaml", pp + ".containerPort", port(containerPort="80"))
+    case("obj-hostport-negative.yaml", pp + ".hostPort", port(hostPort=-1))
+    case("obj-port-protocol-typo.yaml", pp + ".protocol", port(protocol="HTTP"))
+    case("obj-port-name-too-long.yaml", pp + ".name", port(name="a-very-long-port-name"))
+    case("obj-port-name-duplicate.yaml", "ports[1].name", lambda c: ctr(c).update(ports=[{"containerPort": 80, "name": "http"}, {"containerPort": 81, "name": "http"}]))
+    case("obj-hostport-duplicate.yaml", "ports[1].hostPort", lambda c: ctr(c).update(ports=[{"containerPort": 80, "hostPort": 80}, {"containerPort": 81, "hostPort": 80}]))
+    case("obj-volume-duplicate.yaml", "pods[0].spec.volumes[1].name", lambda c: spec(c).update(volumes=[{"name": "data", "emptyDir": {}}, {"name": "data", "emptyDir": {}}]))
+    case("obj-scheduling-gate-duplicate.yaml", "pods[0].spec.schedulingGates[1].name", lambda c: spec(c).update(schedulingGates=[{"name": "a"}, {"name": "a"}]))
+    case("obj-priority-string.yaml", "pods[0].spec.priority", lambda c: spec(c).update(priority="high"))
+    case("obj-spec-list.yaml", "pods[0].spec", lambda c: pod(c).update(spec=[]))
+    case("obj-preemption-policy-typo.yaml", "pods[0].spec.preemptionPolicy", lambda c: spec(c).update(preemptionPolicy="Always"))
+    case("obj-owner-ref-no-uid.yaml", "pods[0].metadata.ownerReferences[0].uid", lambda c: pod(c)["metadata"].update(ownerReferences=[{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs"}]))
+    case("obj-owner-ref-two-controllers.yaml", "pods[0].metadata.ownerReferences", lambda c: pod(c)["metadata"].update(ownerReferences=[{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "a", "uid": "1", "controller": True}, {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "b", "uid": "2", "controller": True}]))
+    pc = lambda **kw: lambda c: c["cluster"].append(dict({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}, **kw))
+    case("obj-priorityclass-too-high.yaml", "cluster[1].value", pc(value=2000000000))
+    case("obj-priorityclass-system-prefix.yaml", "cluster[1].metadata.name", pc(metadata={"name": "system-mine"}))
+    case("obj-priorityclass-value-string.yaml", "cluster[1].value", pc(value="1000"))
+    case("obj-priorityclass-policy-typo.yaml", "cluster[1].preemptionPolicy", pc(preemptionPolicy="Sometimes"))
+    case("obj-priorityclass-two-defaults.yaml", "cluster[2].globalDefault", lambda c: c["cluster"].extend([
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "a"}, "value": 1, "globalDefault": True},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "b"}, "value": 2, "globalDefault": True}]))
+    case("obj-priorityclass-name-list.yaml", "cluster[1].metadata.name", pc(metadata={"name": ["high"]}))
+    case("obj-priorityclass-missing.yaml", "pods[0].spec.priorityClassName", lambda c: spec(c).update(priorityClassName="gold"))
+    pdb = lambda s: lambda c: c["cluster"].append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"}, "spec": s})
+    case("obj-pdb-min-and-max.yaml", "cluster[1].spec", pdb({"minAvailable": 1, "maxUnavailable": 1}))
+    case("obj-pdb-percent-over-100.yaml", "cluster[1].spec.maxUnavailable", pdb({"maxUnavailable": "150%"}))
+    case("obj-pdb-negative.yaml", "cluster[1].spec.minAvailable", pdb({"minAvailable": -1}))
+    case("obj-pdb-selector-operator.yaml", "cluster[1].spec.selector.matchExpressions[0].operator", pdb({"minAvailable": 1, "selector": {"matchExpressions": [{"key": "app", "operator": "Equal", "values": ["a"]}]}}))
+    case("obj-kind-plural.yaml", "cluster[0].kind", lambda c: node(c).update(kind="Nodes"))
+    case("obj-kind-lowercase.yaml", "cluster[1].kind", lambda c: c["cluster"].append(dict(copy.deepcopy(POD), kind="pod", metadata={"name": "x"})))
+    case("obj-kind-typo.yaml", "cluster[1].kind", lambda c: c["cluster"].append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClas", "metadata": {"name": "p"}, "value": 1}))
+    case("obj-bound-pod-missing-node.yaml", "cluster[1].spec.nodeName", lambda c: c["cluster"].append(dict(copy.deepcopy(POD), metadata={"name": "running"}, spec=dict(POD["spec"], nodeName="node-z"))))
+    case("obj-pending-pod-with-nodename.yaml", "pods[0].spec.nodeName", lambda c: spec(c).update(nodeName="node-a"))
+    case("obj-duplicate-pod.yaml", "pods[1]", lambda c: c["pods"].append(copy.deepcopy(POD)))
+    case("obj-duplicate-node.yaml", "cluster[1]", lambda c: c["cluster"].append(copy.deepcopy(NODE)))
+    case("obj-cluster-item-list-kind-in-list.yaml", "cluster.items[0].metadata.name", lambda c: c.update(cluster={"apiVersion": "v1", "kind": "List", "items": [dict(copy.deepcopy(NODE), metadata={"name": "Bad_Name"})]}))
+    case("obj-resourceversion-text.yaml", "pods[0].metadata.resourceVersion", lambda c: pod(c)["metadata"].update(resourceVersion="abc"))
+    # ---- expectations -----------------------------------------------------------------------
+    case("expect-binding-unknown-pod.yaml", "expect.bindings.wbe", lambda c: c["expect"].update(bindings={"wbe": "node-a"}))
+    case("expect-binding-unknown-node.yaml", "expect.bindings.web", lambda c: c["expect"].update(bindings={"web": "node-z"}))
+    case("expect-binding-unknown-node-in-list.yaml", "expect.bindings.web", lambda c: c["expect"].update(bindings={"web": ["node-a", "node-z"]}))
+    case("expect-preempted-unknown-pod.yaml", "expect.preempted[0]", lambda c: c["expect"].update(preempted=["nobody"]))
+    case("expect-messages-unknown-pod.yaml", "expect.messages.nobody", lambda c: c["expect"].update(messages={"nobody": "x"}))
+    case("expect-nominated-unknown-pod.yaml", "expect.nominated.nobody", lambda c: c["expect"].update(nominated={"nobody": None}))
+    case("expect-nominated-unknown-node.yaml", "expect.nominated.web", lambda c: c["expect"].update(nominated={"web": "node-z"}))
+    case("expect-binding-wrong-namespace.yaml", "expect.bindings.prod/web", lambda c: c["expect"].update(bindings={"prod/web": "node-a"}))
+    # ---- objects and expectations in steps (checked before anything runs, by validate too) --
+    bad_pod = dict(copy.deepcopy(POD), metadata={"name": "late"})
+    bad_pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "four"
+    case("steps-create-bad-quantity.yaml", "steps[0].create[0].spec.containers[0].resources.requests[cpu]", lambda c: c.update(steps=[{"create": [bad_pod]}]))
+    tainted = dict(copy.deepcopy(NODE), spec={"taints": [{"key": "k", "effect": "NoScheduled"}]})
+    case("steps-update-bad-taint.yaml", "steps[0].update[0].spec.taints[0].effect", lambda c: c.update(steps=[{"update": [tainted]}]))
+    case("steps-expect-unknown-pod.yaml", "steps[0].expect.bindings.ghost", lambda c: c.update(steps=[{"expect": {"bindings": {"ghost": None}}}]))
+    case("steps-expect-unknown-node.yaml", "steps[0].expect.bindings.web", lambda c: c.update(steps=[{"expect": {"bindings": {"web": "node-z"}}}]))
+    # ---- KubeSchedulerConfiguration ---------------------------------------------------------
+    case("config-parallelism-0.yaml", "parallelism", config({"parallelism": 0}))
+    case("config-percentage-101.yaml", "percentageOfNodesToScore", config({"percentageOfNodesToScore": 101}))
+    case("config-unknown-field.yaml", "parallelizm", config({"parallelizm": 4}))
+    case("config-profiles-string.yaml", "profiles", config({"profiles": "default"}))
+    case("config-apiversion-wrong.yaml", "apiVersion", config({"apiVersion": "kubescheduler.config.k8s.io/v1beta3"}))
+    case("config-unknown-plugin.yaml", "NoSuchPlugin", config({"profiles": [{"schedulerName": "default-scheduler", "plugins": {"filter": {"enabled": [{"name": "NoSuchPlugin"}]}}}]}))
+    case("config-duplicate-scheduler-name.yaml", "profiles", config({"profiles": [{"schedulerName": "a"}, {"schedulerName": "a"}]}))
+    case("config-backoff-max-below-initial.yaml", "podMaxBackoffSeconds", config({"podInitialBackoffSeconds": 10, "podMaxBackoffSeconds": 5}))
+    case("config-backoff-initial-zero.yaml", "podInitialBackoffSeconds", config({"podInitialBackoffSeconds": 0}))
+    case("config-parallelism-string.yaml", "parallelism", config({"parallelism": "four"}))
+    case("config-args-unknown-field.yaml", "hardPodAffinityWieght", plugin_args("InterPodAffinity", {"hardPodAffinityWieght": 1}))
+    case("config-args-interpodaffinity-101.yaml", "hardPodAffinityWeight", plugin_args("InterPodAffinity", {"hardPodAffinityWeight": 101}))
+    case("config-args-fit-strategy-type.yaml", "scoringStrategy.type", plugin_args("NodeResourcesFit", {"scoringStrategy": {"type": "MostUsed"}}))
+    case("config-args-fit-resource-weight-101.yaml", "weight", plugin_args("NodeResourcesFit", {"scoringStrategy": {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 101}]}}))
+    case("config-args-fit-unknown-nested-field.yaml", "scoringStrategy.resource", plugin_args("NodeResourcesFit", {"scoringStrategy": {"type": "LeastAllocated", "resource": [{"name": "cpu", "weight": 1}]}}))
+    case("config-args-fit-ignored-group.yaml", "ignoredResourceGroups", plugin_args("NodeResourcesFit", {"ignoredResourceGroups": ["example.com/"]}))
+    case("config-args-spread-maxskew-0.yaml", "maxSkew", plugin_args("PodTopologySpread", {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]}))
+    case("config-args-spread-selector-set.yaml", "labelSelector", plugin_args("PodTopologySpread", {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}]}))
+    case("config-args-spread-defaultingtype.yaml", "defaultingType", plugin_args("PodTopologySpread", {"defaultingType": "Sometimes"}))
+    case("config-args-preemption-percentage.yaml", "minCandidateNodesPercentage", plugin_args("DefaultPreemption", {"minCandidateNodesPercentage": 101}))
+    case("config-args-preemption-absolute.yaml", "minCandidateNodesAbsolute", plugin_args("DefaultPreemption", {"minCandidateNodesAbsolute": -1}))
+    case("config-args-volumebinding-timeout.yaml", "bindTimeoutSeconds", plugin_args("VolumeBinding", {"bindTimeoutSeconds": -1}))
+    case("config-args-nodeaffinity-added.yaml", "addedAffinity", plugin_args("NodeAffinity", {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In"}]}]}}}))
+    case("config-args-balanced-resource-weight.yaml", "weight", plugin_args("NodeResourcesBalancedAllocation", {"resources": [{"name": "cpu", "weight": 200}]}))
+    case("config-args-wrong-kind.yaml", "args", plugin_args("InterPodAffinity", {"kind": "NodeResourcesFitArgs", "apiVersion": "kubescheduler.config.k8s.io/v1"}))
+    spread = lambda **kw: {"defaultingType": "List", "defaultConstraints": [dict({"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}, **kw)]}
+    case("config-args-preemption-both-zero.yaml", "minCandidateNodes", plugin_args("DefaultPreemption", {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0}))
+    case("config-args-interpodaffinity-negative.yaml", "hardPodAffinityWeight", plugin_args("InterPodAffinity", {"hardPodAffinityWeight": -1}))
+    case("config-args-spread-system-with-constraints.yaml", "defaultingType", plugin_args("PodTopologySpread", dict(spread(), defaultingType="System")))
+    case("config-args-spread-when-typo.yaml", "whenUnsatisfiable", plugin_args("PodTopologySpread", spread(whenUnsatisfiable="DontSchedule")))
+    case("config-args-spread-no-topologykey.yaml", "topologyKey", plugin_args("PodTopologySpread", spread(topologyKey="")))
+    case("config-args-spread-duplicate.yaml", "defaultConstraints[1]", plugin_args("PodTopologySpread", {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}] * 2}))
+    case("config-args-balanced-duplicate-resource.yaml", "resources[1]", plugin_args("NodeResourcesBalancedAllocation", {"resources": [{"name": "cpu", "weight": 1}, {"name": "cpu", "weight": 1}]}))
+    case("config-args-fit-ignored-resource-invalid.yaml", "ignoredResources", plugin_args("NodeResourcesFit", {"ignoredResources": ["a b"]}))
+    rtcr = lambda shape: plugin_args("NodeResourcesFit", {"scoringStrategy": {"type": "RequestedToCapacityRatio", "resources": [{"name": "cpu", "weight": 1}], "requestedToCapacityRatio": {"shape": shape}}})
+    case("config-args-rtcr-shape-empty.yaml", "shape", rtcr([]))
+    case("config-args-rtcr-score-11.yaml", "score", rtcr([{"utilization": 0, "score": 11}]))
+    case("config-args-rtcr-utilization-decreasing.yaml", "utilization", rtcr([{"utilization": 50, "score": 1}, {"utilization": 10, "score": 2}]))
+    case("config-args-rtcr-utilization-101.yaml", "utilization", rtcr([{"utilization": 101, "score": 1}]))
+    # upstream's NewNodeSelector checks matchFields' operator and values, not the key
+    case("config-args-nodeaffinity-matchfields.yaml", "addedAffinity", plugin_args("NodeAffinity", {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}]}}}))
+    case("config-args-type-string-for-int.yaml", "hardPodAffinityWeight", plugin_args("InterPodAffinity", {"hardPodAffinityWeight": "5"}))
+    case("config-args-type-int-for-list.yaml", "ignoredResources", plugin_args("NodeResourcesFit", {"ignoredResources": 5}))
+    case("config-args-type-list-item-string.yaml", "resources[0]", plugin_args("NodeResourcesBalancedAllocation", {"resources": ["cpu"]}))
+    case("config-args-type-weight-duration.yaml", "weight", plugin_args("NodeResourcesBalancedAllocation", {"resources": [{"name": "cpu", "weight": "1s"}]}))
+    case("config-args-type-term-list.yaml", "nodeSelectorTerms[0]", plugin_args("NodeAffinity", {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [["zone"]]}}}))
+    case("config-args-not-a-mapping.yaml", "args", plugin_args("InterPodAffinity", ["hardPodAffinityWeight"]))
+    case("config-pluginconfig-duplicate.yaml", "pluginConfig", config({"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{"name": "InterPodAffinity", "args": {}}, {"name": "InterPodAffinity", "args": {}}]}]}))
+    case("config-queuesort-two.yaml", "queue sort", config({"profiles": [{"schedulerName": "default-scheduler", "plugins": {"queueSort": {"enabled": [{"name": "PrioritySort"}, {"name": "PrioritySort"}]}}}]}))
+    with open(os.path.join(HERE, "EXPECTED.json"), "w") as f:
+        json.dump(dict(sorted(EXPECTED.items())), f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
