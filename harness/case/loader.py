@@ -160,11 +160,24 @@ def case_from_data(data: Any, path: str) -> Case:
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
     check_replicas(steps, replicas, path)
+    if data.get("plugins"):
+        _add_plugin_paths(path)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
                 plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
                 cluster_keys=keys)
+
+
+def _add_plugin_paths(path: str) -> None:
+    """A case's `plugins:` modules are imported from the Python path, the case's folder or its
+    `plugins/` subfolder (so a folder of cases can carry its test plugins)."""
+    import sys
+
+    folder = os.path.dirname(os.path.abspath(path))
+    for p in (folder, os.path.join(folder, "plugins")):
+        if os.path.isdir(p) and p not in sys.path:
+            sys.path.append(p)
 
 
 def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None) -> List[str]:
