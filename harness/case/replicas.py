@@ -30,10 +30,11 @@ def replica_names(n: int) -> List[str]:
 
 
 class ProcessView:
-    """One process's API client and informers over the shared Cluster: reads are the API
-    server's, writes fail while the process is partitioned (and bindings are recorded with the
-    process's name), watch events are held back during a partition and delivered as a relist's
-    diff when it ends."""
+    """One process's API client and informers over the shared Cluster: reads are its listers
+    (the API server's objects, or, while it is partitioned, what its informers held when the
+    watch broke), writes fail while the process is partitioned (and bindings are recorded with
+    the process's name), watch events are held back during a partition and delivered as a
+    relist's diff when it ends."""
 
     def __init__(self, world: "World", cluster: Cluster, replica: str):
         self.world = world
@@ -44,14 +45,23 @@ class ProcessView:
         cluster.subscribe(self._on_event)
 
     # the Cluster interface the scheduler and plugins use ------------------------------------
+    # Reads are the process's listers: the API server's objects, except while the process is
+    # cut off, when its informers still hold what they had when the watch broke.
     def list(self, kind: str, namespace: Optional[str] = None):
-        return self._cluster.list(kind, namespace)
+        if self._seen is None:
+            return self._cluster.list(kind, namespace)
+        objs = sorted(((k[1], o) for k, o in self._seen.items() if k[0] == kind), key=lambda x: x[0])
+        return [o for _, o in objs if namespace is None or o.namespace == namespace]
 
     def get(self, kind: str, namespace: str, name: str):
-        return self._cluster.get(kind, namespace, name)
+        if self._seen is None:
+            return self._cluster.get(kind, namespace, name)
+        return self._seen.get((kind, f"{namespace}/{name}" if namespace else name))
 
     def kinds(self):
-        return self._cluster.kinds()
+        if self._seen is None:
+            return self._cluster.kinds()
+        return iter(dict.fromkeys(k for k, _ in self._seen))
 
     def subscribe(self, listener: Callable) -> None:
         self._listeners.append(listener)

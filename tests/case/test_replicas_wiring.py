@@ -1,0 +1,58 @@
+"""The wiring of replicas into cases (harness/case/replicas.py) against what kube-scheduler's
+processes would see: each test names the upstream behaviour it pins."""
+
+from __future__ import annotations
+
+import textwrap
+
+from harness.case.loader import case_from_data
+from harness.case.runner import run_case
+
+import yaml
+
+NODE = {"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "node-a", "labels": {"kubernetes.io/hostname": "node-a"}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": "100m"}}}]}}
+
+
+def case(steps, replicas=2, leader_election=None, pods=(), expect=None, seed=0):
+    data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "metadata": {"name": "wiring"},
+            "replicas": replicas, "seed": seed, "cluster": [NODE], "pods": list(pods),
+            "steps": yaml.safe_load(textwrap.dedent(steps)), "expect": expect or {}}
+    if leader_election is not None:
+        data["config"] = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                          "leaderElection": leader_election}
+    return case_from_data(data, "<wiring>")
+
+
+def test_partitioned_process_reads_its_stale_informers():
+    """handleSchedulingFailure asks the process's pod lister whether the pod was bound meanwhile;
+    a cut-off process's lister still has it unbound, so it requeues the pod and tries again
+    (every try failing on the partition) until the relist at the end of the partition.
+    leaderElect false: both replicas schedule. Six injected failures: each replica fails at
+    t=0, 2 and 5 (error backoff 1s, 2s, 4s released at whole-second flushes), then scheduler-0
+    is cut off at t=5 for 30s. At t=10 scheduler-0's try fails on the partition (its informer:
+    unbound, requeued, backoff 8s -> t=19) and scheduler-1 binds the pod. scheduler-0 still
+    tries at t=19 and t=30 (backoff capped at 10s); the relist at t=35 delivers the binding."""
+    c = case("""
+        - fail: {bind: [p, p, p, p, p, p]}
+        - create: [{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: pause}]}}]
+        - expect: {attempts: {p: 6}, bindings: {p: null}}
+        - partition: {replica: scheduler-0, for: 30s}
+        - advance: 5s
+        - expect: {attempts: {p: 8}, boundBy: {p: scheduler-1}}
+        - advance: 24.9s
+        - expect: {attempts: {p: 10}}
+        - advance: 10s
+        - expect: {attempts: {p: 10}, queue: {p: bound}}
+        """, leader_election={"leaderElect": False})
+    res = run_case(c)
+    assert res.passed, res.failures
+    times = sorted((r.replica, r.time) for recs in res.scheduler.records.values() for r in recs)
+    assert times == [("scheduler-0", t) for t in (0.0, 2.0, 5.0, 10.0, 19.0, 30.0)] + \
+        [("scheduler-1", t) for t in (0.0, 2.0, 5.0, 10.0)]
