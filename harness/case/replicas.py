@@ -29,6 +29,26 @@ def replica_names(n: int) -> List[str]:
     return [f"{REPLICA_PREFIX}{i}" for i in range(n)]
 
 
+def rest_path(obj, subresource: str = "", collection: bool = False) -> str:
+    """The request path client-go would use for an object (for the error of a cut-off call):
+    /api/v1/namespaces/default/pods/web/binding, /apis/storage.k8s.io/v1/csinodes, ..."""
+    api_version = str((getattr(obj, "raw", None) or {}).get("apiVersion") or "v1")
+    kind = str(getattr(obj, "kind", "") or "object")
+    plural = kind.lower() + ("es" if kind.lower().endswith(("s", "ch", "sh", "x")) else "s")
+    if kind.lower().endswith("y") and not kind.lower().endswith(("ay", "ey", "oy")):
+        plural = kind.lower()[:-1] + "ies"
+    out = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
+    namespace = getattr(obj, "namespace", "") or ""
+    if namespace:
+        out += f"/namespaces/{namespace}"
+    out += f"/{plural}"
+    if not collection:
+        out += f"/{getattr(obj, 'name', '')}"
+        if subresource:
+            out += f"/{subresource}"
+    return out
+
+
 class ProcessView:
     """One process's API client and informers over the shared Cluster: reads are its listers
     (the API server's objects, or, while it is partitioned, what its informers held when the
@@ -70,12 +90,12 @@ class ProcessView:
         if listener in self._listeners:
             self._listeners.remove(listener)
 
-    def _check(self, verb: str, obj) -> None:
+    def _check(self, verb: str, obj, subresource: str = "", collection: bool = False) -> None:
         if not self.world.reachable(self.replica):
-            raise Unreachable(verb, f"/{getattr(obj, 'kind', 'object').lower()}s/{getattr(obj, 'key', '')}")
+            raise Unreachable(verb, rest_path(obj, subresource, collection))
 
     def create(self, obj, notify: bool = True):
-        self._check("Post", obj)
+        self._check("Post", obj, collection=True)
         return self._cluster.create(obj, notify)
 
     def update(self, obj, notify: bool = True):
@@ -87,7 +107,7 @@ class ProcessView:
         self._cluster.delete(obj, notify)
 
     def create_binding(self, pod, node_name: str):
-        self._check("Post", pod)
+        self._check("Post", pod, "binding")
         out = self._cluster.create_binding(pod, node_name)
         self.world.bound_by[out.key] = self.replica
         return out

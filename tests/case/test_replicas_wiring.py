@@ -56,3 +56,19 @@ def test_partitioned_process_reads_its_stale_informers():
     times = sorted((r.replica, r.time) for recs in res.scheduler.records.values() for r in recs)
     assert times == [("scheduler-0", t) for t in (0.0, 2.0, 5.0, 10.0, 19.0, 30.0)] + \
         [("scheduler-1", t) for t in (0.0, 2.0, 5.0, 10.0)]
+
+
+def test_cut_off_binding_fails_as_a_transport_error_on_the_binding_path():
+    """DefaultBinder POSTs pods/<name>/binding; cut off, client-go answers a transport error
+    (here at once: no client timeout passes in virtual time)."""
+    c = case("""
+        - fail: {bind: [p, p, p]}
+        - create: [{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: pause}]}}]
+        - partition: {replica: scheduler-0, for: 30s}
+        - advance: 6s
+        """, replicas=1)
+    res = run_case(c)
+    recs = res.scheduler.records["default/p"]
+    assert [r.time for r in recs] == [0.0, 2.0, 5.0, 10.0]
+    assert recs[-1].message == ('running Bind plugin "DefaultBinder": Post "https://kube-apiserver/api/v1/'
+                                'namespaces/default/pods/p/binding": dial tcp: i/o timeout')
