@@ -72,3 +72,43 @@ def test_cut_off_binding_fails_as_a_transport_error_on_the_binding_path():
     assert [r.time for r in recs] == [0.0, 2.0, 5.0, 10.0]
     assert recs[-1].message == ('running Bind plugin "DefaultBinder": Post "https://kube-apiserver/api/v1/'
                                 'namespaces/default/pods/p/binding": dial tcp: i/o timeout')
+
+
+def _single_replica_cases():
+    import os
+    from harness.case import find_cases
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    shared = os.path.normpath(os.path.join(root, "..", "shared"))
+    dirs = [os.path.join(root, "cases"), os.path.join(shared, "verified-cases"),
+            os.path.join(shared, "verified-next", "steps")]
+    return [p for p in find_cases([d for d in dirs if os.path.isdir(d)]) if "leader-election" not in p]
+
+
+def test_one_replica_as_a_process_gives_the_plain_scheduler_outcome():
+    """Issue 8's "done when": leader election adds no visible delay to a single replica. Every
+    one-replica case run as a kube-scheduler process that elects itself (a rate-1 `clock` step
+    first makes the runner use the replicas' loop) gives the same bindings, messages,
+    preemptions, nominations and the same attempts at the same virtual times."""
+    import copy
+    from harness.case import load_case
+    from harness.case.steps import Step
+
+    compared = 0
+    for path in _single_replica_cases():
+        c = load_case(path)
+        if c.replicas != 1:
+            continue
+        plain = run_case(c)
+        as_process = copy.deepcopy(c)
+        as_process.steps = [Step(0, "clock", {"replica": "scheduler-0", "rate": 1.0})] + [
+            Step(s.index + 1, s.action, s.value, s.seconds) for s in c.steps]
+        res = run_case(as_process)
+        assert res.lease_history and res.lease_history[0]["from"] == 0.0, path
+        got = (res.passed, res.bindings, res.messages, res.preempted, res.nominated)
+        assert got == (plain.passed, plain.bindings, plain.messages, plain.preempted, plain.nominated), path
+
+        def trace(r):
+            return sorted((k, rec.time, rec.message) for k, recs in r.scheduler.records.items() for rec in recs)
+        assert trace(res) == trace(plain), path
+        compared += 1
+    assert compared > 100
