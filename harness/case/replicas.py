@@ -23,6 +23,9 @@ from ..leaderelection.sim import ElectionSim, Process, VirtualLoop
 from ..scheduler.scheduler import Scheduler
 
 REPLICA_PREFIX = "scheduler-"
+# Kinds the processes write but kube-scheduler does not watch: its elector reads and writes the
+# Lease with plain API calls (no informer), so Lease renewals are not events for its queue.
+NOT_WATCHED = ("Lease",)
 
 
 def replica_names(n: int) -> List[str]:
@@ -118,6 +121,8 @@ class ProcessView:
 
     # watch ------------------------------------------------------------------------------------
     def _on_event(self, kind: str, old, new) -> None:
+        if kind in NOT_WATCHED:
+            return  # kube-scheduler has no informer for it
         if self._seen is not None:
             return  # cut off: the relist at the end of the partition delivers it
         for fn in list(self._listeners):

@@ -112,3 +112,22 @@ def test_one_replica_as_a_process_gives_the_plain_scheduler_outcome():
         assert trace(res) == trace(plain), path
         compared += 1
     assert compared > 100
+
+
+def test_lease_renewals_are_not_scheduler_events():
+    """kube-scheduler has no Lease informer (the elector GETs and PUTs the Lease), so the leader's
+    renewals every 2s are no cluster events for its queue: a pod whose bindings keep failing is
+    not woken by them. The same steps give the same times and attempts with 2 replicas as with
+    the plain single scheduler: attempts at t=0, 2, 5, then quiet (three errors in a row, nothing
+    changed), so each `advance: 1s` ends 1s later."""
+    steps = """
+        - fail: {bind: [p, p, p, p, p]}
+        - create: [{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: pause}]}}]
+        - advance: 1s
+        - advance: 1s
+        """
+    times = []
+    for replicas in (1, 2):
+        res = run_case(case(steps, replicas=replicas))
+        times.append([(s.observation.time, s.observation.attempts.get("default/p")) for s in res.steps])
+    assert times[0] == times[1] == [(0.0, None), (5.0, 3), (6.0, 3), (7.0, 3)]
