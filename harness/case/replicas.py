@@ -162,6 +162,8 @@ class World:
         self.config, self.registry, self.cluster = config, registry, cluster
         self.seed, self.source = seed, source
         self.elect = leader_elect(le)
+        # delayCacheUntilActive: a candidate starts its informers only once it leads
+        self.delay_cache = self.elect and bool(config.get("delayCacheUntilActive"))
         self.lease_ns = str(le.get("resourceNamespace") or "kube-system")
         self.lease_name = str(le.get("resourceName") or "kube-scheduler")
         self.loop = VirtualLoop()
@@ -189,7 +191,8 @@ class World:
                           clock=proc.clock, name=proc.replica)
         sched.tracked_pods = self.tracked_pods
         sched.explain = self.explain
-        sched.start()
+        if not self.delay_cache:
+            sched.start()  # server.go: the informers start (and sync) before the election
         self.views[proc.replica] = view
         self.schedulers[proc.replica] = sched
         self.all_schedulers.append(sched)
@@ -197,6 +200,8 @@ class World:
     def _started_leading(self, proc: Process) -> None:
         sched = self.schedulers.get(proc.replica)
         if sched is not None:
+            if self.delay_cache:
+                sched.start()  # OnStartedLeading: startInformersAndWaitForSync, then sched.Run
             sched.start_queue()
             self.leading[proc.replica] = sched
 

@@ -131,3 +131,29 @@ def test_lease_renewals_are_not_scheduler_events():
         res = run_case(case(steps, replicas=replicas))
         times.append([(s.observation.time, s.observation.attempts.get("default/p")) for s in res.steps])
     assert times[0] == times[1] == [(0.0, None), (5.0, 3), (6.0, 3), (7.0, 3)]
+
+
+def test_delay_cache_until_active_lists_at_leading_time():
+    """server.go: with delayCacheUntilActive a candidate starts its informers in
+    OnStartedLeading, so the new leader's queue is filled by the initial list (namespace/name
+    order), not by the creation events it would otherwise have received while waiting. Node fits
+    one pod; `b` is created before `a`; scheduler-1 takes over at 18.351690951 (seed 0, it
+    observed the record at t=0). Without the delay it pops `b` first (created first)."""
+    small = dict(NODE, status={"allocatable": {"cpu": "1", "memory": "8Gi", "pods": "110"}})
+    steps = """
+        - crash: scheduler-0
+        - create:
+            - {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]}}
+            - {apiVersion: v1, kind: Pod, metadata: {name: a}, spec: {containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]}}
+        - advance: 19s
+        """
+    outcomes = {}
+    for delay in (False, True):
+        c = case(steps, leader_election={})
+        c.cluster = [small]
+        c.config["delayCacheUntilActive"] = delay
+        res = run_case(c)
+        outcomes[delay] = {k: v for k, v in res.bindings.items()}
+        assert res.lease_history[-1]["from"] == 18.351690951
+    assert outcomes[False] == {"default/b": "node-a", "default/a": None}
+    assert outcomes[True] == {"default/a": "node-a", "default/b": None}
