@@ -171,6 +171,8 @@ class World:
         self.sim.on_process_start = self._process_start
         self.sim.on_started_leading = self._started_leading
         self.sim.on_process_end = self._process_end
+        self.sim.wait_for_sync = self._cannot_sync
+        self._unsynced: Dict[str, Scheduler] = {}  # started while cut off: informers not synced
         self.names = replica_names(replicas)
         self.schedulers: Dict[str, Scheduler] = {}  # running processes
         self.leading: Dict[str, Scheduler] = {}  # the processes that schedule
@@ -191,7 +193,11 @@ class World:
                           clock=proc.clock, name=proc.replica)
         sched.tracked_pods = self.tracked_pods
         sched.explain = self.explain
-        if not self.delay_cache:
+        if self.delay_cache:
+            pass  # its informers start when it leads
+        elif not self.reachable(proc.replica):
+            self._unsynced[proc.replica] = sched  # the initial list waits for the partition's end
+        else:
             sched.start()  # server.go: the informers start (and sync) before the election
         self.views[proc.replica] = view
         self.schedulers[proc.replica] = sched
@@ -205,7 +211,13 @@ class World:
             sched.start_queue()
             self.leading[proc.replica] = sched
 
+    def _cannot_sync(self, proc: Process) -> bool:
+        """server.go waits for its caches before the election: a process started while its
+        replica is cut off waits for the partition's end (its informers cannot list)."""
+        return proc.replica in self._unsynced
+
     def _process_end(self, proc: Process) -> None:
+        self._unsynced.pop(proc.replica, None)
         self.leading.pop(proc.replica, None)
         self.schedulers.pop(proc.replica, None)
         view = self.views.pop(proc.replica, None)
@@ -248,9 +260,15 @@ class World:
             self.loop.call_at(until, lambda: self._reconnect(replica, until))
 
     def _reconnect(self, replica: str, until: float) -> None:
+        if self.sim.partitioned_until.get(replica) != until:
+            return
         view = self.views.get(replica)
-        if view is not None and self.sim.partitioned_until.get(replica) == until:
+        if view is not None:
             view.reconnect()
+        sched = self._unsynced.pop(replica, None)
+        if sched is not None:
+            sched.start()  # the initial list, then the election (or scheduling)
+            self.sim.synced(replica)
 
     def set_rate(self, replica: str, rate: float, key: str) -> None:
         self._process(replica, key, running=True)

@@ -157,3 +157,31 @@ def test_delay_cache_until_active_lists_at_leading_time():
         assert res.lease_history[-1]["from"] == 18.351690951
     assert outcomes[False] == {"default/b": "node-a", "default/a": None}
     assert outcomes[True] == {"default/a": "node-a", "default/b": None}
+
+
+def test_process_started_while_cut_off_waits_for_its_caches():
+    """server.go runs startInformersAndWaitForSync before the election: a process started while
+    its replica is cut off cannot list, so it neither contends nor schedules until the partition
+    ends. scheduler-1 is cut off from t=0 to 10, crashed and started again at t=1; scheduler-0
+    crashes at t=2 (last renewal at 2). The new scheduler-1 (rng "0/scheduler-1/1") tries first
+    at t=10, observing scheduler-0's stale record then, and then at 13.170529380, 17.395278195,
+    19.952195732, 23.018228946, 25.166765983: it takes over at the first try >= 10 + 15, at
+    25.166765983, and binds the pod created at t=2."""
+    c = case("""
+        - partition: {replica: scheduler-1, for: 10s}
+        - crash: scheduler-1
+        - advance: 1s
+        - start: scheduler-1
+        - advance: 1s
+        - crash: scheduler-0
+        - create: [{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: pause}]}}]
+        - advance: 23.1s
+        - expect: {lease: {holder: scheduler-0}, bindings: {p: null}}
+        - advance: 100ms
+        - expect: {lease: {holder: scheduler-1, transitions: 1}, boundBy: {p: scheduler-1}}
+        """)
+    res = run_case(c)
+    assert res.passed, res.failures
+    assert res.lease_history[-1]["from"] == 25.166765983
+    events = [(t, what) for t, r, what in res.scheduler.sim.trace.events if r == "scheduler-1"]
+    assert (1.0, "waiting for caches to sync") in events and (10.0, "caches synced") in events
