@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+import yaml
+
 from harness.case.loader import case_from_data
 from harness.case.runner import run_case
-
-import yaml
 
 NODE = {"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": "node-a", "labels": {"kubernetes.io/hostname": "node-a"}},
@@ -185,3 +186,40 @@ def test_process_started_while_cut_off_waits_for_its_caches():
     assert res.lease_history[-1]["from"] == 25.166765983
     events = [(t, what) for t, r, what in res.scheduler.sim.trace.events if r == "scheduler-1"]
     assert (1.0, "waiting for caches to sync") in events and (10.0, "caches synced") in events
+
+
+# ---- found while wiring, outside replicas.py: reproduced here, fixed elsewhere ------------------
+DOUBLE_CHOICE = "cases/leader-election/leader-elect-false-double-choice.yaml"
+
+
+def _double_choice():
+    import os
+    from harness.case import load_case
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return run_case(load_case(os.path.join(root, DOUBLE_CHOICE)))
+
+
+def test_double_choice_loser_fails_on_the_already_assigned_error():
+    res = _double_choice()
+    loser = [r for r in res.scheduler.records["default/db"] if r.replica == "scheduler-0"]
+    assert len(loser) == 1 and 'pod db is already assigned to node "node-a"' in loser[0].message
+
+
+@pytest.mark.xfail(strict=True, reason="harness/cluster.py create_binding raises a plain 500; "
+                   "registry/core/pod/storage assignPod wraps it: NewConflict(pods/binding, name, err)")
+def test_already_assigned_is_a_conflict_on_pods_binding():
+    res = _double_choice()
+    loser = [r for r in res.scheduler.records["default/db"] if r.replica == "scheduler-0"][0]
+    assert loser.message == ('running Bind plugin "DefaultBinder": Operation cannot be fulfilled on '
+                             'pods/binding "db": pod db is already assigned to node "node-a"')
+
+
+@pytest.mark.xfail(strict=True, reason="harness/scheduler/schedule_one.py handle_scheduling_failure "
+                   "returns before updatePod when the pod is bound; upstream only skips the requeue "
+                   "and still patches PodScheduled=False (the loser's patch lands on the bound pod)")
+def test_loser_still_patches_pod_scheduled_false():
+    res = _double_choice()
+    db = [p for p in res.scheduler.cluster.list("Pod") if p.name == "db"][0]
+    cond = [c for c in db.status.get("conditions") or [] if c.get("type") == "PodScheduled"][0]
+    assert db.node_name == "node-a"
+    assert (cond["status"], cond.get("reason")) == ("False", "SchedulerError")
