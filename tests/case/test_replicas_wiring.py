@@ -203,6 +203,11 @@ def test_double_choice_loser_fails_on_the_already_assigned_error():
     res = _double_choice()
     loser = [r for r in res.scheduler.records["default/db"] if r.replica == "scheduler-0"]
     assert len(loser) == 1 and 'pod db is already assigned to node "node-a"' in loser[0].message
+    # ForgetPod found db confirmed by the informer (not assumed any more): both caches agree
+    for sched in res.scheduler.schedulers.values():
+        assert {n: sorted(pi.pod.name for pi in ni.pods) for n, ni in sched.cache.nodes.items()} == \
+            {"node-a": ["db"], "node-b": ["web-1", "web-2"]}
+        assert not sched.cache.assumed_pods
 
 
 @pytest.mark.xfail(strict=True, reason="harness/cluster.py create_binding raises a plain 500; "
