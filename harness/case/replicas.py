@@ -23,17 +23,41 @@ from ..leaderelection.sim import ElectionSim, Process, VirtualLoop
 from ..scheduler.scheduler import Scheduler
 
 REPLICA_PREFIX = "scheduler-"
+# Kinds the processes write but kube-scheduler does not watch: its elector reads and writes the
+# Lease with plain API calls (no informer), so Lease renewals are not events for its queue.
+NOT_WATCHED = ("Lease",)
 
 
 def replica_names(n: int) -> List[str]:
     return [f"{REPLICA_PREFIX}{i}" for i in range(n)]
 
 
+def rest_path(obj, subresource: str = "", collection: bool = False) -> str:
+    """The request path client-go would use for an object (for the error of a cut-off call):
+    /api/v1/namespaces/default/pods/web/binding, /apis/storage.k8s.io/v1/csinodes, ..."""
+    api_version = str((getattr(obj, "raw", None) or {}).get("apiVersion") or "v1")
+    kind = str(getattr(obj, "kind", "") or "object")
+    plural = kind.lower() + ("es" if kind.lower().endswith(("s", "ch", "sh", "x")) else "s")
+    if kind.lower().endswith("y") and not kind.lower().endswith(("ay", "ey", "oy")):
+        plural = kind.lower()[:-1] + "ies"
+    out = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
+    namespace = getattr(obj, "namespace", "") or ""
+    if namespace:
+        out += f"/namespaces/{namespace}"
+    out += f"/{plural}"
+    if not collection:
+        out += f"/{getattr(obj, 'name', '')}"
+        if subresource:
+            out += f"/{subresource}"
+    return out
+
+
 class ProcessView:
-    """One process's API client and informers over the shared Cluster: reads are the API
-    server's, writes fail while the process is partitioned (and bindings are recorded with the
-    process's name), watch events are held back during a partition and delivered as a relist's
-    diff when it ends."""
+    """One process's API client and informers over the shared Cluster: reads are its listers
+    (the API server's objects, or, while it is partitioned, what its informers held when the
+    watch broke), writes fail while the process is partitioned (and bindings are recorded with
+    the process's name), watch events are held back during a partition and delivered as a
+    relist's diff when it ends."""
 
     def __init__(self, world: "World", cluster: Cluster, replica: str):
         self.world = world
@@ -44,14 +68,23 @@ class ProcessView:
         cluster.subscribe(self._on_event)
 
     # the Cluster interface the scheduler and plugins use ------------------------------------
+    # Reads are the process's listers: the API server's objects, except while the process is
+    # cut off, when its informers still hold what they had when the watch broke.
     def list(self, kind: str, namespace: Optional[str] = None):
-        return self._cluster.list(kind, namespace)
+        if self._seen is None:
+            return self._cluster.list(kind, namespace)
+        objs = sorted(((k[1], o) for k, o in self._seen.items() if k[0] == kind), key=lambda x: x[0])
+        return [o for _, o in objs if namespace is None or o.namespace == namespace]
 
     def get(self, kind: str, namespace: str, name: str):
-        return self._cluster.get(kind, namespace, name)
+        if self._seen is None:
+            return self._cluster.get(kind, namespace, name)
+        return self._seen.get((kind, f"{namespace}/{name}" if namespace else name))
 
     def kinds(self):
-        return self._cluster.kinds()
+        if self._seen is None:
+            return self._cluster.kinds()
+        return iter(dict.fromkeys(k for k, _ in self._seen))
 
     def subscribe(self, listener: Callable) -> None:
         self._listeners.append(listener)
@@ -60,12 +93,12 @@ class ProcessView:
         if listener in self._listeners:
             self._listeners.remove(listener)
 
-    def _check(self, verb: str, obj) -> None:
+    def _check(self, verb: str, obj, subresource: str = "", collection: bool = False) -> None:
         if not self.world.reachable(self.replica):
-            raise Unreachable(verb, f"/{getattr(obj, 'kind', 'object').lower()}s/{getattr(obj, 'key', '')}")
+            raise Unreachable(verb, rest_path(obj, subresource, collection))
 
     def create(self, obj, notify: bool = True):
-        self._check("Post", obj)
+        self._check("Post", obj, collection=True)
         return self._cluster.create(obj, notify)
 
     def update(self, obj, notify: bool = True):
@@ -77,7 +110,7 @@ class ProcessView:
         self._cluster.delete(obj, notify)
 
     def create_binding(self, pod, node_name: str):
-        self._check("Post", pod)
+        self._check("Post", pod, "binding")
         out = self._cluster.create_binding(pod, node_name)
         self.world.bound_by[out.key] = self.replica
         return out
@@ -92,6 +125,8 @@ class ProcessView:
 
     # watch ------------------------------------------------------------------------------------
     def _on_event(self, kind: str, old, new) -> None:
+        if kind in NOT_WATCHED:
+            return  # kube-scheduler has no informer for it
         if self._seen is not None:
             return  # cut off: the relist at the end of the partition delivers it
         for fn in list(self._listeners):
@@ -131,6 +166,8 @@ class World:
         self.config, self.registry, self.cluster = config, registry, cluster
         self.seed, self.source = seed, source
         self.elect = leader_elect(le)
+        # delayCacheUntilActive: a candidate starts its informers only once it leads
+        self.delay_cache = self.elect and bool(config.get("delayCacheUntilActive"))
         self.lease_ns = str(le.get("resourceNamespace") or "kube-system")
         self.lease_name = str(le.get("resourceName") or "kube-scheduler")
         self.loop = VirtualLoop()
@@ -138,6 +175,8 @@ class World:
         self.sim.on_process_start = self._process_start
         self.sim.on_started_leading = self._started_leading
         self.sim.on_process_end = self._process_end
+        self.sim.wait_for_sync = self._cannot_sync
+        self._unsynced: Dict[str, Scheduler] = {}  # started while cut off: informers not synced
         self.names = replica_names(replicas)
         self.schedulers: Dict[str, Scheduler] = {}  # running processes
         self.leading: Dict[str, Scheduler] = {}  # the processes that schedule
@@ -158,7 +197,12 @@ class World:
                           clock=proc.clock, name=proc.replica)
         sched.tracked_pods = self.tracked_pods
         sched.explain = self.explain
-        sched.start()
+        if self.delay_cache:
+            pass  # its informers start when it leads
+        elif not self.reachable(proc.replica):
+            self._unsynced[proc.replica] = sched  # the initial list waits for the partition's end
+        else:
+            sched.start()  # server.go: the informers start (and sync) before the election
         self.views[proc.replica] = view
         self.schedulers[proc.replica] = sched
         self.all_schedulers.append(sched)
@@ -166,10 +210,18 @@ class World:
     def _started_leading(self, proc: Process) -> None:
         sched = self.schedulers.get(proc.replica)
         if sched is not None:
+            if self.delay_cache:
+                sched.start()  # OnStartedLeading: startInformersAndWaitForSync, then sched.Run
             sched.start_queue()
             self.leading[proc.replica] = sched
 
+    def _cannot_sync(self, proc: Process) -> bool:
+        """server.go waits for its caches before the election: a process started while its
+        replica is cut off waits for the partition's end (its informers cannot list)."""
+        return proc.replica in self._unsynced
+
     def _process_end(self, proc: Process) -> None:
+        self._unsynced.pop(proc.replica, None)
         self.leading.pop(proc.replica, None)
         self.schedulers.pop(proc.replica, None)
         view = self.views.pop(proc.replica, None)
@@ -212,9 +264,15 @@ class World:
             self.loop.call_at(until, lambda: self._reconnect(replica, until))
 
     def _reconnect(self, replica: str, until: float) -> None:
+        if self.sim.partitioned_until.get(replica) != until:
+            return
         view = self.views.get(replica)
-        if view is not None and self.sim.partitioned_until.get(replica) == until:
+        if view is not None:
             view.reconnect()
+        sched = self._unsynced.pop(replica, None)
+        if sched is not None:
+            sched.start()  # the initial list, then the election (or scheduling)
+            self.sim.synced(replica)
 
     def set_rate(self, replica: str, rate: float, key: str) -> None:
         self._process(replica, key, running=True)

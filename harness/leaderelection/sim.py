@@ -155,6 +155,7 @@ class Process:
     exit_code: Optional[int] = None
     exit_reason: str = ""
     leading_since: Optional[float] = None   # global time of OnStartedLeading
+    resume: Optional[Callable[[], None]] = None  # the rest of its start, once its caches synced
 
 
 @dataclass
@@ -193,6 +194,9 @@ class ElectionSim:
         self.on_process_start: Optional[Callable[[Process], None]] = None
         self.on_started_leading: Optional[Callable[[Process], None]] = None
         self.on_process_end: Optional[Callable[[Process], None]] = None
+        # server.go waits for the informers' caches to sync before the election (or, with
+        # leaderElect false, before scheduling): True holds the process there until synced()
+        self.wait_for_sync: Optional[Callable[[Process], bool]] = None
         self.cluster.subscribe(self._on_cluster_event)
 
     # ---- the trace -----------------------------------------------------------------------
@@ -248,18 +252,34 @@ class ElectionSim:
             if self.on_process_end is not None:
                 self.on_process_end(proc)
 
+        def run() -> None:
+            if not self.elect:
+                started()  # leaderElect false: the process runs without an election
+                return
+            proc.elector = make_scheduler_elector(le=self.le, identity=identity, client=client,
+                                                  clock=clock, rng=rng, on_started_leading=started,
+                                                  on_exit=exited)
+            proc.elector.run()
+
         self.processes[replica] = proc
         self._event(replica, f"start {identity}")
         if self.on_process_start is not None:
             self.on_process_start(proc)
-        if not self.elect:
-            started()  # leaderElect false: the process runs without an election
+        if self.wait_for_sync is not None and self.wait_for_sync(proc):
+            proc.resume = run
+            self._event(replica, "waiting for caches to sync")
             return proc
-        proc.elector = make_scheduler_elector(le=self.le, identity=identity, client=client,
-                                              clock=clock, rng=rng, on_started_leading=started,
-                                              on_exit=exited)
-        proc.elector.run()
+        run()
         return proc
+
+    def synced(self, replica: str) -> None:
+        """The informers of `replica`'s process synced: it goes on with its start (the election,
+        or with leaderElect false, scheduling)."""
+        proc = self.processes.get(replica)
+        if proc is not None and proc.alive and proc.resume is not None:
+            run, proc.resume = proc.resume, None
+            self._event(replica, "caches synced")
+            run()
 
     def _end_leading(self, proc: Process) -> None:
         if proc.leading_since is not None:
