@@ -14,6 +14,7 @@ _QUALIFIED_RESOURCE = {
     "Node": "nodes",
     "Lease": "leases.coordination.k8s.io",
     "Binding": "bindings",
+    "pods/binding": "pods/binding",
 }
 
 # storage.NewResourceVersionConflictsError's text (the apiserver's optimistic concurrency check).

@@ -123,8 +123,9 @@ class Cluster:
             raise StatusError(f"Internal error occurred: binding of pod {current.key} to node "
                               f"{node_name} refused (injected by the case's fail step)")
         if current.node_name:
-            # registry/core/pod/storage: a plain error, answered as a 500 with its text
-            raise StatusError(f'pod {pod.name} is already assigned to node "{current.node_name}"')
+            # registry/core/pod/storage assignPod: NewConflict(pods/binding, name, err)
+            raise Conflict("pods/binding", pod.name,
+                           f'pod {pod.name} is already assigned to node "{current.node_name}"')
         bound = current.with_node(node_name).with_status(
             lambda st: update_pod_condition(st, {"type": "PodScheduled", "status": "True"}))
         return self.update(bound)

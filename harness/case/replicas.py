@@ -185,6 +185,7 @@ class World:
         self.all_schedulers: List[Scheduler] = []  # every process that ran (for reports)
         self.tracked_pods: List[str] = []
         self.explain = False
+        self.case_path: Optional[str] = None  # for errors a step causes
 
     # processes -------------------------------------------------------------------------------
     def start_all(self) -> None:
@@ -234,13 +235,14 @@ class World:
     # steps -------------------------------------------------------------------------------------
     def _process(self, replica: str, key: str, running: bool) -> None:
         if replica not in self.names:
-            raise UserError(f"no replica {replica} (the case has {', '.join(self.names)})", key=key)
+            raise UserError(f"no replica {replica} (the case has {', '.join(self.names)})", file=self.case_path, key=key)
         proc = self.sim.processes.get(replica)
         alive = proc is not None and proc.alive
         if running and not alive:
-            raise UserError(f"{replica} is not running", key=key)
+            raise UserError(f"{replica} is not running", file=self.case_path, key=key)
         if not running and alive:
-            raise UserError(f"{replica} is running", key=key)
+            raise UserError(f"{replica} is running: crash or stop it before starting it",
+                            file=self.case_path, key=key)
 
     def crash(self, replica: str, key: str) -> None:
         self._process(replica, key, running=True)

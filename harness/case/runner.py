@@ -20,6 +20,7 @@ from ..scheduler.scheduler import Scheduler, terminated
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
 from .checks import check_cluster, check_expect, check_step_objects
 from .loader import Case, load_case
+from ..leaderelection.kube_scheduler import check_leader_elector_config
 from .replicas import World
 from .steps import Step, carry_over_update, object_ref
 
@@ -130,10 +131,13 @@ class CaseRun:
         if case.has_processes:
             self.world = World(cfg, registry, self.cluster, case.replicas, case.seed, source)
             self.world.explain = explain
+            self.world.case_path = case.path
             self.world.tracked_pods = self.tracked_pods
             self.world.start_all()
             self.sched = None
         else:
+            # kube-scheduler builds its elector at start: NewLeaderElector refuses bad timings
+            check_leader_elector_config(dict(cfg.get("leaderElection") or {}), source)
             self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed, source=source)
             self.sched.explain = explain
             self.sched.tracked_pods = self.tracked_pods

@@ -369,17 +369,22 @@ class SchedulingCycles:
         msg = status.message()
         record.message = msg
         current = s.cluster.get("Pod", pinfo.pod.namespace, pinfo.pod.name)
-        if current is None or current.node_name:
-            s.queue.done(pinfo.pod.uid)  # deleted, or bound meanwhile: nothing to requeue
+        if current is None:
+            s.queue.done(pinfo.pod.uid)  # deleted: nothing to requeue, and the patch finds no pod
             return
-        pinfo.pod_info = PodInfo.of(current)
-        s.queue.add_unschedulable_if_not_present(pinfo)
-        s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
+        if current.node_name:
+            # "Pod has been assigned to node. Abort adding it back to queue." The status patch
+            # still goes out, and lands on the bound pod.
+            s.queue.done(pinfo.pod.uid)
+        else:
+            pinfo.pod_info = PodInfo.of(current)
+            s.queue.add_unschedulable_if_not_present(pinfo)
+            s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
         if err is not None:
             # (a status without an error, every Bind plugin skipped: no pod update upstream)
             s.update_pod(current, {"type": "PodScheduled", "status": "False", "reason": reason,
                                    "message": msg}, nominating_info)
-        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
+        if not current.node_name and not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             # requeued after backoff whatever happens (an Error, or no nodes)
             s.note_error(current)
 

@@ -93,8 +93,6 @@ def test_accepted_configurations(tmp_path, capsys, le):
     assert code == 0, captured.out + captured.err
 
 
-@pytest.mark.xfail(strict=True, reason="runner.py builds no World for one replica without process "
-                   "steps, so NewLeaderElector's checks never run; kube-scheduler refuses it at start")
 def test_single_replica_refused_like_kube_scheduler(tmp_path, capsys):
     assert_refused(tmp_path, capsys, case_text("{retryPeriod: 9s}", replicas=None),
                    "couldn't create leader elector: renewDeadline must be greater than retryPeriod*JitterFactor")
@@ -145,8 +143,6 @@ EXITED = ("- partition: {replica: scheduler-0, for: 30s}\n"
           "- advance: 20s\n")  # renewals fail from t=2, renewDeadline ends it at 12: exit 1
 
 
-@pytest.mark.xfail(strict=True, reason="World's UserError for a replica that exited after losing "
-                   "the Lease names the step but not the case file (World does not know the case path)")
 def test_crash_of_a_replica_that_lost_the_lease_names_the_file(tmp_path, capsys):
     assert_refused(tmp_path, capsys, case_text(steps=EXITED + "- crash: scheduler-0\n"),
                    "steps[2].crash: scheduler-0 is not running")
@@ -159,9 +155,6 @@ def test_crash_of_a_replica_that_lost_the_lease_exits_2(tmp_path, capsys):
     assert "Traceback" not in captured.err
 
 
-@pytest.mark.xfail(strict=True, reason="steps.py check_replicas counts a replica as running until a "
-                   "crash or stop step, but a holder cut off past renewDeadline exits by itself "
-                   "(kube-scheduler exits 1): no step can start it again")
 def test_a_replica_that_lost_the_lease_can_be_started_again(tmp_path, capsys):
     code, captured, _ = run_cli(tmp_path, capsys, case_text(steps=EXITED + "- start: scheduler-0\n"))
     assert code == 0, captured.err

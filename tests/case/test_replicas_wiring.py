@@ -33,46 +33,57 @@ def case(steps, replicas=2, leader_election=None, pods=(), expect=None, seed=0):
 
 def test_partitioned_process_reads_its_stale_informers():
     """handleSchedulingFailure asks the process's pod lister whether the pod was bound meanwhile;
-    a cut-off process's lister still has it unbound, so it requeues the pod and tries again
-    (every try failing on the partition) until the relist at the end of the partition.
-    leaderElect false: both replicas schedule. Six injected failures: each replica fails at
-    t=0, 2 and 5 (error backoff 1s, 2s, 4s released at whole-second flushes), then scheduler-0
-    is cut off at t=5 for 30s. At t=10 scheduler-0's try fails on the partition (its informer:
-    unbound, requeued, backoff 8s -> t=19) and scheduler-1 binds the pod. scheduler-0 still
-    tries at t=19 and t=30 (backoff capped at 10s); the relist at t=35 delivers the binding."""
-    c = case("""
-        - fail: {bind: [p, p, p, p, p, p]}
-        - create: [{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: pause}]}}]
-        - expect: {attempts: {p: 6}, bindings: {p: null}}
-        - partition: {replica: scheduler-0, for: 30s}
-        - advance: 5s
-        - expect: {attempts: {p: 8}, boundBy: {p: scheduler-1}}
-        - advance: 24.9s
-        - expect: {attempts: {p: 10}}
-        - advance: 10s
-        - expect: {attempts: {p: 10}, queue: {p: bound}}
-        """, leader_election={"leaderElect": False})
+    a cut-off process's lister still has it unbound, so it requeues the pod. leaderElect false:
+    both replicas schedule. p (6 cpu) fits nowhere at t=0 (node-a has 4): both park it. At t=0
+    scheduler-0 is cut off for 400s; node-a grows to 8 cpu: scheduler-1 sees the update and binds
+    p. scheduler-0 missed both events; its 30-second flush tick at 330 s (parked at 0,
+    330 - 0 > 300) retries p against its stale cache (node-a still 4 cpu): unschedulable, and its
+    lister still has p unbound, so p is parked again. The relist at t=400 delivers the binding."""
+    big = dict(NODE, status={"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}})
+    p6 = pod("p")
+    p6["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "6"
+    c = case(f"""
+        - expect: {{attempts: {{p: 2}}, bindings: {{p: null}}}}
+        - partition: {{replica: scheduler-0, for: 400s}}
+        - update: [{big!r}]
+        - expect: {{attempts: {{p: 3}}, boundBy: {{p: scheduler-1}}}}
+        - advance: 330s
+        - expect: {{attempts: {{p: 4}}}}
+        - advance: 80s
+        - expect: {{attempts: {{p: 4}}, queue: {{p: bound}}}}
+        """, leader_election={"leaderElect": False}, pods=[p6])
     res = run_case(c)
     assert res.passed, res.failures
     times = sorted((r.replica, r.time) for recs in res.scheduler.records.values() for r in recs)
-    assert times == [("scheduler-0", t) for t in (0.0, 2.0, 5.0, 10.0, 19.0, 30.0)] + \
-        [("scheduler-1", t) for t in (0.0, 2.0, 5.0, 10.0)]
+    assert times == [("scheduler-0", 0.0), ("scheduler-0", 330.0), ("scheduler-1", 0.0), ("scheduler-1", 0.0)]
+    for sched in res.scheduler.schedulers.values():  # both caches agree after the relist
+        assert [pi.pod.name for pi in sched.cache.nodes["node-a"].pods] == ["p"]
 
 
 def test_cut_off_binding_fails_as_a_transport_error_on_the_binding_path():
     """DefaultBinder POSTs pods/<name>/binding; cut off, client-go answers a transport error
-    (here at once: no client timeout passes in virtual time)."""
+    (here at once: no client timeout passes in virtual time), which Bind reports as an Error."""
+    from harness.apierrors import Unreachable
+    from harness.case.runner import CaseRun
+    from harness.framework.cycle_state import CycleState
+
     c = case("""
-        - fail: {bind: [p, p, p]}
-        - create: [{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: pause}]}}]
         - partition: {replica: scheduler-0, for: 30s}
-        - advance: 6s
-        """, replicas=1)
-    res = run_case(c)
-    recs = res.scheduler.records["default/p"]
-    assert [r.time for r in recs] == [0.0, 2.0, 5.0, 10.0]
-    assert recs[-1].message == ('running Bind plugin "DefaultBinder": Post "https://kube-apiserver/api/v1/'
-                                'namespaces/default/pods/p/binding": dial tcp: i/o timeout')
+        """, replicas=1, leader_election={"leaderElect": False}, pods=[pod("p")])
+    run = CaseRun(c)
+    run.run()
+    for step in c.steps:
+        run.apply(step)
+    sched = run.world.schedulers["scheduler-0"]
+    p = run.cluster.get("Pod", "default", "p")
+    with pytest.raises(Unreachable) as e:
+        sched.cluster.create_binding(p, "node-a")
+    assert str(e.value) == ('Post "https://kube-apiserver/api/v1/namespaces/default/pods/p/binding": '
+                            'dial tcp: i/o timeout')
+    fw = sched.profiles["default-scheduler"]
+    st = fw.run_bind_plugins(CycleState(), p, "node-a")
+    assert st.message() == ('running Bind plugin "DefaultBinder": Post "https://kube-apiserver/api/v1/'
+                            'namespaces/default/pods/p/binding": dial tcp: i/o timeout')
 
 
 def _single_replica_cases():
@@ -119,8 +130,9 @@ def test_lease_renewals_are_not_scheduler_events():
     """kube-scheduler has no Lease informer (the elector GETs and PUTs the Lease), so the leader's
     renewals every 2s are no cluster events for its queue: a pod whose bindings keep failing is
     not woken by them. The same steps give the same times and attempts with 2 replicas as with
-    the plain single scheduler: attempts at t=0, 2, 5, then quiet (three errors in a row, nothing
-    changed), so each `advance: 1s` ends 1s later."""
+    the plain single scheduler: five injected failures at t=0, 2, 5, 10, 19 (error backoff 1, 2,
+    4, 8, 10 s on the 1-second window), the binding at t=30 (attempt 6), then each `advance: 1s`
+    ends 1s later."""
     steps = """
         - fail: {bind: [p, p, p, p, p]}
         - create: [{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: pause}]}}]
@@ -131,7 +143,7 @@ def test_lease_renewals_are_not_scheduler_events():
     for replicas in (1, 2):
         res = run_case(case(steps, replicas=replicas))
         times.append([(s.observation.time, s.observation.attempts.get("default/p")) for s in res.steps])
-    assert times[0] == times[1] == [(0.0, None), (5.0, 3), (6.0, 3), (7.0, 3)]
+    assert times[0] == times[1] == [(0.0, None), (30.0, 6), (31.0, 6), (32.0, 6)]
 
 
 def test_delay_cache_until_active_lists_at_leading_time():
@@ -210,8 +222,6 @@ def test_double_choice_loser_fails_on_the_already_assigned_error():
         assert not sched.cache.assumed_pods
 
 
-@pytest.mark.xfail(strict=True, reason="harness/cluster.py create_binding raises a plain 500; "
-                   "registry/core/pod/storage assignPod wraps it: NewConflict(pods/binding, name, err)")
 def test_already_assigned_is_a_conflict_on_pods_binding():
     res = _double_choice()
     loser = [r for r in res.scheduler.records["default/db"] if r.replica == "scheduler-0"][0]
@@ -219,9 +229,6 @@ def test_already_assigned_is_a_conflict_on_pods_binding():
                              'pods/binding "db": pod db is already assigned to node "node-a"')
 
 
-@pytest.mark.xfail(strict=True, reason="harness/scheduler/schedule_one.py handle_scheduling_failure "
-                   "returns before updatePod when the pod is bound; upstream only skips the requeue "
-                   "and still patches PodScheduled=False (the loser's patch lands on the bound pod)")
 def test_loser_still_patches_pod_scheduled_false():
     res = _double_choice()
     db = [p for p in res.scheduler.cluster.list("Pod") if p.name == "db"][0]
