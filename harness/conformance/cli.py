@@ -7,7 +7,7 @@ from ..errors import UserError
 
 def add_parser(sub) -> None:
     c = sub.add_parser("conformance", help="check a plugin against the framework's contract")
-    c.add_argument("plugin", help="the plugin's registered name")
+    c.add_argument("plugin", nargs="?", help="the plugin's registered name")
     c.add_argument("--case", action="append", default=[],
                    help="check on this case's cluster and pods (repeatable; default: a built-in world)")
     c.add_argument("--rule", action="append", default=None, help="only this rule (repeatable)")
@@ -26,6 +26,8 @@ def run(args) -> int:
         for name, (_, text) in RULES.items():
             print(f"{name}: {text}")
         return 0
+    if not args.plugin:
+        raise UserError("conformance: name the plugin to check (schedharness conformance PLUGIN)")
     plugin_args = None
     if args.args:
         plugin_args = load_yaml_file(args.args, UserError)
