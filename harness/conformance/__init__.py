@@ -30,6 +30,7 @@ class Report:
     skipped: Dict[str, str] = field(default_factory=dict)  # rule -> why it does not apply
     rules: List[str] = field(default_factory=list)
     shown: int = 3  # findings shown per rule by format()
+    checks: Dict[str, int] = field(default_factory=dict)  # rule -> situations checked
 
     @property
     def passed(self) -> bool:
@@ -46,7 +47,8 @@ class Report:
                 continue
             errs = self.failures(rule)
             notes = [f for f in self.findings if f.rule == rule and f.severity != "error"]
-            lines.append(f"  {'FAIL' if errs else 'PASS'} {rule}")
+            n = self.checks.get(rule, 0)
+            lines.append(f"  {'FAIL' if errs else 'PASS'} {rule} ({n} situation{'s' if n != 1 else ''} checked)")
             lines += [f"       {f.message}" for f in errs[:self.shown]]
             if len(errs) > self.shown:
                 lines.append(f"       ... and {len(errs) - self.shown} more")
@@ -98,4 +100,5 @@ def check_plugin(name: str, *, registry=None, world: Optional[World] = None,
         if done[fn] is not None:
             report.skipped[r] = done[fn]
     report.findings = [f for f in ctx.findings if f.rule in selected]
+    report.checks = dict(ctx.checks)
     return report

@@ -34,7 +34,12 @@ class Context:
     world: World
     args: Optional[Dict[str, Any]] = None
     findings: List[Finding] = field(default_factory=list)
+    checks: Dict[str, int] = field(default_factory=dict)  # rule -> situations checked
     _fresh: Dict[str, Subject] = field(default_factory=dict)
+
+    def count(self, *rules: str) -> None:
+        for r in rules:
+            self.checks[r] = self.checks.get(r, 0) + 1
 
     def subject(self, world: Optional[World] = None) -> Subject:
         return Subject(self.name, self.registry, world or self.world, self.args)
@@ -144,6 +149,7 @@ def rule_reserve_symmetric(ctx: Context) -> Optional[str]:
         if s.implements("unreserve"):
             s.call("unreserve", state, assumed, node)
         after = fingerprint(s)
+        ctx.count("reserve-unreserve-symmetric")
         if after != base:
             ctx.fail("reserve-unreserve-symmetric",
                      f"Reserve then Unreserve of pod {pod.key} on {node} changed what the plugin "
@@ -176,6 +182,7 @@ def rule_unreserve_idempotent(ctx: Context) -> Optional[str]:
         once, once_state = fingerprint(s), state_dump(s.plugin)
         s.call("unreserve", state, assumed, node)
         twice, twice_state = fingerprint(s), state_dump(s.plugin)
+        ctx.count("unreserve-idempotent")
         if once != twice:
             ctx.fail("unreserve-idempotent", f"a second Unreserve of pod {pod.key} on {node} changed "
                                              f"what the plugin says {_diff(once, twice)}")
@@ -199,6 +206,8 @@ def rule_normalize_score_range(ctx: Context) -> Optional[str]:
             if not nodes:
                 continue
             scores = s.scores(pod, nodes)
+            if scores:
+                ctx.count("normalize-score-range")
             for node, sc in (scores or {}).items():
                 if not isinstance(sc, int) or isinstance(sc, bool):
                     ctx.fail("normalize-score-range", f"pod {pod.key}, node {node}: {sc}")
@@ -223,6 +232,8 @@ def rule_score_deterministic(ctx: Context) -> Optional[str]:
         first = s.scores(pod, feasible)
         again = s.scores(pod, feasible)
         rev = s.scores(pod, list(reversed(feasible)))
+        if first is not None:
+            ctx.count("score-deterministic")
         if again != first:
             ctx.fail("score-deterministic", f"pod {pod.key}: scores {first} then {again} for the same input")
         elif rev != first:
@@ -307,8 +318,9 @@ def _permit_accepts(ctx: Context, world: World, pod: Pod) -> bool:
 
 
 def rule_requeue_and_hints(ctx: Context) -> Optional[str]:
-    """For each pod the plugin rejects on every node (PreEnqueue, PreFilter or Filter), and each
-    change of the world: when a fresh run of the plugin after the change accepts the pod, the
+    """For each pod the plugin rejects (PreEnqueue, PreFilter, or Filter on some node), and each
+    change of the world: when a fresh run of the plugin after the change accepts the pod on a
+    node it rejected (or on a new node), the
     events of that change must requeue it (rule `rejection-requeued-by-registered-events` when no
     event the plugin registered matches, `queueing-hints-consistent` when its hint said
     QueueSkip); events the plugin does not register must not requeue it; a hint that says Queue
@@ -322,15 +334,16 @@ def rule_requeue_and_hints(ctx: Context) -> Optional[str]:
     for probe in ctx.world.pods:
         pod = s.sched.cluster.get("Pod", probe["metadata"].get("namespace") or "default", probe["metadata"]["name"])
         v = s.verdict(pod)
-        if not _rejected_everywhere(v):
-            continue
+        if not v or all(x == "ok" for x in v.values()):
+            continue  # the plugin rejects the pod nowhere: it is not among its rejectors
         point = "PreEnqueue" if "preEnqueue" in v else "PreFilter" if "preFilter" in v else "Filter"
         for m in mutations(ctx.world, probe):
             w2 = apply(ctx.world, m, pod.name)
             fresh_s = ctx.fresh(f"{pod.key}|{m.label}" if m.probe else m.label, w2)
             fresh_pod = fresh_s.sched.cluster.get("Pod", pod.namespace, pod.name)
             fresh = fresh_s.verdict(fresh_pod)
-            accepts = any(x == "ok" for x in fresh.values())
+            # the change lifts a rejection: a node the plugin rejected (or a new one) passes now
+            accepts = any(x == "ok" and v.get(n, "rejected") != "ok" for n, x in fresh.items())
             if accepts and s.implements("permit"):
                 accepts = _permit_accepts(ctx, w2, pod)
             es, events = _events(ctx, m, pod.name)
@@ -340,6 +353,9 @@ def rule_requeue_and_hints(ctx: Context) -> Optional[str]:
             pinfo = QueuedPodInfo(PodInfo.of(qpod), 0.0)
             pinfo.unschedulable_plugins = {ctx.name}
             labels = ", ".join(ev.label() for ev, _, _ in events)
+            ctx.count("rejection-requeued-by-registered-events")
+            if any(fn is not None for ev, fn in rows for e, _, _ in events if ev.match(e)):
+                ctx.count("queueing-hints-consistent")
             matched = [(ev, fn) for ev, fn in rows for e, _, _ in events if ev.match(e)]
             queued = any(es.sched.queue.is_pod_worth_requeuing(pinfo, e, old, new) != Strategy.QUEUE_SKIP
                          for e, old, new in events)
@@ -402,6 +418,7 @@ def rule_prefilter_extensions(ctx: Context) -> Optional[str]:
                              f"RemovePod of {qpod.key} for pod {pod.key} failed: {_fmt(r)}")
                     continue
                 got = s.filter(st2, pod, ni)
+                ctx.count("prefilter-extensions-match-fresh-prefilter")
                 w2 = ctx.world.copy()
                 w2.cluster = [o for o in w2.cluster if o is not q and o != q]
                 fresh_s = ctx.fresh(f"remove|{qpod.key}", w2)
@@ -425,6 +442,7 @@ def rule_prefilter_extensions(ctx: Context) -> Optional[str]:
                                  f"AddPod of {other.key} for pod {pod.key} failed: {_fmt(r)}")
                         continue
                     got = s.filter(st2, pod, ni)
+                    ctx.count("prefilter-extensions-match-fresh-prefilter")
                     w2 = ctx.world.copy()
                     raw = [p for p in w2.pods if p["metadata"]["name"] == other.name][0]
                     w2.pods = [p for p in w2.pods if p is not raw]
@@ -490,6 +508,7 @@ def rule_permit(ctx: Context) -> Optional[str]:
     except UserError as e:  # e.g. pods rejected at once and retried forever
         ctx.fail("permit-wait-allow-reject-timeout", f"scheduling the world with the plugin: {e}")
     for key, st, timeout in returns:
+        ctx.count("permit-wait-allow-reject-timeout")
         code = Code.Success if st is None else st.code
         if code not in (Code.Success, Code.Wait, Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Error):
             ctx.fail("permit-wait-allow-reject-timeout", f"Permit returned {code.name} for pod {key}: "
@@ -516,6 +535,7 @@ def rule_no_mutation(ctx: Context) -> Optional[str]:
     """No hook changes the pod or NodeInfo it is given (they are the scheduler's, shared)."""
     s = ctx.subject()
     for pod in s.probe_pods():
+        ctx.count("no-mutation-of-inputs")
         s.pre_enqueue(pod)
         s.verdict(pod)
         state, feasible = s.prepared_state(pod)

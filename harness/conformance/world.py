@@ -35,7 +35,8 @@ def _pod(name: str, cpu: str = "500m", labels: Optional[Dict[str, str]] = None, 
 def default_world() -> "World":
     """Three nodes (one tainted, one cordoned, two zones), two running pods, and probe pods that
     one plugin or another rejects: too big, a nodeSelector nobody matches, a host port in use,
-    anti-affinity to a running pod, a zone spread, a scheduling gate, a toleration."""
+    anti-affinity to a running pod, a zone spread, a scheduling gate, a toleration, a claim that
+    only a zone-2 volume can satisfy (WaitForFirstConsumer)."""
     cluster = [
         _node("node-a", "zone-1", "4", {"disktype": "ssd"}),
         _node("node-b", "zone-2", "4", taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]),
@@ -43,6 +44,18 @@ def default_world() -> "World":
         _pod("web-0", "1", {"app": "web"}, node="node-a", ports=[{"containerPort": 80, "hostPort": 8080}]),
         _pod("db-0", "1", {"app": "db"}, node="node-b",
              tolerations=[{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]),
+    ]
+    cluster += [
+        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"},
+         "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"},
+        {"apiVersion": "v1", "kind": "PersistentVolume",
+         "metadata": {"name": "pv-zone-2", "labels": {"topology.kubernetes.io/zone": "zone-2"}},
+         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+                  "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                      {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-2"]}]}]}}}},
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
+         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+                  "resources": {"requests": {"storage": "1Gi"}}}},
     ]
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
@@ -57,6 +70,7 @@ def default_world() -> "World":
         _pod("spread", labels={"app": "web"}, topologySpreadConstraints=spread),
         _pod("gated", schedulingGates=[{"name": "example.com/wait"}]),
         _pod("tolerant", tolerations=[{"key": "dedicated", "operator": "Exists"}]),
+        _pod("volume", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]),
     ]
     return World(cluster, pods, name="default world")
 
