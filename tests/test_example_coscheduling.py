@@ -93,3 +93,30 @@ def test_virtual_time_starts_at_the_api_servers_creation_timestamp():
     assert virtual_seconds(_EPOCH) == 0
     assert virtual_seconds("2025-12-31T23:59:00Z") == -60
     assert virtual_seconds(None) is None and virtual_seconds("yesterday") is None
+
+
+def _gang_case(min_resources):
+    node = lambda n: {"apiVersion": "v1", "kind": "Node", "metadata": {"name": n},
+                      "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+    pod = lambda n: {"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": n, "labels": {"scheduling.x-k8s.io/pod-group": "g"}},
+                     "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
+    data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "config": "scheduler-config.yaml",
+            "cluster": [node("n1"), node("n2"),
+                        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                         "metadata": {"name": "g", "namespace": "default"},
+                         "spec": {"minMember": 2, "minResources": min_resources}}],
+            "pods": [pod("g-1"), pod("g-2")], "expect": {}}
+    return case_from_data(data, os.path.join(EXAMPLE, "inline.yaml"))
+
+
+def test_min_resources_the_cluster_cannot_hold(registry):
+    # 2 nodes of 4 cpu: 10 cpu is 2 cpu short after both nodes; PreFilter rejects both pods
+    res = run_case(_gang_case({"cpu": "10"}), registry)
+    assert res.bindings == {"default/g-1": None, "default/g-2": None}
+    assert "resource gap: map[cpu:2000m]" in res.messages["default/g-1"]
+
+
+def test_min_resources_the_cluster_can_hold(registry):
+    res = run_case(_gang_case({"cpu": "6"}), registry)
+    assert None not in res.bindings.values()
