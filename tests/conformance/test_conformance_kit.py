@@ -81,3 +81,22 @@ def test_cli(capsys, monkeypatch):
     assert len(err) == 1 and 'no plugin named "NoSuchPlugin"' in err[0]
     case = glob.glob(os.path.join(ROOT, "examples", "coscheduling", "cases", "*.yaml"))[0]
     assert main(["conformance", "-p", EXAMPLE, "--case", case, "Coscheduling"]) == 0
+
+
+def test_custom_resource_update_requeues_through_its_gvk_event():
+    # trio has minMember 3 and two pods: lowering minMember to 2 lifts the PreFilter rejection;
+    # Coscheduling registers podgroups.v1alpha1.scheduling.x-k8s.io Add|Update, so it is requeued
+    import copy
+
+    from harness.conformance import Mutation
+
+    case = os.path.join(ROOT, "examples", "coscheduling", "cases", "gang-prefilter-quorum.yaml")
+    world = World.from_case(case)
+    pg = next(o for o in world.cluster if o["kind"] == "PodGroup")
+    lowered = copy.deepcopy(pg)
+    lowered["spec"]["minMember"] = 2
+    world.extra_mutations.append(Mutation("PodGroup trio: minMember 2", pg, lowered))
+    report = check_plugin("Coscheduling", world=world, modules=[EXAMPLE],
+                          rules=["rejection-requeued-by-registered-events"])
+    assert report.passed, report.format()
+    assert report.checks["rejection-requeued-by-registered-events"] >= 2
