@@ -179,7 +179,9 @@ class Coscheduling(Plugin):
             siblings = self.mgr.activate_siblings(pod, state)
             if siblings:
                 self.handle.activate(siblings)
-            return Status(Code.Wait), core.wait_time(pg, self.schedule_timeout)
+            wait = core.wait_time(pg, self.schedule_timeout)
+            # `if wait := GetWaitTimeDuration(...); wait != 0 { waitTime = wait }`
+            return Status(Code.Wait), wait if wait != 0 else self.schedule_timeout
         full = core.pod_group_full_name(pod)
         self.mgr.clear_pod_group_schedule_failure(full)
         self.handle.iterate_over_waiting_pods(
