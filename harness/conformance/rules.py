@@ -559,6 +559,10 @@ def rule_no_mutation(ctx: Context) -> Optional[str]:
                 if s.implements("add_pod"):
                     s.call("add_pod", state.clone(), pod, PodInfo.of(other.with_node(node)), ni)
                 break
+    if s.implements("less"):
+        infos = [QueuedPodInfo(PodInfo.of(p), float(i)) for i, p in enumerate(s.probe_pods())]
+        for a, b in zip(infos, infos[1:] + infos[:1]):
+            s.call("less", a, b)
     for m in s.mutations:
         ctx.fail("no-mutation-of-inputs", m)
     return None

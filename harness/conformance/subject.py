@@ -116,6 +116,8 @@ class Subject:
                 watched.append((a, _node_info_dump(a), "NodeInfo of " + a.name))
             elif hasattr(a, "pod") and isinstance(getattr(a, "pod", None), Pod) and not isinstance(a, list):
                 watched.append((a.pod, copy.deepcopy(a.pod.raw), "pod " + a.pod.key))
+            elif isinstance(a, list) and a and all(isinstance(x, NodeInfo) for x in a):
+                watched.extend((x, _node_info_dump(x), "NodeInfo of " + x.name) for x in a)
         # NodeInfo dumps hold the node's raw manifest by reference: copy it
         watched = [(o, copy.deepcopy(d), what) for o, d, what in watched]
         try:

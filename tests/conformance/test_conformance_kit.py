@@ -48,6 +48,7 @@ def test_example_coscheduling_conforms_on_its_cases(case):
     ("WrongNameAllow", "permit-wait-allow-reject-timeout"),
     ("ZeroWait", "permit-wait-allow-reject-timeout"),
     ("Scribbler", "no-mutation-of-inputs"),
+    ("NodeListTrimmer", "no-mutation-of-inputs"),
 ])
 def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
     report = check_plugin(plugin, modules=[BROKEN])

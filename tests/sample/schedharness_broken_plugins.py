@@ -176,3 +176,18 @@ PLUGINS = [LeakyReserve, DoubleUnreserve, Overscore, Drifting, DeafToNodes, Skip
 @hookimpl
 def schedharness_plugins():
     return PLUGINS
+
+
+class NodeListTrimmer(Plugin):
+    """PreFilter empties the pod lists of the NodeInfos it is given."""
+
+    name = "NodeListTrimmer"
+
+    @hookimpl
+    def pre_filter(self, state, pod, nodes):
+        for ni in nodes:
+            ni.pods = []
+        return None, None
+
+
+PLUGINS.append(NodeListTrimmer)
