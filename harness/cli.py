@@ -1,4 +1,4 @@
-"""The `schedharness` command: run, explain, validate, bench."""
+"""The `schedharness` command: run, explain, validate, bench, conformance."""
 
 from __future__ import annotations
 
@@ -252,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--init-pods", type=int, default=None)
     b.add_argument("--pods", type=int, default=None)
     b.set_defaults(func=_cmd_bench)
+    from .conformance.cli import add_parser as add_conformance_parser
+    add_conformance_parser(sub)
     return p
 
 

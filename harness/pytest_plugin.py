@@ -1,12 +1,13 @@
 """pytest plugin (entry point `pytest11`): every `*.yaml` case file is a test item. On failure the
 report shows expected vs actual for each pod and the filter/score table of the pods that went
-wrong."""
+wrong. It also provides the conformance kit's fixtures (`conformance`, `conformance_world`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from .case.loader import _looks_like_case, load_case
+from .conformance.fixtures import conformance, conformance_world  # noqa: F401 (fixtures for plugin tests)
 from .errors import UserError
 
 

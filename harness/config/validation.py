@@ -29,6 +29,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..api.validation import is_extended_resource_name, is_qualified_name  # noqa: F401 (re-exported)
 from .defaults import EXTENSION_POINT_KEYS
+from ..framework.registry import origin_suffix
 
 FieldError = Tuple[str, str]
 
@@ -787,7 +788,8 @@ def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, typ
             if name not in plugins_map:
                 raise FrameworkConfigError(f"{type_name} {_go_quote(name)} does not exist")
             if not extends(plugins_map[name], key):
-                raise FrameworkConfigError(f"plugin {_go_quote(name)} does not extend {type_name} plugin")
+                raise FrameworkConfigError(f"plugin {_go_quote(name)} does not extend {type_name} plugin"
+                                           + origin_suffix(name, plugins_map[name]))
             if name in names:
                 raise FrameworkConfigError(f"plugin {_go_quote(name)} already registered as {_go_quote(type_name)}")
             names.append(name)

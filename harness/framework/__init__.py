@@ -4,6 +4,7 @@ from .cycle_state import CycleState, NotFoundError
 from .hookspecs import hookimpl, hookspec
 from .plugin import Plugin
 from .status import Code, Status
+from .timestamps import CLUSTER_START, virtual_seconds
 from .types import (ActionType, AffinityTerm, ClusterEvent, ClusterEventWithHint, Diagnosis,
                     EventResource, FitError, HostPortInfo, ImageStateSummary, NodeInfo,
                     NodeScore, NodeToStatus, PodInfo, PostFilterResult, PreFilterResult,
@@ -19,4 +20,5 @@ __all__ = [
     "MAX_NODE_SCORE", "MIN_NODE_SCORE", "NodeInfo", "NodeScore", "NodeToStatus", "NotFoundError",
     "Plugin", "PodInfo", "PostFilterResult", "PreFilterResult", "QueueingHint", "Resource",
     "Status", "WeightedAffinityTerm", "calculate_resource", "hookimpl", "hookspec",
+    "CLUSTER_START", "virtual_seconds",
 ]

@@ -1,29 +1,92 @@
 """The plugin registry (framework/runtime/registry.go): plugin name -> plugin class, filled from
-the `schedharness.plugins` entry point group through pluggy, the in-tree plugins included."""
+the `schedharness.plugins` entry point group through pluggy, the in-tree plugins included.
+
+Loading checks what kube-scheduler's Go compiler and registry would: two plugins with one name,
+an `@hookimpl` method that is no extension point or takes a parameter its hookspec does not pass,
+and (in the configuration's validation) a plugin enabled at an extension point it does not
+implement. Each is one error naming the plugin and where it came from (:func:`origin`).
+"""
 
 from __future__ import annotations
 
 import importlib
-from typing import Dict, Iterable, Optional
+import inspect
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import pluggy
 
 from ..errors import UserError
-from .hookspecs import PROJECT, RegistrySpecs
+from .hookspecs import PROJECT, ExtensionPointSpecs, RegistrySpecs
 
 ENTRY_POINT_GROUP = "schedharness.plugins"
+IN_TREE = "the in-tree plugins (builtin_plugins)"
 
 Registry = Dict[str, type]
 
+# plugin class -> where it was loaded from, for error messages (see origin())
+_ORIGINS: Dict[type, str] = {}
 
-def _plugin_manager(extra_modules: Iterable[str] = ()) -> pluggy.PluginManager:
+
+def origin(cls: type) -> str:
+    """Where a plugin class came from: `distribution "x", entry point "y"`, `module "m"`
+    (loaded with -p or a case's `plugins`) or the in-tree plugins."""
+    return _ORIGINS.get(cls, f"module {getattr(cls, '__module__', '?')!r}")
+
+
+def is_in_tree(cls: type) -> bool:
+    return _ORIGINS.get(cls) == IN_TREE
+
+
+def origin_suffix(name: str, cls: Optional[type]) -> str:
+    """` (plugin "X" comes from ...)` for an out-of-tree plugin, "" for an in-tree one (whose
+    errors keep upstream's exact wording) or one no registry loaded."""
+    if cls is None or cls not in _ORIGINS or is_in_tree(cls):
+        return ""
+    return f' (plugin "{name}" is from {origin(cls)})'
+
+
+def _dist_name(dist) -> str:
+    try:
+        return dist.metadata["Name"] or "?"
+    except Exception:  # pragma: no cover - a broken dist-info
+        return "?"
+
+
+def _plugin_manager(extra_modules: Iterable[str] = ()) -> Tuple[pluggy.PluginManager, Dict[str, str]]:
+    """The registry's plugin manager and, per registered plugin name, where it came from.
+    Entry points are loaded as pluggy's load_setuptools_entrypoints does, but two distributions
+    using one entry point name are both loaded, and an entry point that cannot be imported is
+    one error naming its distribution."""
+    import importlib.metadata
+
     pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(RegistrySpecs)
-    pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+    where: Dict[str, str] = {}
+    seen = set()
+    for dist in list(importlib.metadata.distributions()):
+        for ep in dist.entry_points:
+            if ep.group != ENTRY_POINT_GROUP:
+                continue
+            dname = _dist_name(dist)
+            if (dname, ep.name, ep.value) in seen:
+                continue  # the same distribution found twice on sys.path
+            seen.add((dname, ep.name, ep.value))
+            desc = f'distribution "{dname}", entry point "{ep.name}"'
+            try:
+                plugin = ep.load()
+            except Exception as e:
+                raise UserError(f"cannot load the schedharness plugins of {desc}: "
+                                f"{type(e).__name__}: {e}") from None
+            if pm.is_registered(plugin):
+                continue
+            reg_name = ep.name if not pm.has_plugin(ep.name) else f"{dname}:{ep.name}"
+            pm.register(plugin, name=reg_name)
+            where[reg_name] = IN_TREE if getattr(plugin, "__name__", "") == "builtin_plugins" else desc
     if not any(getattr(p, "__name__", "") == "builtin_plugins" for p in pm.get_plugins()):
         # Running from a source tree that is not installed: register the in-tree plugins the
         # way their entry point would.
         pm.register(importlib.import_module("builtin_plugins"), name="builtin")
+        where["builtin"] = IN_TREE
     for mod in extra_modules:
         try:
             module = importlib.import_module(mod)
@@ -32,24 +95,67 @@ def _plugin_manager(extra_modules: Iterable[str] = ()) -> pluggy.PluginManager:
         if pm.is_registered(module):
             continue
         pm.register(module, name=mod)
-    return pm
+        where[mod] = f'module "{mod}"'
+    return pm, where
+
+
+def _spec_params() -> Dict[str, Tuple[str, ...]]:
+    out: Dict[str, Tuple[str, ...]] = {}
+    for name, fn in inspect.getmembers(ExtensionPointSpecs, inspect.isfunction):
+        if not name.startswith("_"):
+            out[name] = tuple(p for p in inspect.signature(fn).parameters if p != "self")
+    return out
+
+
+def check_hookimpls(cls: type, name: str, where: str) -> None:
+    """Every `@hookimpl` method of a plugin class names an extension point and takes only
+    parameters its hookspec passes (pluggy's rule: any subset, matched by name)."""
+    specs = _spec_params()
+    marker = PROJECT + "_impl"
+    for attr in sorted(dir(cls)):
+        try:
+            fn = inspect.getattr_static(cls, attr)
+        except AttributeError:  # pragma: no cover
+            continue
+        func = getattr(fn, "__func__", fn)
+        if not callable(func) or not hasattr(func, marker):
+            continue
+        if attr not in specs:
+            raise UserError(f'plugin "{name}" from {where}: method {attr}() is marked @hookimpl '
+                            f'but is no extension point (known: {", ".join(sorted(specs))})')
+        params = list(inspect.signature(func).parameters.values())
+        if params and not isinstance(fn, staticmethod):
+            params = params[1:]  # self (or cls)
+        required = [p.name for p in params
+                    if p.default is inspect.Parameter.empty
+                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        extra = [p for p in required if p not in specs[attr]]
+        if extra:
+            raise UserError(f'plugin "{name}" from {where}: {attr}({", ".join(required)}) takes '
+                            f'{", ".join(repr(p) for p in extra)}, which the {attr} hookspec does '
+                            f'not pass (it passes {", ".join(specs[attr]) or "nothing"})')
 
 
 def build_registry(extra_modules: Iterable[str] = ()) -> Registry:
     """NewInTreeRegistry merged with the out-of-tree plugins."""
-    pm = _plugin_manager(extra_modules)
+    pm, where = _plugin_manager(extra_modules)
     registry: Registry = {}
     owners: Dict[str, str] = {}
     for impl in pm.hook.schedharness_plugins.get_hookimpls():
+        src = where.get(impl.plugin_name, f'module "{impl.plugin_name}"')
         for cls in impl.function() or []:
             name = getattr(cls, "name", "")
             if not name:
-                raise UserError(f"plugin class {cls!r} from {impl.plugin_name!r} has no name")
+                raise UserError(f"plugin class {cls!r} from {src} has no name")
             if name in registry and registry[name] is not cls:
-                raise UserError(f"a plugin named {name!r} already exists "
-                                f"(from {owners[name]!r}; again from {impl.plugin_name!r})")
+                raise UserError(f'a plugin named "{name}" already exists: from {owners[name]}, '
+                                f'and again from {src}')
+            if cls not in _ORIGINS or _ORIGINS[cls] != src:
+                if src != IN_TREE:
+                    check_hookimpls(cls, name, src)
+                _ORIGINS[cls] = src
             registry[name] = cls
-            owners[name] = impl.plugin_name
+            owners[name] = src
     return registry
 
 
@@ -61,3 +167,7 @@ def default_registry() -> Registry:
     if _DEFAULT is None:
         _DEFAULT = build_registry()
     return _DEFAULT
+
+
+__all__: List[str] = ["ENTRY_POINT_GROUP", "Registry", "build_registry", "check_hookimpls",
+                      "default_registry", "origin", "origin_suffix"]

@@ -480,14 +480,15 @@ class QueueingHint(enum.IntEnum):
 
 @dataclass(frozen=True)
 class ClusterEvent:
-    """fwk.ClusterEvent: a resource and the actions on it."""
+    """fwk.ClusterEvent: a resource and the actions on it. A custom resource is its GVK string,
+    `<plural>.<version>.<group>` (e.g. "podgroups.v1alpha1.scheduling.x-k8s.io"), as upstream."""
 
     resource: EventResource
     action_type: ActionType
     custom_label: str = ""
 
     def label(self) -> str:
-        return self.custom_label or f"{self.resource.value}{self.action_type.name}"
+        return self.custom_label or f"{getattr(self.resource, 'value', self.resource)}{self.action_type.name}"
 
     def is_wildcard(self) -> bool:
         return self.resource == EventResource.WildCard and self.action_type == ActionType.All

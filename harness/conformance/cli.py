@@ -1,0 +1,43 @@
+"""`schedharness conformance PLUGIN`: the conformance kit from the command line."""
+
+from __future__ import annotations
+
+from ..errors import UserError
+
+
+def add_parser(sub) -> None:
+    c = sub.add_parser("conformance", help="check a plugin against the framework's contract")
+    c.add_argument("plugin", nargs="?", help="the plugin's registered name")
+    c.add_argument("--case", action="append", default=[],
+                   help="check on this case's cluster and pods (repeatable; default: a built-in world)")
+    c.add_argument("--rule", action="append", default=None, help="only this rule (repeatable)")
+    c.add_argument("--args", default=None, help="a YAML file with the plugin's args")
+    c.add_argument("-p", "--plugin-module", action="append", default=[],
+                   help="a Python module to load as a plugin (besides installed entry points)")
+    c.add_argument("--list-rules", action="store_true", help="list the rules and exit")
+    c.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..yamlfile import load_yaml_file
+    from . import RULES, World, check_plugin
+
+    if args.list_rules:
+        for name, (_, text) in RULES.items():
+            print(f"{name}: {text}")
+        return 0
+    if not args.plugin:
+        raise UserError("conformance: name the plugin to check (schedharness conformance PLUGIN)")
+    plugin_args = None
+    if args.args:
+        plugin_args = load_yaml_file(args.args, UserError)
+        if not isinstance(plugin_args, dict):
+            raise UserError("plugin args must be a mapping", file=args.args)
+    worlds = [World.from_case(p) for p in args.case] or [None]
+    failed = False
+    for world in worlds:
+        report = check_plugin(args.plugin, world=world, args=plugin_args, rules=args.rule,
+                              modules=args.plugin_module)
+        print(report.format())
+        failed = failed or not report.passed
+    return 1 if failed else 0

@@ -1,0 +1,215 @@
+"""The plugin under check, alone in a profile (plus PrioritySort and DefaultBinder when it is no
+QueueSort or Bind plugin) over a world, and direct calls of its hooks that watch for mutation of
+the pod and NodeInfo they are given."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..api.objects import Pod
+from ..case.loader import Case
+from ..case.runner import build_scheduler
+from ..framework.cycle_state import CycleState
+from ..framework.hookspecs import EXTENSION_POINTS
+from ..framework.runtime import PluginCall, implements
+from ..framework.status import Code, Status
+from ..framework.types import NodeInfo, NodeScore
+from .world import World
+
+PROFILE = "default-scheduler"
+_ALL_POINTS = ["preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+               "reserve", "permit", "preBind", "bind", "postBind"]
+
+
+def plugin_config(name: str, cls: type, args: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """A KubeSchedulerConfiguration with only this plugin at every extension point it implements
+    (the framework needs one QueueSort and one Bind plugin: PrioritySort and DefaultBinder when
+    it is neither)."""
+    plugins: Dict[str, Any] = {"multiPoint": {"disabled": [{"name": "*"}]}}
+    for point in _ALL_POINTS:
+        hooks = EXTENSION_POINTS[point]
+        enabled = []
+        if any(callable(getattr(cls, h, None)) and implements(cls, h) for h in hooks):
+            enabled = [{"name": name, "weight": 1} if point == "score" else {"name": name}]
+        elif point == "queueSort":
+            enabled = [{"name": "PrioritySort"}]
+        elif point == "bind":
+            enabled = [{"name": "DefaultBinder"}]
+        plugins[point] = {"enabled": enabled, "disabled": [{"name": "*"}]}
+    prof: Dict[str, Any] = {"schedulerName": PROFILE, "plugins": plugins}
+    if args is not None:
+        prof["pluginConfig"] = [{"name": name, "args": args}]
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [prof]}
+
+
+def args_from_case_config(config: Any, name: str, base_dir: str) -> Optional[Dict[str, Any]]:
+    """The plugin's args in a case's configuration (inline or a file), if any."""
+    if config is None:
+        return None
+    if isinstance(config, str):
+        import os
+
+        from ..yamlfile import load_yaml_file
+        from ..errors import UserError
+        config = load_yaml_file(os.path.join(base_dir, config), UserError)
+    for prof in (config or {}).get("profiles") or []:
+        for pc in prof.get("pluginConfig") or []:
+            if pc.get("name") == name:
+                return pc.get("args")
+    return None
+
+
+class Mutated(Exception):
+    """A hook changed the pod or NodeInfo it was given."""
+
+
+def _node_info_dump(ni: Optional[NodeInfo]) -> Any:
+    if ni is None:
+        return None
+    r = ni.requested
+    return (ni.node.raw if ni.node is not None else None, [p.pod.uid for p in ni.pods],
+            (r.milli_cpu, r.memory, r.ephemeral_storage, r.allowed_pod_number, dict(r.scalar_resources)),
+            dict(ni.pvc_ref_counts), ni.generation)
+
+
+class Subject:
+    """One plugin, configured, over one world."""
+
+    def __init__(self, name: str, registry, world: World, args: Optional[Dict[str, Any]] = None):
+        self.name = name
+        self.registry = registry
+        self.world = world
+        self.args = args
+        self.cls = registry[name]
+        cfg = plugin_config(name, self.cls, args)
+        case = Case(path=world.path, name=world.name, description="", config=cfg, seed=0,
+                    cluster=copy.deepcopy(world.cluster), pods=copy.deepcopy(world.pods), expect={})
+        self.sched = build_scheduler(case, registry)
+        self.fw = self.sched.profiles[PROFILE]
+        self.plugin = self.fw.plugins_map[name]
+        self.sched.cache.update_snapshot(self.sched.snapshot)
+        self.mutations: List[str] = []  # what guarded calls found
+
+    # -- objects -------------------------------------------------------------------------------
+    def implements(self, hook: str) -> bool:
+        return implements(self.plugin, hook)
+
+    def probe_pods(self) -> List[Pod]:
+        names = [(p["metadata"].get("namespace") or "default", p["metadata"]["name"]) for p in self.world.pods]
+        return [self.sched.cluster.get("Pod", ns, n) for ns, n in names]
+
+    def nodes(self) -> List[NodeInfo]:
+        return list(self.sched.snapshot.list())
+
+    # -- guarded direct calls ------------------------------------------------------------------
+    def call(self, hook: str, *args: Any) -> Any:
+        """The plugin's hook with the hook's full arguments; a raise is an Error status (as the
+        framework treats it); a change to a Pod or NodeInfo argument is recorded."""
+        fn = PluginCall(self.name, self.plugin, hook).fn
+        watched = []
+        for a in args:
+            if isinstance(a, Pod):
+                watched.append((a, copy.deepcopy(a.raw), "pod " + a.key))
+            elif isinstance(a, NodeInfo):
+                watched.append((a, _node_info_dump(a), "NodeInfo of " + a.name))
+            elif hasattr(a, "pod") and isinstance(getattr(a, "pod", None), Pod) and not isinstance(a, list):
+                watched.append((a.pod, copy.deepcopy(a.pod.raw), "pod " + a.pod.key))
+            elif isinstance(a, list) and a and all(isinstance(x, NodeInfo) for x in a):
+                watched.extend((x, _node_info_dump(x), "NodeInfo of " + x.name) for x in a)
+        # NodeInfo dumps hold the node's raw manifest by reference: copy it
+        watched = [(o, copy.deepcopy(d), what) for o, d, what in watched]
+        try:
+            out = fn(*args)
+        except Exception as e:  # as the framework: an Error status
+            out = Status(Code.Error, err=RuntimeError(f"{type(e).__name__}: {e}"))
+            if hook in ("score",):
+                out = (0, out)
+            elif hook in ("pre_filter", "post_filter", "permit"):
+                out = (None, out) if hook != "permit" else (out, 0)
+        for obj, before, what in watched:
+            after = copy.deepcopy(obj.raw) if isinstance(obj, Pod) else copy.deepcopy(_node_info_dump(obj))
+            if after != before:
+                self.mutations.append(f"{hook} changed the {what} it was given")
+        return out
+
+    # -- a cycle, as the framework would run this plugin alone ---------------------------------
+    def pre_enqueue(self, pod: Pod) -> Optional[Status]:
+        if not self.implements("pre_enqueue"):
+            return None
+        return self.call("pre_enqueue", pod)
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> Tuple[Any, Optional[Status]]:
+        if not self.implements("pre_filter"):
+            return None, None
+        r = self.call("pre_filter", state, pod, self.nodes())
+        res, st = r if isinstance(r, tuple) else (None, r)
+        if st is not None and st.code == Code.Skip:
+            state.skip_filter_plugins = set(state.skip_filter_plugins) | {self.name}
+        return res, st
+
+    def filter(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Optional[Status]:
+        if not self.implements("filter") or self.name in state.skip_filter_plugins:
+            return None
+        return self.call("filter", state, pod, ni)
+
+    def verdict(self, pod: Pod) -> Dict[str, str]:
+        """What this plugin says about the pod: `preEnqueue` / `preFilter` rejection, else per
+        node "ok" or the Filter status."""
+        st = self.pre_enqueue(pod)
+        if st is not None and not st.is_success():
+            return {"preEnqueue": _fmt(st)}
+        state = CycleState()
+        res, st = self.pre_filter(state, pod)
+        if st is not None and st.code not in (Code.Success, Code.Skip):
+            return {"preFilter": _fmt(st)}
+        out = {}
+        for ni in self.nodes():
+            if res is not None and res.node_names is not None and ni.name not in res.node_names:
+                out[ni.name] = "not in PreFilterResult"
+                continue
+            s = self.filter(state, pod, ni)
+            out[ni.name] = "ok" if s is None or s.is_success() else _fmt(s)
+        return out
+
+    def prepared_state(self, pod: Pod) -> Tuple[CycleState, List[NodeInfo]]:
+        """A CycleState after PreFilter, and the nodes this plugin's Filter accepts."""
+        state = CycleState()
+        res, st = self.pre_filter(state, pod)
+        if st is not None and st.code not in (Code.Success, Code.Skip):
+            return state, []
+        feasible = []
+        for ni in self.nodes():
+            if res is not None and res.node_names is not None and ni.name not in res.node_names:
+                continue
+            s = self.filter(state, pod, ni)
+            if s is None or s.is_success():
+                feasible.append(ni)
+        return state, feasible
+
+    def scores(self, pod: Pod, nodes: List[NodeInfo]) -> Optional[Dict[str, Any]]:
+        """PreScore, Score and NormalizeScore over the nodes: node -> final score (None when
+        PreScore skipped), or a status string on failure."""
+        state, _ = self.prepared_state(pod)
+        if self.implements("pre_score"):
+            st = self.call("pre_score", state, pod, nodes)
+            if st is not None and st.code == Code.Skip:
+                return None
+            if st is not None and not st.is_success():
+                return {"<prescore>": _fmt(st)}
+        raw = []
+        for ni in nodes:
+            sc, st = self.call("score", state, pod, ni)
+            if st is not None and not st.is_success():
+                return {ni.name: _fmt(st)}
+            raw.append(NodeScore(ni.name, sc))
+        if self.implements("normalize_score"):
+            st = self.call("normalize_score", state, pod, raw)
+            if st is not None and not st.is_success():
+                return {"<normalize>": _fmt(st)}
+        return {ns.name: ns.score for ns in raw}
+
+
+def _fmt(st: Status) -> str:
+    return f"{st.code.name}: {st.message()}" if hasattr(st.code, "name") else str(st)

@@ -1,0 +1,103 @@
+"""The conformance kit: every in-tree plugin and the example Coscheduling package conform; a
+plugin that breaks one rule is flagged under that rule and no other."""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+
+import pytest
+
+from builtin_plugins import plugin_classes
+from harness.cli import main
+from harness.conformance import RULES, World, check_plugin
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+for path in (os.path.join(ROOT, "tests", "sample"), os.path.join(ROOT, "examples", "coscheduling", "src")):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+BROKEN = "schedharness_broken_plugins"
+EXAMPLE = "schedharness_coscheduling"
+
+
+@pytest.mark.parametrize("name", sorted(cls.name for cls in plugin_classes()))
+def test_in_tree_plugin_conforms(name):
+    report = check_plugin(name)
+    assert report.passed, report.format()
+
+
+@pytest.mark.parametrize("case", sorted(glob.glob(os.path.join(ROOT, "examples", "coscheduling", "cases", "*.yaml"))),
+                         ids=os.path.basename)
+def test_example_coscheduling_conforms_on_its_cases(case):
+    report = check_plugin("Coscheduling", world=World.from_case(case), modules=[EXAMPLE])
+    assert report.passed, report.format()
+    assert "permit-wait-allow-reject-timeout" not in report.skipped
+
+
+@pytest.mark.parametrize("plugin,rule", [
+    ("LeakyReserve", "reserve-unreserve-symmetric"),
+    ("DoubleUnreserve", "unreserve-idempotent"),
+    ("Overscore", "normalize-score-range"),
+    ("Drifting", "score-deterministic"),
+    ("DeafToNodes", "rejection-requeued-by-registered-events"),
+    ("SkippingHint", "queueing-hints-consistent"),
+    ("ForgetfulAddPod", "prefilter-extensions-match-fresh-prefilter"),
+    ("WrongNameAllow", "permit-wait-allow-reject-timeout"),
+    ("ZeroWait", "permit-wait-allow-reject-timeout"),
+    ("Scribbler", "no-mutation-of-inputs"),
+    ("NodeListTrimmer", "no-mutation-of-inputs"),
+])
+def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
+    report = check_plugin(plugin, modules=[BROKEN])
+    assert {f.rule for f in report.failures()} == {rule}, report.format()
+    assert f"FAIL {rule}" in report.format()
+
+
+def test_every_rule_has_a_broken_plugin():
+    tested = {r for r in test_broken_plugin_is_flagged_under_its_rule.pytestmark[0].args[1]}
+    assert {rule for _, rule in tested} == set(RULES)
+
+
+def test_only_the_selected_rules_run():
+    report = check_plugin("LeakyReserve", modules=[BROKEN], rules=["no-mutation-of-inputs"])
+    assert report.passed and report.rules == ["no-mutation-of-inputs"]
+
+
+def test_fixture(conformance):
+    conformance.assert_conforms("NodePorts")
+    report = conformance.check("Overscore", modules=[BROKEN])
+    assert not report.passed
+
+
+def test_cli(capsys, monkeypatch):
+    assert main(["conformance", "TaintToleration"]) == 0
+    assert "PASS queueing-hints-consistent" in capsys.readouterr().out
+    assert main(["conformance", "-p", BROKEN, "Drifting"]) == 1
+    assert "FAIL score-deterministic" in capsys.readouterr().out
+    assert main(["conformance", "NoSuchPlugin"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'no plugin named "NoSuchPlugin"' in err[0]
+    case = glob.glob(os.path.join(ROOT, "examples", "coscheduling", "cases", "*.yaml"))[0]
+    assert main(["conformance", "-p", EXAMPLE, "--case", case, "Coscheduling"]) == 0
+
+
+def test_custom_resource_update_requeues_through_its_gvk_event():
+    # trio has minMember 3 and two pods: lowering minMember to 2 lifts the PreFilter rejection;
+    # Coscheduling registers podgroups.v1alpha1.scheduling.x-k8s.io Add|Update, so it is requeued
+    import copy
+
+    from harness.conformance import Mutation
+
+    case = os.path.join(ROOT, "examples", "coscheduling", "cases", "gang-prefilter-quorum.yaml")
+    world = World.from_case(case)
+    pg = next(o for o in world.cluster if o["kind"] == "PodGroup")
+    lowered = copy.deepcopy(pg)
+    lowered["spec"]["minMember"] = 2
+    world.extra_mutations.append(Mutation("PodGroup trio: minMember 2", pg, lowered))
+    report = check_plugin("Coscheduling", world=world, modules=[EXAMPLE],
+                          rules=["rejection-requeued-by-registered-events"])
+    assert report.passed, report.format()
+    assert report.checks["rejection-requeued-by-registered-events"] >= 2

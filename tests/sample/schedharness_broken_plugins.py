@@ -1,0 +1,193 @@
+"""Plugins that each break one rule of the conformance kit (tests/conformance): the kit must
+flag each of them under that rule."""
+
+from __future__ import annotations
+
+import itertools
+
+from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
+                               Plugin, QueueingHint, Status, hookimpl)
+
+
+class LeakyReserve(Plugin):
+    """Reserve claims a slot on the node; Unreserve forgets to give it back."""
+
+    name = "LeakyReserve"
+
+    def __init__(self, args=None, handle=None):
+        super().__init__(args, handle)
+        self.used = {}
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if self.used.get(node_info.name, 0) > 0:
+            return Status.unschedulable("node slot taken")
+        return None
+
+    @hookimpl
+    def reserve(self, state, pod, node_name):
+        self.used[node_name] = self.used.get(node_name, 0) + 1
+
+    @hookimpl
+    def unreserve(self, state, pod, node_name):
+        pass
+
+
+class DoubleUnreserve(LeakyReserve):
+    """Unreserve gives a slot back every time it is called, reserved or not."""
+
+    name = "DoubleUnreserve"
+
+    @hookimpl
+    def unreserve(self, state, pod, node_name):
+        self.used[node_name] = self.used.get(node_name, 0) - 1
+
+
+class Overscore(Plugin):
+    """NormalizeScore doubles the scores: up to 200."""
+
+    name = "Overscore"
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        return 100, None
+
+    @hookimpl
+    def normalize_score(self, state, pod, scores):
+        for s in scores:
+            s.score *= 2
+
+
+class Drifting(Plugin):
+    """Score counts its own calls."""
+
+    name = "Drifting"
+    _calls = itertools.count()
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        return next(self._calls) % 100, None
+
+
+def _cpu_below_6(node_info):
+    return node_info.allocatable.milli_cpu < 6000
+
+
+class DeafToNodes(Plugin):
+    """Filter needs 6 cpu of allocatable, but only Pod Add events are registered."""
+
+    name = "DeafToNodes"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        return Status.unschedulable("needs a 6-cpu node") if _cpu_below_6(node_info) else None
+
+    @hookimpl
+    def events_to_register(self):
+        return [ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.Add))]
+
+
+class SkippingHint(DeafToNodes):
+    """Registers node allocatable changes, but its hint always says QueueSkip."""
+
+    name = "SkippingHint"
+
+    @hookimpl
+    def events_to_register(self):
+        return [ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeAllocatable),
+                                     lambda pod, old, new: QueueingHint.QueueSkip)]
+
+
+class _Counts:
+    def __init__(self, counts):
+        self.counts = counts
+
+    def clone(self):
+        return _Counts(dict(self.counts))
+
+
+class ForgetfulAddPod(Plugin):
+    """PreFilter counts the pods per node, Filter wants an empty node; AddPod forgets to count
+    the added pod."""
+
+    name = "ForgetfulAddPod"
+
+    @hookimpl
+    def pre_filter(self, state, pod, nodes):
+        state.write("ForgetfulAddPod", _Counts({ni.name: len(ni.pods) for ni in nodes}))
+        return None, None
+
+    @hookimpl
+    def add_pod(self, state, pod_to_schedule, pod_info_to_add, node_info):
+        return None
+
+    @hookimpl
+    def remove_pod(self, state, pod_to_schedule, pod_info_to_remove, node_info):
+        state.read("ForgetfulAddPod").counts[node_info.name] -= 1
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if state.read("ForgetfulAddPod").counts.get(node_info.name, 0) >= 1:
+            return Status.unschedulable("node not empty")
+        return None
+
+
+class WrongNameAllow(Plugin):
+    """Permit: the first pod waits, the second allows it, under another plugin's name."""
+
+    name = "WrongNameAllow"
+
+    @hookimpl
+    def permit(self, state, pod, node_name):
+        waiting = []
+        self.handle.iterate_over_waiting_pods(waiting.append)
+        if not waiting:
+            return Status(Code.Wait), 5.0
+        for wp in waiting:
+            wp.allow("SomeOtherPlugin")
+        return None, 0
+
+
+class ZeroWait(Plugin):
+    """Permit: Wait with no timeout."""
+
+    name = "ZeroWait"
+
+    @hookimpl
+    def permit(self, state, pod, node_name):
+        return Status(Code.Wait), 0
+
+
+class Scribbler(Plugin):
+    """Filter writes an annotation into the pod it is given."""
+
+    name = "Scribbler"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        pod.raw["metadata"].setdefault("annotations", {})["seen-by"] = node_info.name
+        return None
+
+
+PLUGINS = [LeakyReserve, DoubleUnreserve, Overscore, Drifting, DeafToNodes, SkippingHint,
+           ForgetfulAddPod, WrongNameAllow, ZeroWait, Scribbler]
+
+
+@hookimpl
+def schedharness_plugins():
+    return PLUGINS
+
+
+class NodeListTrimmer(Plugin):
+    """PreFilter empties the pod lists of the NodeInfos it is given."""
+
+    name = "NodeListTrimmer"
+
+    @hookimpl
+    def pre_filter(self, state, pod, nodes):
+        for ni in nodes:
+            ni.pods = []
+        return None, None
+
+
+PLUGINS.append(NodeListTrimmer)
