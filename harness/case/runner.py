@@ -14,6 +14,7 @@ from ..errors import CaseError
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler
 from .apiserver import ApiServerDefaults
+from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case
 
 
@@ -27,11 +28,15 @@ class CaseResult:
     nominated: Dict[str, Optional[str]] = field(default_factory=dict)
     messages: Dict[str, str] = field(default_factory=dict)
     scheduler: Any = None
+    claims: Dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
-        return {"case": self.case.name, "passed": self.passed, "bindings": self.bindings,
-                "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
-                "failures": self.failures}
+        out = {"case": self.case.name, "passed": self.passed, "bindings": self.bindings,
+               "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
+               "failures": self.failures}
+        if self.claims:
+            out["claims"] = self.claims
+        return out
 
 
 def pod_ref(ref: str) -> str:
@@ -66,6 +71,7 @@ def build_scheduler(case: Case, registry=None) -> Scheduler:
     tracked = [o.key for o in cluster.list("Pod") if not o.node_name]  # queued first
     sched = Scheduler(cfg, registry, cluster, seed=case.seed, source=case.config_path or case.path)
     sched.start()
+    start_controllers(cluster)
     for i, obj in enumerate(case.pods):
         api.default_object(obj, f"pods[{i}]", index)
         index += 1
@@ -110,6 +116,7 @@ def compare(case: Case, sched: Scheduler, deleted: List[str]) -> CaseResult:
             if msg and not p.node_name:
                 res.messages[key] = msg
     res.preempted = sorted(deleted)
+    res.claims = claim_outcomes(sched.cluster)
     exp = case.expect
     for ref, want in (exp.get("bindings") or {}).items():
         key = pod_ref(ref)
