@@ -105,10 +105,10 @@ class DynamicResources(Plugin):
     def cluster(self):
         return self.handle.cluster
 
-    @property
-    def tracker(self):
-        key = getattr(self.handle, "snapshot", None)
-        return tracker_for(self.cluster, key)
+    def claim_tracker(self):
+        """The scheduler's DRA manager (claims, allocated devices, in-flight allocations).
+        A method, not a property: pluggy reads every attribute when registering a plugin."""
+        return tracker_for(self.cluster, getattr(self.handle, "snapshot", None))
 
     def get_class(self, name: str):
         c = self.cluster.get("DeviceClass", "", name)
@@ -165,7 +165,7 @@ class DynamicResources(Plugin):
             name, must_check_owner = claim_name(pod, res)
             if name is None:
                 continue
-            claim = self.tracker.get(pod.namespace, name)
+            claim = self.claim_tracker().get(pod.namespace, name)
             if (claim.raw.get("metadata") or {}).get("deletionTimestamp") is not None:
                 raise ClaimError(f'resourceclaim "{claim.name}" is being deleted')
             if must_check_owner:
@@ -205,7 +205,7 @@ class DynamicResources(Plugin):
                         return None, status_error(e)
                 continue
             num_to_allocate += 1
-            if self.tracker.claim_has_pending_allocation(claim.uid):
+            if self.claim_tracker().claim_has_pending_allocation(claim.uid):
                 return None, status_unschedulable(
                     f"resource claim {claim.namespace}/{claim.name} is in the process of being allocated")
             for req in ((claim.spec.get("devices") or {}).get("requests") or []):
@@ -229,7 +229,7 @@ class DynamicResources(Plugin):
                         f"unknown request type")
         if num_to_allocate > 0:
             slices = self.cluster.list("ResourceSlice")
-            s.allocator = Allocator(self.features, self.tracker.list_all_allocated_devices(), self.get_class,
+            s.allocator = Allocator(self.features, self.claim_tracker().list_all_allocated_devices(), self.get_class,
                                     slices, self.cel_cache, self._match_cache)
             s.node_allocations = {}
         s.claims = claims
@@ -325,7 +325,7 @@ class DynamicResources(Plugin):
                     if FINALIZER not in fin:
                         fin.append(FINALIZER)
                     status["allocation"] = allocation
-                self.tracker.signal_claim_pending_allocation(claim.uid, _copy_with(claim, put))
+                self.claim_tracker().signal_claim_pending_allocation(claim.uid, _copy_with(claim, put))
         return None
 
     @hookimpl
@@ -335,7 +335,7 @@ class DynamicResources(Plugin):
         except NotFoundError:
             return None
         for claim in s.claims:
-            self.tracker.remove_claim_pending_allocation(claim.uid)
+            self.claim_tracker().remove_claim_pending_allocation(claim.uid)
             if allocation_of(claim) is not None and is_reserved_for_pod(pod, claim):
                 latest = self.cluster.get("ResourceClaim", claim.namespace, claim.name)
                 if latest is None or latest.uid != claim.uid:
@@ -400,7 +400,7 @@ class DynamicResources(Plugin):
             return self.cluster.update(_copy_with(latest, put))
         finally:
             if allocation is not None:
-                self.tracker.remove_claim_pending_allocation(claim.uid)
+                self.claim_tracker().remove_claim_pending_allocation(claim.uid)
 
 
 def _copy_with(claim: KubeObject, mutate) -> KubeObject:

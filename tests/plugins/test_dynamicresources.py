@@ -158,11 +158,11 @@ def test_structured_with_resources_reserve_prebind():
     assert res["worker-2"] == Status(Code.UnschedulableAndUnresolvable, "cannot allocate all claims")
     assert c.pl.reserve(c.state, pod, "worker") is None
     uid = c.claim().uid
-    assert c.pl.tracker.claim_has_pending_allocation(uid)
-    assert ("some-driver", "worker", "instance-1") in c.pl.tracker.list_all_allocated_devices()
+    assert c.pl.claim_tracker().claim_has_pending_allocation(uid)
+    assert ("some-driver", "worker", "instance-1") in c.pl.claim_tracker().list_all_allocated_devices()
     assert c.pl.pre_bind(c.state, pod, "worker") is None
     got = c.claim()
-    assert not c.pl.tracker.claim_has_pending_allocation(uid)
+    assert not c.pl.claim_tracker().claim_has_pending_allocation(uid)
     assert got.raw["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
     assert got.status["allocation"] == {
         "devices": {"results": [{"request": "req-1", "driver": DRIVER, "pool": "worker", "device": "instance-1"}]},
@@ -177,8 +177,8 @@ def test_structured_unreserve_drops_in_flight():
     c.run_until_filter(pod)
     c.pl.reserve(c.state, pod, "worker")
     c.pl.unreserve(c.state, pod, "worker")
-    assert not c.pl.tracker.claim_has_pending_allocation(c.claim().uid)
-    assert c.pl.tracker.list_all_allocated_devices() == set()
+    assert not c.pl.claim_tracker().claim_has_pending_allocation(c.claim().uid)
+    assert c.pl.claim_tracker().list_all_allocated_devices() == set()
     assert "allocation" not in c.claim().status
 
 
