@@ -91,10 +91,11 @@ class Pool:
         return f"{self.driver}/{self.pool}"
 
 
-def gather_pools(slices, node, features: Features) -> List[Pool]:
-    """GatherPools: the pools with devices available on node, newest generation only."""
+def gather_pools(slices, node, features: Features, candidates: Optional[List[Any]] = None) -> List[Pool]:
+    """GatherPools: the pools with devices available on node, newest generation only.
+    `candidates` (optional) is the subset of slices that can match the node, in slice order."""
     pools: Dict[Tuple[str, str], Pool] = {}
-    for s in slices:
+    for s in (slices if candidates is None else candidates):
         spec = s.raw.get("spec") or {}
         if not features.partitionable_devices and spec.get("perDeviceNodeSelection") is not None:
             continue
@@ -148,37 +149,22 @@ def _pool_is_invalid(pool: Pool) -> Tuple[bool, str]:
 
 # ---- requests ---------------------------------------------------------------------------------
 
-@dataclass
 class _Request:
-    """requestAccessor over an exact request or a subrequest."""
+    """requestAccessor over an exact request or a subrequest (fields read once)."""
 
-    name: str
-    spec: Mapping[str, Any]  # the ExactDeviceRequest or DeviceSubRequest
-    is_sub: bool
+    __slots__ = ("name", "spec", "is_sub", "device_class_name", "allocation_mode", "count",
+                 "admin_access", "has_admin_access", "selectors")
 
-    @property
-    def device_class_name(self) -> str:
-        return self.spec.get("deviceClassName") or ""
-
-    @property
-    def allocation_mode(self) -> str:
-        return self.spec.get("allocationMode") or "ExactCount"
-
-    @property
-    def count(self) -> int:
-        return int(self.spec.get("count") or 0)
-
-    @property
-    def admin_access(self) -> bool:
-        return False if self.is_sub else bool(self.spec.get("adminAccess"))
-
-    @property
-    def has_admin_access(self) -> bool:
-        return False if self.is_sub else self.spec.get("adminAccess") is not None
-
-    @property
-    def selectors(self) -> List[Mapping[str, Any]]:
-        return self.spec.get("selectors") or []
+    def __init__(self, name: str, spec: Mapping[str, Any], is_sub: bool):
+        self.name = name
+        self.spec = spec  # the ExactDeviceRequest or DeviceSubRequest
+        self.is_sub = is_sub
+        self.device_class_name: str = spec.get("deviceClassName") or ""
+        self.allocation_mode: str = spec.get("allocationMode") or "ExactCount"
+        self.count: int = int(spec.get("count") or 0)
+        self.admin_access: bool = False if is_sub else bool(spec.get("adminAccess"))
+        self.has_admin_access: bool = False if is_sub else spec.get("adminAccess") is not None
+        self.selectors: List[Mapping[str, Any]] = spec.get("selectors") or []
 
 
 @dataclass
@@ -266,7 +252,8 @@ class Allocator:
 
     def __init__(self, features: Features, allocated_devices: Set[DeviceID],
                  get_class: Callable[[str], Optional[Mapping[str, Any]]], slices: List[Any],
-                 cel_cache: CELCache, match_cache: Optional[Dict[Any, Any]] = None):
+                 cel_cache: CELCache, match_cache: Optional[Dict[Any, Any]] = None,
+                 pool_cache: Optional[Dict[Any, List[Pool]]] = None):
         self.features = features
         self.allocated_devices = allocated_devices
         self.get_class = get_class
@@ -276,6 +263,35 @@ class Allocator:
         # outcome for an unchanged device (a harness speed-up; same results).
         self.match_cache = match_cache if match_cache is not None else {}
         self.num_allocate_one_invocations = 0
+        # Slices by spec.nodeName, the others (selector, allNodes) apart: GatherPools only
+        # ever matches a node's own slices and the others (a speed-up; same result).
+        self._by_node: Dict[str, List[Tuple[int, Any]]] = {}
+        self._others: List[Tuple[int, Any]] = []
+        # (node name, node resourceVersion) -> its pools; may be shared by Allocators over the
+        # same slices (the caller clears it when the slices change).
+        self._pools: Dict[Any, List[Pool]] = pool_cache if pool_cache is not None else {}
+        self._validated: Dict[Tuple[int, int, int], _RequestData] = {}
+        for i, s in enumerate(slices):
+            name = (s.raw.get("spec") or {}).get("nodeName")
+            if name:
+                self._by_node.setdefault(name, []).append((i, s))
+            else:
+                self._others.append((i, s))
+
+    def pools_for(self, node) -> List[Pool]:
+        """GatherPools for node: the slices are fixed for this Allocator's lifetime, so each
+        node's pools are gathered once (a speed-up; same result)."""
+        key = (node.name, node.resource_version) if node is not None else ("", 0)
+        pools = self._pools.get(key)
+        if pools is None:
+            pools = self._pools[key] = gather_pools(self.slices, node, self.features, self.candidate_slices(node))
+        return pools
+
+    def candidate_slices(self, node) -> List[Any]:
+        own = self._by_node.get(node.name if node is not None else "", [])
+        if not self._others:
+            return [s for _, s in own]
+        return [s for _, s in sorted(own + self._others, key=lambda e: e[0])]
 
     def allocate(self, node, claims: List[Mapping[str, Any]]) -> Optional[List[Dict[str, Any]]]:
         """Allocate: one AllocationResult per claim, None when they cannot all be allocated
@@ -303,7 +319,7 @@ class _Allocation:
         return ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []
 
     def run(self) -> Optional[List[Dict[str, Any]]]:
-        self.pools = gather_pools(self.a.slices, self.node, self.features)
+        self.pools = self.a.pools_for(self.node)
         for ci, claim in enumerate(self.claims):
             min_devices = 0
             for ri, req in enumerate(self._requests(claim)):
@@ -412,7 +428,19 @@ class _Allocation:
         return None
 
     def _validate(self, request: _Request, parent: Optional[_Request], key: Tuple[int, int, int]) -> _RequestData:
-        """validateDeviceRequest."""
+        """validateDeviceRequest. For ExactCount the outcome does not depend on the node: it is
+        kept for the Allocator's next calls (a speed-up; same result)."""
+        claim = self.claims[key[0]]
+        ck = (id(claim), key[1], key[2])
+        known = self.a._validated.get(ck)
+        if known is not None:
+            return _RequestData(request, parent, known.device_class, known.num_devices)
+        rd = self._validate_uncached(request, parent, key)
+        if request.allocation_mode == "ExactCount":
+            self.a._validated[ck] = rd
+        return rd
+
+    def _validate_uncached(self, request: _Request, parent: Optional[_Request], key: Tuple[int, int, int]) -> _RequestData:
         claim = self.claims[key[0]]
         rd = _RequestData(request, parent)
         for i, sel in enumerate(request.selectors):

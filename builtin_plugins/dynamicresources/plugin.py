@@ -76,6 +76,8 @@ class DynamicResources(Plugin):
         self.enable_prioritized_list = self.features.prioritized_list
         self.cel_cache = CELCache()
         self._match_cache: Dict[Any, Any] = {}
+        self._pool_cache: Dict[Any, Any] = {}
+        self._pool_cache_slices: Any = None
 
     @classmethod
     def set_defaults(cls, args):
@@ -229,8 +231,11 @@ class DynamicResources(Plugin):
                         f"unknown request type")
         if num_to_allocate > 0:
             slices = self.cluster.list("ResourceSlice")
+            signature = tuple((x.key, x.resource_version) for x in slices)
+            if signature != self._pool_cache_slices:
+                self._pool_cache, self._pool_cache_slices = {}, signature
             s.allocator = Allocator(self.features, self.claim_tracker().list_all_allocated_devices(), self.get_class,
-                                    slices, self.cel_cache, self._match_cache)
+                                    slices, self.cel_cache, self._match_cache, self._pool_cache)
             s.node_allocations = {}
         s.claims = claims
         return None, None
