@@ -313,6 +313,7 @@ class _Allocation:
         self.result: List[List[DeviceResult]] = [[] for _ in claims]
         self.allocating_devices: Dict[DeviceID, Set[int]] = {}
         self.pools: List[Pool] = []
+        self.requests = [self._requests(c) for c in claims]
 
     @staticmethod
     def _requests(claim) -> List[Mapping[str, Any]]:
@@ -488,7 +489,7 @@ class _Allocation:
         if ci >= len(self.claims):
             return True
         claim = self.claims[ci]
-        reqs = self._requests(claim)
+        reqs = self.requests[ci]
         if ri >= len(reqs):
             try:
                 return self.allocate_one((ci + 1, 0, 0, 0), False)
