@@ -37,6 +37,9 @@ def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
                 lines.append(f"    node {node}: {verdict}")
                 for plugin, st in rows:
                     lines.append(f"      filter {plugin}: {_status(st)}")
+                    detail = getattr(st, "detail", None)  # optional lines a plugin adds for explain
+                    if callable(detail):
+                        lines.extend(f"        {d}" for d in detail())
             if not table:
                 for node, st in rec.node_statuses.items():
                     lines.append(f"    node {node}: {_status(st)}" + (f" ({st.plugin})" if st is not None and st.plugin else ""))

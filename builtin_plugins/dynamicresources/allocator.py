@@ -299,6 +299,55 @@ class Allocator:
         return _Allocation(self, node, claims).run()
 
 
+def explain_failure(a: Allocator, node, claims: List[Mapping[str, Any]]) -> List[str]:
+    """For `explain` (no upstream counterpart): per request of the claims, how many devices on
+    node match its class and selectors and are not allocated, against how many it needs."""
+    out: List[str] = []
+    try:
+        pools = a.pools_for(node)
+    except AllocationError as e:
+        return [str(e)]
+    short = False
+    for ci, claim in enumerate(claims):
+        alloc = _Allocation(a, node, claims)
+        alloc.pools = pools
+        for ri, req in enumerate(alloc.requests[ci]):
+            subs = req.get("firstAvailable") or []
+            entries = ([(f"{req.get('name', '')}/{sub.get('name', '')}", _Request(sub.get("name", ""), sub, True), si)
+                        for si, sub in enumerate(subs)] if subs else
+                       [(req.get("name", ""), _Request(req.get("name", ""), req.get("exactly") or {}, False), 0)])
+            for label, request, si in entries:
+                try:
+                    rd = alloc._validate_uncached(request, None, (ci, ri, si))
+                except AllocationError as e:
+                    out.append(f"claim {kobj(claim)}, request {label}: {e}")
+                    continue
+                free = matching = 0
+                for pool in pools:
+                    for sl in pool.slices:
+                        for di, dev in enumerate(sl.raw["spec"].get("devices") or []):
+                            try:
+                                ok = alloc.is_selectable((ci, ri, si), rd, sl, di)
+                            except AllocationError as e:
+                                out.append(f"claim {kobj(claim)}, request {label}: {e}")
+                                ok = False
+                            if ok:
+                                matching += 1
+                                if request.admin_access or (pool.driver, pool.pool, dev.get("name", "")) not in a.allocated_devices:
+                                    free += 1
+                exact = request.allocation_mode == "ExactCount"
+                need = rd.num_devices if exact else max(matching, 1)
+                if free < need:
+                    short = True
+                mode = f"{need} device(s)" if exact else "all matching devices (at least 1)"
+                out.append(f"claim {kobj(claim)}, request {label}: needs {mode}; {matching} on this node "
+                           f"match, {free} of them not allocated")
+    if not short:
+        out.append("every request has enough devices on its own: constraints (matchAttribute) or "
+                   "requests competing for the same devices prevent a full allocation")
+    return out
+
+
 class _Allocation:
     """allocator: the state of one Allocate call."""
 

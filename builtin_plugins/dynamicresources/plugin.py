@@ -15,11 +15,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 from harness.api.objects import KubeObject
-from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
 from .. import names
-from .allocator import AllocationError, Allocator, Features, kobj
+from .allocator import AllocationError, Allocator, Features, explain_failure, kobj
 from .cel import CELCache
 from .claims import (FINALIZER, ClaimError, allocation_of, claim_name, is_for_pod,
                      is_reserved_for_pod, tracker_for)
@@ -36,6 +36,13 @@ def status_unschedulable(reason: str) -> Status:
 def status_error(err) -> Status:
     """statusError: AsStatus(err)."""
     return Status.error(err if isinstance(err, BaseException) else RuntimeError(str(err)))
+
+
+class _DetailedStatus(Status):
+    """A Status with `detail`, a callable giving lines that `schedharness explain` prints under
+    it (computed only when asked for; never part of the message, which is upstream's)."""
+
+    __slots__ = ("detail",)
 
 
 class _ClaimInfo:
@@ -271,7 +278,9 @@ class DynamicResources(Plugin):
             except AllocationError as e:
                 return status_error(e)
             if a is None or len(a) != len(to_allocate):
-                return status_unschedulable("cannot allocate all claims")
+                st = _DetailedStatus(Code.UnschedulableAndUnresolvable, "cannot allocate all claims")
+                st.detail = lambda: explain_failure(s.allocator, node, to_allocate)
+                return st
             allocations = a
         if unavailable:
             s.unavailable_claims.update(unavailable)
