@@ -1,7 +1,7 @@
 """Controllers of kube-controller-manager that the scheduler depends on, acting on the simulated
 API server as they would: the resourceclaim controller (pkg/controller/resourceclaim), which
 creates a pod's ResourceClaim from the ResourceClaimTemplate it names and records it in the
-pod's `status.resourceClaimStatuses`."""
+pod's `status.resourceClaimStatuses`, and releases the claims of deleted pods."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional
 from ..api.objects import KubeObject, Pod, make_object
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"  # podResourceClaimAnnotation
+_FINALIZER = "resource.kubernetes.io/delete-protection"  # resourceapi.Finalizer
 _ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"  # utilrand's alphabet
 _MAX_NAME_LENGTH = 63
 _RANDOM_LENGTH = 5
@@ -54,11 +55,43 @@ class ResourceClaimController:
         self.cluster.subscribe(self._on_event)
 
     def _on_event(self, kind, old, new) -> None:
-        if kind in ("Pod",) and new is not None and old is None:
+        if kind == "Pod" and new is not None and old is None:
             self.sync_pod(new)
+        elif kind == "Pod" and new is None and old is not None:
+            self.pod_gone(old)
         elif kind == "ResourceClaimTemplate" and new is not None:
             for pod in self.cluster.list("Pod", new.namespace):
                 self.sync_pod(pod)
+
+    def pod_gone(self, pod: Pod) -> None:
+        """A deleted pod no longer uses its claims: syncClaim drops it from `reservedFor`, and
+        a claim reserved for no pod any more that the scheduler allocated (it carries the
+        delete-protection finalizer) is deallocated and loses the finalizer; a claim the pod
+        owned (generated from a template) is deleted."""
+        for c in self.cluster.list("ResourceClaim", pod.namespace):
+            md = c.raw.get("metadata") or {}
+            if any(r.get("controller") and r.get("uid") == pod.uid for r in md.get("ownerReferences") or []):
+                self.cluster.delete(c)
+                continue
+            reserved = c.status.get("reservedFor") or []
+            if not any(r.get("uid") == pod.uid for r in reserved):
+                continue
+            raw = copy.deepcopy(c.raw)
+            status = raw.setdefault("status", {})
+            status["reservedFor"] = [r for r in reserved if r.get("uid") != pod.uid]
+            finalizers = raw["metadata"].get("finalizers") or []
+            if not status["reservedFor"]:
+                del status["reservedFor"]
+                if _FINALIZER in finalizers:
+                    status.pop("allocation", None)
+                    rest = [f for f in finalizers if f != _FINALIZER]
+                    if rest:
+                        raw["metadata"]["finalizers"] = rest
+                    else:
+                        raw["metadata"].pop("finalizers", None)
+            if not status:
+                del raw["status"]
+            self.cluster.update(make_object(raw))
 
     def sync_pod(self, pod: Pod) -> None:
         if pod.node_name or (pod.raw.get("metadata") or {}).get("deletionTimestamp"):

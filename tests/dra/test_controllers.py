@@ -46,3 +46,34 @@ def test_missing_template_leaves_pod():
     cluster.create(make_pod("web", spec={"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "none"}]}))
     assert cluster.list("ResourceClaim") == []
     assert "resourceClaimStatuses" not in cluster.get("Pod", "default", "web").status
+
+
+def _claim(name, reserved, finalizer=True, owner=None):
+    md = {"name": name, "namespace": "default", "uid": f"uid-{name}"}
+    if finalizer:
+        md["finalizers"] = ["resource.kubernetes.io/delete-protection"]
+    if owner:
+        md["ownerReferences"] = [{"kind": "Pod", "name": "x", "uid": owner, "controller": True}]
+    return make_object({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": md, "spec": {},
+                        "status": {"allocation": {"devices": {"results": []}},
+                                   "reservedFor": [{"resource": "pods", "name": n, "uid": u} for n, u in reserved]}})
+
+
+def test_deleted_pod_releases_its_claims():
+    cluster = Cluster()
+    a = make_pod("a", uid="uid-a", node_name="n")
+    b = make_pod("b", uid="uid-b", node_name="n")
+    for o in (a, b, _claim("shared", [("a", "uid-a"), ("b", "uid-b")]), _claim("alone", [("a", "uid-a")]),
+              _claim("foreign", [("a", "uid-a")], finalizer=False), _claim("owned", [("a", "uid-a")], owner="uid-a")):
+        cluster.create(o, notify=False)
+    ResourceClaimController(cluster).start()
+    cluster.delete(a)
+    shared = cluster.get("ResourceClaim", "default", "shared")
+    assert shared.status["reservedFor"] == [{"resource": "pods", "name": "b", "uid": "uid-b"}]
+    assert "allocation" in shared.status
+    alone = cluster.get("ResourceClaim", "default", "alone")
+    assert "allocation" not in alone.status and "reservedFor" not in alone.status
+    assert "finalizers" not in alone.raw["metadata"]
+    foreign = cluster.get("ResourceClaim", "default", "foreign")
+    assert "allocation" in foreign.status and "reservedFor" not in foreign.status
+    assert cluster.get("ResourceClaim", "default", "owned") is None
