@@ -293,11 +293,6 @@ class _DefaultingMap(celtypes.MapType):
         except KeyError:
             return celtypes.MapType({})
 
-    def get(self, key, default=None):
-        return self[key]
-
-    def __contains__(self, key):
-        return True
 
 
 def _parse_qualified_name(name: str, default_domain: str) -> Tuple[str, str]:

@@ -26,6 +26,9 @@ DEV = device_variable("gpu.example.com", {
     ('has(device.attributes["gpu.example.com"].model)', True),
     ('has(device.attributes["gpu.example.com"].missing)', False),
     ('has(device.attributes["unknown.io"].x)', False),
+    ('"other.io" in device.attributes', True),
+    ('"unknown.io" in device.attributes', False),  # only lookups default to an empty map
+    ('device.attributes["unknown.io"].size() == 0', True),
     ('device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) == 0', True),
     ('device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) > 0', True),
     ('device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("64Gi"))', False),
