@@ -7,8 +7,10 @@ the runtime error "no such key". Kubernetes' CEL libraries that device selectors
 as custom functions: quantity (apiserver/pkg/cel/library/quantity.go) and semver (semverlib.go),
 and the heterogeneous equality of cel-go (`"a" == 1` is false, `1 == 1.0` is true).
 
-Known gaps (failing loudly, as a compile error naming the function): the strings, lists, sets,
-regex, URL and IP libraries beyond what celpy has built in, and `cel.bind`.
+Also added: the strings extension (charAt, indexOf, lastIndexOf, lowerAscii, replace, split,
+substring, trim, upperAscii, join) and the lists library's indexOf/lastIndexOf. Known gaps
+(failing loudly, as a compile error naming the function): the rest of the lists library, sets,
+regex find/findAll, URL and IP libraries, format/quote, and `cel.bind`.
 """
 
 from __future__ import annotations
@@ -251,6 +253,78 @@ def _upper_ascii(s):
     return celtypes.StringType(str(s).upper())
 
 
+def _str(x) -> str:
+    if not isinstance(x, celtypes.StringType):
+        _err("no such overload")
+    return str(x)
+
+
+def _char_at(s, i):
+    t = _str(s)
+    i = int(i)
+    if i < 0 or i > len(t):
+        _err(f"index out of range: {i}")
+    return celtypes.StringType(t[i:i + 1])
+
+
+def _index_of(x, sub, start=None):
+    if isinstance(x, celtypes.ListType):  # the Kubernetes lists library
+        for i, v in enumerate(x):
+            if _hetero_eq(v, sub):
+                return celtypes.IntType(i)
+        return celtypes.IntType(-1)
+    t, u = _str(x), _str(sub)
+    b = 0 if start is None else int(start)
+    if b < 0 or b > len(t):
+        _err(f"index out of range: {b}")
+    return celtypes.IntType(t.find(u, b))
+
+
+def _last_index_of(x, sub, end=None):
+    if isinstance(x, celtypes.ListType):
+        for i in range(len(x) - 1, -1, -1):
+            if _hetero_eq(x[i], sub):
+                return celtypes.IntType(i)
+        return celtypes.IntType(-1)
+    t, u = _str(x), _str(sub)
+    e = len(t) if end is None else int(end)
+    if e < 0 or e > len(t):
+        _err(f"index out of range: {e}")
+    return celtypes.IntType(t.rfind(u, 0, e + len(u)))
+
+
+def _replace(s, old, new, n=None):
+    t = _str(s)
+    return celtypes.StringType(t.replace(_str(old), _str(new)) if n is None or int(n) < 0
+                               else t.replace(_str(old), _str(new), int(n)))
+
+
+def _split(s, sep, n=None):
+    t, p = _str(s), _str(sep)
+    if n is not None and int(n) == 0:
+        return celtypes.ListType([])
+    parts = t.split(p, int(n) - 1) if n is not None and int(n) > 0 else (list(t) if p == "" else t.split(p))
+    return celtypes.ListType([celtypes.StringType(x) for x in parts])
+
+
+def _substring(s, start, end=None):
+    t = _str(s)
+    b, e = int(start), (len(t) if end is None else int(end))
+    if b < 0 or b > len(t) or e < b or e > len(t):
+        _err(f"index out of range: {b if b < 0 or b > len(t) else e}")
+    return celtypes.StringType(t[b:e])
+
+
+def _trim(s):
+    return celtypes.StringType(_str(s).strip())
+
+
+def _join(lst, sep=None):
+    if not isinstance(lst, celtypes.ListType):
+        _err("no such overload")
+    return celtypes.StringType(("" if sep is None else _str(sep)).join(_str(x) for x in lst))
+
+
 def _propagating(fn):
     """A custom function receives an argument that failed as a CELEvalError: pass it on."""
     def wrapped(*args):
@@ -273,6 +347,8 @@ FUNCTIONS: Dict[str, Any] = {
     "asApproximateFloat": _as_approximate_float, "add": _q_arith(1), "sub": _q_arith(-1),
     "major": _semver_part("major"), "minor": _semver_part("minor"), "patch": _semver_part("patch"),
     "lowerAscii": _lower_ascii, "upperAscii": _upper_ascii,
+    "charAt": _char_at, "indexOf": _index_of, "lastIndexOf": _last_index_of, "replace": _replace,
+    "split": _split, "substring": _substring, "trim": _trim, "join": _join,
     "_==_": _eq, "_!=_": _ne,
 }
 FUNCTIONS = {k: _propagating(v) for k, v in FUNCTIONS.items()}

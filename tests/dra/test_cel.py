@@ -47,6 +47,12 @@ DEV = device_variable("gpu.example.com", {
     ('isSemver("1.2.3") && !isSemver("1.2")', True),
     ('device.attributes["gpu.example.com"].model == 1', False),  # heterogeneous equality
     ('1 == 1.0', True),
+    ('device.attributes["gpu.example.com"].model.upperAscii() == "A100"', True),
+    ('device.attributes["gpu.example.com"].model.indexOf("1") == 1', True),
+    ('device.attributes["gpu.example.com"].model.substring(1, 3) == "10"', True),
+    ('"a,b,c".split(",").size() == 3 && ["a", "b"].join("-") == "a-b"', True),
+    ('" x ".trim() == "x" && "aXa".replace("X", "y") == "aya" && "abc".charAt(1) == "b"', True),
+    ('device.attributes["gpu.example.com"].model.matches("^a[0-9]+$")', True),
     ('["a", "b"].exists(x, x == device.attributes["gpu.example.com"].model)', False),
 ])
 def test_matches(expr, want):
