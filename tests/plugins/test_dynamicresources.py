@@ -320,3 +320,38 @@ def test_args_defaults_and_validation():
     assert DynamicResources.validate_args({"filterTimeout": "0s"}) == []
     assert DynamicResources.validate_args({"filterTimeout": "-1s"}) == [
         ("filterTimeout", 'Invalid value: "-1s": must be zero or positive')]
+
+
+def _admin(raw):
+    raw = copy.deepcopy(raw)
+    raw["spec"]["devices"]["requests"][0]["exactly"]["adminAccess"] = True
+    for r in ((raw.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results", []):
+        r["adminAccess"] = True
+    return raw
+
+
+def test_exhausted_resources():
+    other = claim("other", allocated_on="worker")
+    c = Ctx([klass(), claim(), other, slice_("worker", "instance-1")])
+    pod = pod_with_claim_name()
+    _, res = c.run_until_filter(pod)
+    assert res["worker"] == Status(Code.UnschedulableAndUnresolvable, "cannot allocate all claims")
+    _, st = c.pl.post_filter(c.state, pod, None)
+    assert st == Status(Code.Unschedulable, "still not schedulable")
+
+
+def test_request_admin_access_despite_exhausted_resources():
+    c = Ctx([klass(), _admin(claim()), claim("other", allocated_on="worker"), slice_("worker", "instance-1")])
+    pod = pod_with_claim_name()
+    _, res = c.run_until_filter(pod)
+    assert res["worker"] is None
+    c.pl.reserve(c.state, pod, "worker")
+    c.pl.pre_bind(c.state, pod, "worker")
+    assert c.claim().status["allocation"]["devices"]["results"] == [
+        {"request": "req-1", "driver": DRIVER, "pool": "worker", "device": "instance-1", "adminAccess": True}]
+
+
+def test_structured_ignore_allocated_admin_access():
+    c = Ctx([klass(), claim(), _admin(claim("other", allocated_on="worker")), slice_("worker", "instance-1")])
+    _, res = c.run_until_filter(pod_with_claim_name())
+    assert res["worker"] is None
