@@ -296,7 +296,14 @@ class Allocator:
     def allocate(self, node, claims: List[Mapping[str, Any]]) -> Optional[List[Dict[str, Any]]]:
         """Allocate: one AllocationResult per claim, None when they cannot all be allocated
         on node; AllocationError for invalid input."""
-        return _Allocation(self, node, claims).run()
+        found = self.allocate_lazy(node, claims)
+        return None if found is None else found.results()
+
+    def allocate_lazy(self, node, claims: List[Mapping[str, Any]]) -> Optional["_Allocation"]:
+        """Allocate, with the AllocationResults built only when asked for (`results()`): the
+        scheduler needs them for the chosen node only."""
+        alloc = _Allocation(self, node, claims)
+        return alloc if alloc.run() else None
 
 
 def explain_failure(a: Allocator, node, claims: List[Mapping[str, Any]]) -> List[str]:
@@ -368,7 +375,7 @@ class _Allocation:
     def _requests(claim) -> List[Mapping[str, Any]]:
         return ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []
 
-    def run(self) -> Optional[List[Dict[str, Any]]]:
+    def run(self) -> bool:
         self.pools = self.a.pools_for(self.node)
         for ci, claim in enumerate(self.claims):
             min_devices = 0
@@ -403,11 +410,13 @@ class _Allocation:
         try:
             done = self.allocate_one((0, 0, 0, 0), False)
         except _Stop:
-            return None
+            return False
         except _MaxSizeExceeded:
             done = False
-        if not done:
-            return None
+        return bool(done)
+
+    def results(self) -> List[Dict[str, Any]]:
+        """The AllocationResults of a successful run."""
         return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
 
     def _result(self, ci: int, claim) -> Dict[str, Any]:

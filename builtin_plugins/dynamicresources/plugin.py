@@ -63,7 +63,8 @@ class StateData:
         self.allocator: Optional[Allocator] = None
         self.unavailable_claims: set = set()
         self.informations_for_claim: List[_ClaimInfo] = []
-        self.node_allocations: Dict[str, List[Dict[str, Any]]] = {}
+        self.node_allocations: Dict[str, Any] = {}  # node -> the allocator's successful run
+        self.raw_to_allocate: List[Dict[str, Any]] = []
 
     def clone(self) -> "StateData":
         return self
@@ -245,6 +246,7 @@ class DynamicResources(Plugin):
                                     slices, self.cel_cache, self._match_cache, self._pool_cache)
             s.node_allocations = {}
         s.claims = claims
+        s.raw_to_allocate = [c.raw for _, c in s.to_allocate()]
         return None, None
 
     def validate_device_class(self, class_name: str, request_name: str) -> Optional[Status]:
@@ -272,12 +274,12 @@ class DynamicResources(Plugin):
                 unavailable.append(index)
         allocations = None
         if s.allocator is not None:
-            to_allocate = [c.raw for _, c in s.to_allocate()]
+            to_allocate = s.raw_to_allocate
             try:
-                a = s.allocator.allocate(node, to_allocate)
+                a = s.allocator.allocate_lazy(node, to_allocate)
             except AllocationError as e:
                 return status_error(e)
-            if a is None or len(a) != len(to_allocate):
+            if a is None:
                 st = _DetailedStatus(Code.UnschedulableAndUnresolvable, "cannot allocate all claims")
                 st.detail = lambda: explain_failure(s.allocator, node, to_allocate)
                 return st
@@ -286,7 +288,7 @@ class DynamicResources(Plugin):
             s.unavailable_claims.update(unavailable)
             return status_unschedulable("resourceclaim not available on the node")
         if s.allocator is not None:
-            s.node_allocations[node.name] = allocations
+            s.node_allocations[node.name] = allocations  # results built at Reserve
         return None
 
     # ---- PostFilter ------------------------------------------------------------------------------
@@ -324,7 +326,8 @@ class DynamicResources(Plugin):
         if not to_allocate:
             return None
         if s.allocator is not None:
-            allocations = s.node_allocations.get(node_name)
+            found = s.node_allocations.get(node_name)
+            allocations = found.results() if found is not None else None
             if not allocations:
                 return status_error("claim allocation not found for node")
             if len(allocations) != len(to_allocate):
