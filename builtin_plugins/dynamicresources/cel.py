@@ -9,8 +9,9 @@ and the heterogeneous equality of cel-go (`"a" == 1` is false, `1 == 1.0` is tru
 
 Also added: the strings extension (charAt, indexOf, lastIndexOf, lowerAscii, replace, split,
 substring, trim, upperAscii, join) and the lists library's indexOf/lastIndexOf. Known gaps
-(failing loudly, as a compile error naming the function): the rest of the lists library, sets,
-regex find/findAll, URL and IP libraries, format/quote, and `cel.bind`.
+(failing loudly: a compile error saying schedharness does not implement the function): the rest
+of the lists library, sets, regex find/findAll, URL/IP/CIDR libraries, format/quote, optional
+types, two-variable comprehensions and `cel.bind`.
 """
 
 from __future__ import annotations
@@ -356,6 +357,19 @@ FUNCTIONS = {k: _propagating(v) for k, v in FUNCTIONS.items()}
 _MACROS = {"has", "all", "exists", "exists_one", "map", "filter", "dyn"}
 _KNOWN_FUNCTIONS = set(FUNCTIONS) | set(celpy.evaluation.base_functions) | _MACROS
 _DECLARED = {"device"}
+# Functions of the CEL environment kube-scheduler v1.34 compiles device selectors in (cel-go's
+# ext.Bindings, ext.Sets, ext.TwoVarComprehensions, optional types, and the Kubernetes lists,
+# regex, URL, IP, CIDR and format libraries) that the harness does not implement: a selector
+# using one fails loudly, naming it, rather than with an error v1.34 would not give.
+_NOT_IMPLEMENTED = {
+    "bind", "contains_all", "equivalent", "intersects", "isSorted", "sum", "min", "max", "slice",
+    "flatten", "reverse", "distinct", "sort", "sortBy", "find", "findAll", "url", "isURL",
+    "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery", "ip",
+    "isIP", "cidr", "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked",
+    "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
+    "isGlobalUnicast", "format", "quote", "transformList", "transformMap", "transformMapEntry",
+    "existsOne", "of", "ofNonZeroValue", "none", "orValue", "hasValue", "value", "or",
+}
 
 
 # ---- the device variable ----------------------------------------------------------------------
@@ -481,6 +495,12 @@ def _static_check(tree: "lark.Tree", expression: str) -> Optional[str]:
                 for t in (first.scan_values(lambda v: isinstance(v, lark.Token)) if isinstance(first, lark.Tree) else []):
                     if t.type == "IDENT":
                         bound.add(str(t))
+    for node in tree.iter_subtrees():
+        if node.data in ("ident_arg", "member_dot_arg") and len(node.children) >= 1:
+            tok = node.children[0] if node.data == "ident_arg" else node.children[1]
+            if str(tok) in _NOT_IMPLEMENTED:
+                return (f"schedharness does not implement the Kubernetes CEL function '{tok}' "
+                        f"(kube-scheduler v1.34 accepts it); rewrite the selector without it")
     for node in tree.iter_subtrees():
         if node.data == "ident" and node.children:
             name = str(node.children[0])

@@ -78,6 +78,8 @@ def test_runtime_errors(expr, msg):
     ("noSuchVar", "compilation failed: ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')"),
     ("device.driver ==", "compilation failed: ERROR: <input>:1:"),
     ('noSuchFunction(device.driver)', "undeclared reference to 'noSuchFunction'"),
+    ('cel.bind(m, device.driver, m == "x")', "schedharness does not implement the Kubernetes CEL function 'bind'"),
+    ('isIP("1.2.3.4")', "schedharness does not implement the Kubernetes CEL function 'isIP'"),
 ])
 def test_compile_errors(expr, msg):
     r = compile_expression(expr)
