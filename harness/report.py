@@ -60,6 +60,9 @@ def _filter_lines(rec) -> List[str]:
             if st is not None and st.code == Code.Skip:
                 continue
             lines.append(f"      filter {plugin}: {_status(st)}")
+            detail = getattr(st, "detail", None)  # optional lines a plugin adds for explain
+            if callable(detail):
+                lines.extend(f"        {d}" for d in detail())
             if st is not None and not st.is_success():
                 break
         if decided is not None and not any(p == decided.plugin for p, _ in rows):

@@ -19,6 +19,7 @@ from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
 from .checks import check_cluster, check_expect, check_step_objects
+from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case
 from ..leaderelection.kube_scheduler import check_leader_elector_config
 from .replicas import World
@@ -72,6 +73,7 @@ class CaseResult:
     steps: List[StepResult] = field(default_factory=list)
     final: Optional[Observation] = None
     lease_history: Optional[List[Dict[str, Any]]] = None  # with replicas
+    claims: Dict[str, Any] = field(default_factory=dict)  # DynamicResources' allocations
 
     def to_json(self) -> Dict[str, Any]:
         out = {"case": self.case.name, "file": self.case.path, "passed": self.passed, "bindings": self.bindings,
@@ -85,6 +87,8 @@ class CaseResult:
             out["lease"] = self.final.lease
             out["boundBy"] = self.final.bound_by or {}
             out["leaseHistory"] = self.lease_history
+        if self.claims:
+            out["claims"] = self.claims
         if self.case.steps:
             out["steps"] = [s.to_json() for s in self.steps]
         return out
@@ -142,6 +146,7 @@ class CaseRun:
             self.sched.explain = explain
             self.sched.tracked_pods = self.tracked_pods
             self.sched.start()
+        start_controllers(self.cluster)  # the resourceclaim controller, as in a cluster
         self.cluster.subscribe(self._on_event)
         for i, obj in enumerate(case.pods):
             o = self._admit(obj, f"pods[{i}]")
@@ -380,6 +385,7 @@ def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
                             f"(the pod was not bound again)")
     obs = run.observe()
     res.final = obs
+    res.claims = claim_outcomes(run.cluster)
     if run.world is not None:
         res.lease_history = run.world.lease_history()
     res.bindings, res.preempted, res.nominated, res.messages = obs.bindings, obs.preempted, obs.nominated, obs.messages

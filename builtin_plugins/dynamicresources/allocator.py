@@ -1,0 +1,714 @@
+"""The structured allocator (dynamic-resource-allocation/structured) as kube-scheduler v1.34.1
+runs it.
+
+allocator.go's NewAllocator picks the first implementation whose supported features cover the
+enabled ones. v1.34's default gates enable DRAAdminAccess, DRAPrioritizedList (beta) and
+DRAResourceClaimDeviceStatus (beta since 1.33); "stable" supports none of them and "incubating"
+not DRAResourceClaimDeviceStatus, so v1.34.1 runs the "experimental" implementation
+(internal/experimental/allocator_experimental.go, pools_experimental.go). This module ports that
+one with the features that are off by default (partitionable devices, device taints, binding
+conditions, consumable capacity) off: the API server drops their fields, so they are ignored.
+
+Objects are the raw manifests (dicts) of the simulated API server.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
+
+from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
+
+from .cel import CELCache, CELRuntimeError, device_variable
+
+ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
+
+DeviceID = Tuple[str, str, str]  # (driver, pool, device): structured.DeviceID
+
+
+class AllocationError(Exception):
+    """An error of Allocate: invalid input (a selector that does not compile, a missing class,
+    ...); the scheduler reports it as an Error status."""
+
+
+class _Stop(Exception):
+    """errStop."""
+
+
+class _MaxSizeExceeded(Exception):
+    """errAllocationResultMaxSizeExceeded."""
+
+
+@dataclass
+class Features:
+    """structured.Features with v1.34's default gates."""
+
+    admin_access: bool = True       # DRAAdminAccess: beta, on
+    prioritized_list: bool = True   # DRAPrioritizedList: beta, on
+    device_status: bool = True      # DRAResourceClaimDeviceStatus: beta, on
+    partitionable_devices: bool = False
+    device_taints: bool = False
+    device_binding: bool = False
+    consumable_capacity: bool = False
+
+
+def kobj(obj: Mapping[str, Any]) -> str:
+    """klog.KObj: namespace/name."""
+    md = obj.get("metadata") or {}
+    ns = md.get("namespace") or ""
+    return f"{ns}/{md.get('name', '')}" if ns else md.get("name", "")
+
+
+# ---- pools (pools_experimental.go) ------------------------------------------------------------
+
+def node_matches(node, node_name: str, all_nodes: bool, node_selector) -> bool:
+    """nodeMatches."""
+    if node_name:
+        return node is not None and node.name == node_name
+    if all_nodes:
+        return True
+    if node_selector is not None:
+        try:
+            sel = NodeSelector(node_selector)
+        except NodeSelectorError as e:
+            raise AllocationError(f"failed to parse node selector: {e}")
+        return sel.match(node)
+    return False
+
+
+@dataclass
+class Pool:
+    driver: str
+    pool: str
+    slices: List[Any] = field(default_factory=list)  # KubeObject ResourceSlices
+    is_incomplete: bool = False
+    is_invalid: bool = False
+    invalid_reason: str = ""
+
+    @property
+    def pool_id(self) -> str:
+        return f"{self.driver}/{self.pool}"
+
+
+def gather_pools(slices, node, features: Features, candidates: Optional[List[Any]] = None) -> List[Pool]:
+    """GatherPools: the pools with devices available on node, newest generation only.
+    `candidates` (optional) is the subset of slices that can match the node, in slice order."""
+    pools: Dict[Tuple[str, str], Pool] = {}
+    for s in (slices if candidates is None else candidates):
+        spec = s.raw.get("spec") or {}
+        if not features.partitionable_devices and spec.get("perDeviceNodeSelection") is not None:
+            continue
+        node_name, all_nodes, sel = spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector")
+        if node_name or all_nodes or sel is not None:
+            try:
+                match = node_matches(node, node_name, all_nodes, sel)
+            except AllocationError as e:
+                raise AllocationError(f"gather pool information: failed to perform node selection for slice {s.name}: {e}")
+            if match:
+                _add_slice(pools, s)
+    result = []
+    # Go ranges over a map here (random order); the harness takes the pools in (driver, pool)
+    # order so that a run repeats.
+    for _, pool in sorted(pools.items()):
+        first = pool.slices[0].raw["spec"].get("pool") or {}
+        pool.is_incomplete = len(pool.slices) != int(first.get("resourceSliceCount") or 0)
+        pool.is_invalid, pool.invalid_reason = _pool_is_invalid(pool)
+        result.append(pool)
+    return result
+
+
+def _add_slice(pools: Dict[Tuple[str, str], Pool], s) -> None:
+    """addSlice."""
+    spec = s.raw["spec"]
+    p = spec.get("pool") or {}
+    key = (spec.get("driver", ""), p.get("name", ""))
+    pool = pools.get(key)
+    if pool is None:
+        pools[key] = Pool(key[0], key[1], [s])
+        return
+    gen = int(p.get("generation") or 0)
+    cur = int((pool.slices[0].raw["spec"].get("pool") or {}).get("generation") or 0)
+    if gen < cur:
+        return
+    if gen > cur:
+        pool.slices = []
+    pool.slices.append(s)
+
+
+def _pool_is_invalid(pool: Pool) -> Tuple[bool, str]:
+    """poolIsInvalid."""
+    seen: Set[str] = set()
+    for s in pool.slices:
+        for d in s.raw["spec"].get("devices") or []:
+            if d.get("name") in seen:
+                return True, f"duplicate device name {d.get('name')}"
+            seen.add(d.get("name"))
+    return False, ""
+
+
+# ---- requests ---------------------------------------------------------------------------------
+
+class _Request:
+    """requestAccessor over an exact request or a subrequest (fields read once)."""
+
+    __slots__ = ("name", "spec", "is_sub", "device_class_name", "allocation_mode", "count",
+                 "admin_access", "has_admin_access", "selectors")
+
+    def __init__(self, name: str, spec: Mapping[str, Any], is_sub: bool):
+        self.name = name
+        self.spec = spec  # the ExactDeviceRequest or DeviceSubRequest
+        self.is_sub = is_sub
+        self.device_class_name: str = spec.get("deviceClassName") or ""
+        self.allocation_mode: str = spec.get("allocationMode") or "ExactCount"
+        self.count: int = int(spec.get("count") or 0)
+        self.admin_access: bool = False if is_sub else bool(spec.get("adminAccess"))
+        self.has_admin_access: bool = False if is_sub else spec.get("adminAccess") is not None
+        self.selectors: List[Mapping[str, Any]] = spec.get("selectors") or []
+
+
+@dataclass
+class _RequestData:
+    request: _Request
+    parent: Optional[_Request]
+    device_class: Optional[Mapping[str, Any]] = None
+    num_devices: int = 0
+    selected_sub_request_index: int = 0
+    all_devices: List[Tuple[DeviceID, Mapping[str, Any], Any]] = field(default_factory=list)
+
+
+@dataclass
+class DeviceResult:
+    """internalDeviceResult."""
+
+    request: str
+    parent_request: str
+    id: DeviceID
+    device: Mapping[str, Any]
+    slice: Any
+    admin_access: Optional[bool] = None
+
+    def request_name(self) -> str:
+        return self.request if not self.parent_request else f"{self.parent_request}/{self.request}"
+
+
+# ---- constraints ------------------------------------------------------------------------------
+
+def lookup_attribute(device: Mapping[str, Any], device_id: DeviceID, name: str):
+    """lookupAttribute: the fully qualified name, or the id alone when the domain is the driver."""
+    attrs = device.get("attributes") or {}
+    if name in attrs:
+        return attrs[name]
+    i = name.find("/")
+    if i < 0 or name[:i] != device_id[0]:
+        return None
+    return attrs.get(name[i + 1:])
+
+
+class MatchAttributeConstraint:
+    """matchAttributeConstraint: all devices share the attribute's value."""
+
+    def __init__(self, request_names: List[str], attribute_name: str):
+        self.request_names = set(request_names)
+        self.attribute_name = attribute_name
+        self.attribute = None
+        self.num_devices = 0
+
+    def _matches(self, request: str, sub: str) -> bool:
+        if not sub:
+            return request in self.request_names
+        return request in self.request_names or f"{request}/{sub}" in self.request_names
+
+    def add(self, request: str, sub: str, device, device_id: DeviceID) -> bool:
+        if self.request_names and not self._matches(request, sub):
+            return True
+        attr = lookup_attribute(device, device_id, self.attribute_name)
+        if attr is None:
+            return False
+        if self.num_devices == 0:
+            self.attribute = attr
+            self.num_devices = 1
+            return True
+        for kind in ("string", "int", "bool", "version"):
+            if attr.get(kind) is not None:
+                if self.attribute.get(kind) is None or attr[kind] != self.attribute[kind]:
+                    return False
+                break
+        else:
+            return False
+        self.num_devices += 1
+        return True
+
+    def remove(self, request: str, sub: str, device, device_id: DeviceID) -> None:
+        if self.request_names and not self._matches(request, sub):
+            return
+        self.num_devices -= 1
+
+
+# ---- the allocator ----------------------------------------------------------------------------
+
+class Allocator:
+    """experimental.Allocator: set up once per pod (PreFilter), Allocate called per node."""
+
+    def __init__(self, features: Features, allocated_devices: Set[DeviceID],
+                 get_class: Callable[[str], Optional[Mapping[str, Any]]], slices: List[Any],
+                 cel_cache: CELCache, match_cache: Optional[Dict[Any, Any]] = None,
+                 pool_cache: Optional[Dict[Any, List[Pool]]] = None):
+        self.features = features
+        self.allocated_devices = allocated_devices
+        self.get_class = get_class
+        self.slices = slices
+        self.cel_cache = cel_cache
+        # (expression, slice key, slice resourceVersion, device index) -> match: the CEL
+        # outcome for an unchanged device (a harness speed-up; same results).
+        self.match_cache = match_cache if match_cache is not None else {}
+        self.num_allocate_one_invocations = 0
+        # Slices by spec.nodeName, the others (selector, allNodes) apart: GatherPools only
+        # ever matches a node's own slices and the others (a speed-up; same result).
+        self._by_node: Dict[str, List[Tuple[int, Any]]] = {}
+        self._others: List[Tuple[int, Any]] = []
+        # (node name, node resourceVersion) -> its pools; may be shared by Allocators over the
+        # same slices (the caller clears it when the slices change).
+        self._pools: Dict[Any, List[Pool]] = pool_cache if pool_cache is not None else {}
+        self._validated: Dict[Tuple[int, int, int], _RequestData] = {}
+        for i, s in enumerate(slices):
+            name = (s.raw.get("spec") or {}).get("nodeName")
+            if name:
+                self._by_node.setdefault(name, []).append((i, s))
+            else:
+                self._others.append((i, s))
+
+    def pools_for(self, node) -> List[Pool]:
+        """GatherPools for node: the slices are fixed for this Allocator's lifetime, so each
+        node's pools are gathered once (a speed-up; same result)."""
+        key = (node.name, node.resource_version) if node is not None else ("", 0)
+        pools = self._pools.get(key)
+        if pools is None:
+            pools = self._pools[key] = gather_pools(self.slices, node, self.features, self.candidate_slices(node))
+        return pools
+
+    def candidate_slices(self, node) -> List[Any]:
+        own = self._by_node.get(node.name if node is not None else "", [])
+        if not self._others:
+            return [s for _, s in own]
+        return [s for _, s in sorted(own + self._others, key=lambda e: e[0])]
+
+    def allocate(self, node, claims: List[Mapping[str, Any]]) -> Optional[List[Dict[str, Any]]]:
+        """Allocate: one AllocationResult per claim, None when they cannot all be allocated
+        on node; AllocationError for invalid input."""
+        found = self.allocate_lazy(node, claims)
+        return None if found is None else found.results()
+
+    def allocate_lazy(self, node, claims: List[Mapping[str, Any]]) -> Optional["_Allocation"]:
+        """Allocate, with the AllocationResults built only when asked for (`results()`): the
+        scheduler needs them for the chosen node only."""
+        alloc = _Allocation(self, node, claims)
+        return alloc if alloc.run() else None
+
+
+def explain_failure(a: Allocator, node, claims: List[Mapping[str, Any]]) -> List[str]:
+    """For `explain` (no upstream counterpart): per request of the claims, how many devices on
+    node match its class and selectors and are not allocated, against how many it needs."""
+    out: List[str] = []
+    try:
+        pools = a.pools_for(node)
+    except AllocationError as e:
+        return [str(e)]
+    short = False
+    for ci, claim in enumerate(claims):
+        alloc = _Allocation(a, node, claims)
+        alloc.pools = pools
+        for ri, req in enumerate(alloc.requests[ci]):
+            subs = req.get("firstAvailable") or []
+            entries = ([(f"{req.get('name', '')}/{sub.get('name', '')}", _Request(sub.get("name", ""), sub, True), si)
+                        for si, sub in enumerate(subs)] if subs else
+                       [(req.get("name", ""), _Request(req.get("name", ""), req.get("exactly") or {}, False), 0)])
+            for label, request, si in entries:
+                try:
+                    rd = alloc._validate_uncached(request, None, (ci, ri, si))
+                except AllocationError as e:
+                    out.append(f"claim {kobj(claim)}, request {label}: {e}")
+                    continue
+                free = matching = 0
+                for pool in pools:
+                    for sl in pool.slices:
+                        for di, dev in enumerate(sl.raw["spec"].get("devices") or []):
+                            try:
+                                ok = alloc.is_selectable((ci, ri, si), rd, sl, di)
+                            except AllocationError as e:
+                                out.append(f"claim {kobj(claim)}, request {label}: {e}")
+                                ok = False
+                            if ok:
+                                matching += 1
+                                if request.admin_access or (pool.driver, pool.pool, dev.get("name", "")) not in a.allocated_devices:
+                                    free += 1
+                exact = request.allocation_mode == "ExactCount"
+                need = rd.num_devices if exact else max(matching, 1)
+                if free < need:
+                    short = True
+                mode = f"{need} device(s)" if exact else "all matching devices (at least 1)"
+                out.append(f"claim {kobj(claim)}, request {label}: needs {mode}; {matching} on this node "
+                           f"match, {free} of them not allocated")
+    if not short:
+        out.append("every request has enough devices on its own: constraints (matchAttribute) or "
+                   "requests competing for the same devices prevent a full allocation")
+    return out
+
+
+class _Allocation:
+    """allocator: the state of one Allocate call."""
+
+    def __init__(self, a: Allocator, node, claims: List[Mapping[str, Any]]):
+        self.a = a
+        self.features = a.features
+        self.node = node
+        self.claims = claims
+        self.device_matches_request: Dict[Any, bool] = {}
+        self.constraints: List[List[MatchAttributeConstraint]] = [[] for _ in claims]
+        self.request_data: Dict[Tuple[int, int, int], _RequestData] = {}
+        self.result: List[List[DeviceResult]] = [[] for _ in claims]
+        self.allocating_devices: Dict[DeviceID, Set[int]] = {}
+        self.pools: List[Pool] = []
+        self.requests = [self._requests(c) for c in claims]
+
+    @staticmethod
+    def _requests(claim) -> List[Mapping[str, Any]]:
+        return ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []
+
+    def run(self) -> bool:
+        self.pools = self.a.pools_for(self.node)
+        for ci, claim in enumerate(self.claims):
+            min_devices = 0
+            for ri, req in enumerate(self._requests(claim)):
+                subs = req.get("firstAvailable") or []
+                if not self.features.prioritized_list and subs:
+                    raise AllocationError(f"claim {kobj(claim)}, request {req.get('name')}: has subrequests, "
+                                          f"but the DRAPrioritizedList feature is disabled")
+                if subs:
+                    min_req = sys.maxsize
+                    parent = _Request(req.get("name", ""), req.get("exactly") or {}, False)
+                    for si, sub in enumerate(subs):
+                        rd = self._validate(_Request(sub.get("name", ""), sub, True), parent, (ci, ri, si))
+                        self.request_data[(ci, ri, si)] = rd
+                        min_req = min(min_req, rd.num_devices)
+                    min_devices += min_req
+                else:
+                    rd = self._validate(_Request(req.get("name", ""), req.get("exactly") or {}, False), None, (ci, ri, 0))
+                    self.request_data[(ci, ri, 0)] = rd
+                    min_devices += rd.num_devices
+            if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
+                raise AllocationError(f"claim {kobj(claim)}: number of requested devices {min_devices} "
+                                      f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+            cons = []
+            for i, c in enumerate(((claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
+                if c.get("matchAttribute") is not None:
+                    cons.append(MatchAttributeConstraint(c.get("requests") or [], c["matchAttribute"]))
+                else:
+                    raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty constraint "
+                                          f"(unsupported constraint type?)")
+            self.constraints[ci] = cons
+        try:
+            done = self.allocate_one((0, 0, 0, 0), False)
+        except _Stop:
+            return False
+        except _MaxSizeExceeded:
+            done = False
+        return bool(done)
+
+    def results(self) -> List[Dict[str, Any]]:
+        """The AllocationResults of a successful run."""
+        return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
+
+    def _result(self, ci: int, claim) -> Dict[str, Any]:
+        results = []
+        for d in self.result[ci]:
+            r = {"request": d.request_name(), "driver": d.id[0], "pool": d.id[1], "device": d.id[2]}
+            if d.admin_access is not None:
+                r["adminAccess"] = d.admin_access
+            results.append(r)
+        config: List[Dict[str, Any]] = []
+        reqs = self._requests(claim)
+        for ri in range(len(reqs)):
+            rd = self.request_data[(ci, ri, 0)]
+            if rd.parent is not None:
+                rd = self.request_data[(ci, ri, rd.selected_sub_request_index)]
+            if rd.device_class is not None:
+                for cfg in (rd.device_class.get("spec") or {}).get("config") or []:
+                    config.append({"source": "FromClass", **{k: v for k, v in cfg.items()}})
+        for cfg in ((claim.get("spec") or {}).get("devices") or {}).get("config") or []:
+            names = cfg.get("requests") or []
+            body = {k: v for k, v in cfg.items() if k != "requests"}
+            if not names:
+                config.append({"source": "FromClaim", **body})
+                continue
+            for ri, req in enumerate(reqs):
+                if req.get("name") in names:
+                    config.append({"source": "FromClaim", "requests": names, **body})
+                    continue
+                rd = self.request_data[(ci, ri, 0)]
+                if rd.parent is None:
+                    continue
+                sub = (req.get("firstAvailable") or [])[rd.selected_sub_request_index]
+                if f"{req.get('name')}/{sub.get('name')}" in names:
+                    config.append({"source": "FromClaim", "requests": names, **body})
+        out: Dict[str, Any] = {"devices": {"results": results}}
+        if config:
+            out["devices"]["config"] = config
+        ns = self._node_selector(self.result[ci])
+        if ns is not None:
+            out["nodeSelector"] = ns
+        return out
+
+    def _node_selector(self, results: List[DeviceResult]) -> Optional[Dict[str, Any]]:
+        """createNodeSelector."""
+        fields: List[Dict[str, Any]] = []
+        exprs: List[Dict[str, Any]] = []
+        for d in results:
+            spec = d.slice.raw["spec"]
+            if spec.get("nodeName"):
+                return {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [self.node.name]}]}]}
+            sel = spec.get("nodeSelector")
+            if sel is not None:
+                terms = sel.get("nodeSelectorTerms") or []
+                if len(terms) == 1:
+                    _add_requirements(terms[0].get("matchFields") or [], fields)
+                    _add_requirements(terms[0].get("matchExpressions") or [], exprs)
+                elif len(terms) > 1:
+                    raise AllocationError(f"create NodeSelector for claim: unsupported "
+                                          f"ResourceSlice.NodeSelector with {len(terms)} terms")
+        if fields or exprs:
+            term: Dict[str, Any] = {}
+            if exprs:
+                term["matchExpressions"] = exprs
+            if fields:
+                term["matchFields"] = fields
+            return {"nodeSelectorTerms": [term]}
+        return None
+
+    def _validate(self, request: _Request, parent: Optional[_Request], key: Tuple[int, int, int]) -> _RequestData:
+        """validateDeviceRequest. For ExactCount the outcome does not depend on the node: it is
+        kept for the Allocator's next calls (a speed-up; same result)."""
+        claim = self.claims[key[0]]
+        ck = (id(claim), key[1], key[2])
+        known = self.a._validated.get(ck)
+        if known is not None:
+            return _RequestData(request, parent, known.device_class, known.num_devices)
+        rd = self._validate_uncached(request, parent, key)
+        if request.allocation_mode == "ExactCount":
+            self.a._validated[ck] = rd
+        return rd
+
+    def _validate_uncached(self, request: _Request, parent: Optional[_Request], key: Tuple[int, int, int]) -> _RequestData:
+        claim = self.claims[key[0]]
+        rd = _RequestData(request, parent)
+        for i, sel in enumerate(request.selectors):
+            if not (sel.get("cel") or {}).get("expression"):
+                raise AllocationError(f"claim {kobj(claim)}, request {request.name}, selector #{i}: "
+                                      f"CEL expression empty (unsupported selector type?)")
+        if not self.features.admin_access and request.has_admin_access:
+            raise AllocationError(f"claim {kobj(claim)}, request {request.name}: admin access is requested, "
+                                  f"but the feature is disabled")
+        if not request.device_class_name:
+            raise AllocationError(f"claim {kobj(claim)}, request {request.name}: missing device class name "
+                                  f"(unsupported request type?)")
+        cls = self.a.get_class(request.device_class_name)
+        if cls is None:
+            raise AllocationError(f"claim {kobj(claim)}, request {request.name}: could not retrieve device class "
+                                  f"{request.device_class_name}: deviceclass.resource.k8s.io "
+                                  f"\"{request.device_class_name}\" not found")
+        rd.device_class = cls
+        mode = request.allocation_mode
+        if mode == "ExactCount":
+            rd.num_devices = request.count
+        elif mode == "All":
+            for pool in self.pools:
+                if pool.is_incomplete:
+                    raise AllocationError(f"claim {kobj(claim)}, request {request.name}: asks for all devices, "
+                                          f"but resource pool {pool.pool_id} is currently being updated")
+                if pool.is_invalid:
+                    raise AllocationError(f"claim {kobj(claim)}, request {request.name}: asks for all devices, "
+                                          f"but resource pool {pool.pool_id} is currently invalid")
+                for s in pool.slices:
+                    for di, dev in enumerate(s.raw["spec"].get("devices") or []):
+                        if self.is_selectable(key, rd, s, di):
+                            did = (s.raw["spec"].get("driver", ""), (s.raw["spec"].get("pool") or {}).get("name", ""), dev.get("name", ""))
+                            rd.all_devices.append((did, dev, s))
+            rd.num_devices = len(rd.all_devices)
+        else:
+            raise AllocationError(f"claim {kobj(claim)}, request {request.name}: unsupported count mode {mode}")
+        return rd
+
+    # -- the search -----------------------------------------------------------------------------
+    def allocate_one(self, r: Tuple[int, int, int, int], allocate_sub_request: bool) -> bool:
+        """allocateOne: r is (claim, request, subrequest, device) indices."""
+        self.a.num_allocate_one_invocations += 1
+        ci, ri, si, di = r
+        if ci >= len(self.claims):
+            return True
+        claim = self.claims[ci]
+        reqs = self.requests[ci]
+        if ri >= len(reqs):
+            try:
+                return self.allocate_one((ci + 1, 0, 0, 0), False)
+            except _MaxSizeExceeded:
+                return False
+        key = (ci, ri, si)
+        rd = self.request_data[key]
+        if not allocate_sub_request and rd.parent is not None:
+            all_exceeded = True
+            sub = 0
+            while True:
+                if (ci, ri, sub) not in self.request_data:
+                    if all_exceeded:
+                        raise _MaxSizeExceeded()
+                    return False
+                try:
+                    ok = self.allocate_one((ci, ri, sub, di), True)
+                except _MaxSizeExceeded:
+                    sub += 1
+                    continue
+                all_exceeded = False
+                if ok:
+                    rd.selected_sub_request_index = sub
+                    return True
+                sub += 1
+        request = rd.request
+        do_all = request.allocation_mode == "All"
+        if do_all and not rd.all_devices:
+            return False
+        if di >= rd.num_devices:
+            return self.allocate_one((ci, ri + 1, 0, 0), False)
+        if len(self.result[ci]) + rd.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
+            raise _MaxSizeExceeded()
+        if do_all:
+            did, dev, s = rd.all_devices[di]
+            ok, undo = self.allocate_device(r, did, dev, s, True)
+            if not ok:
+                return False
+            try:
+                done = self.allocate_one((ci, ri, si, di + 1), allocate_sub_request)
+            except Exception:
+                undo()
+                raise
+            if not done:
+                undo()
+            return done
+        for pool in self.pools:
+            if pool.is_invalid:
+                raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
+            for s in pool.slices:
+                for dev_index, dev in enumerate(s.raw["spec"].get("devices") or []):
+                    did = (pool.driver, pool.pool, dev.get("name", ""))
+                    if request.admin_access and ci in self.allocating_devices.get(did, ()):
+                        continue
+                    if not request.admin_access and self.device_in_use(did):
+                        continue
+                    if not self.is_selectable(key, rd, s, dev_index):
+                        continue
+                    ok, undo = self.allocate_device(r, did, dev, s, False)
+                    if not ok:
+                        continue
+                    try:
+                        done = self.allocate_one((ci, ri, si, di + 1), allocate_sub_request)
+                    except Exception:
+                        undo()
+                        raise
+                    if done:
+                        return True
+                    undo()
+        return False
+
+    def device_in_use(self, did: DeviceID) -> bool:
+        return did in self.a.allocated_devices or bool(self.allocating_devices.get(did))
+
+    def is_selectable(self, key: Tuple[int, int, int], rd: _RequestData, s, dev_index: int) -> bool:
+        """isSelectable: class selectors, then the request's."""
+        spec = s.raw["spec"]
+        dev = spec["devices"][dev_index]
+        did = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""), dev.get("name", ""))
+        mk = (did, key)
+        cached = self.device_matches_request.get(mk)
+        if cached is not None:
+            return cached
+        if rd.device_class is not None:
+            if not self.selectors_match(key, s, dev_index, rd.device_class,
+                                        (rd.device_class.get("spec") or {}).get("selectors") or []):
+                self.device_matches_request[mk] = False
+                return False
+        if not self.selectors_match(key, s, dev_index, None, rd.request.selectors):
+            self.device_matches_request[mk] = False
+            return False
+        self.device_matches_request[mk] = True
+        return True
+
+    def selectors_match(self, key, s, dev_index: int, device_class, selectors) -> bool:
+        """selectorsMatch."""
+        for i, sel in enumerate(selectors):
+            expr = sel["cel"]["expression"]
+            compiled = self.a.cel_cache.get_or_compile(expr)
+            if compiled.error is not None:
+                if device_class is not None:
+                    raise AllocationError(f"class {kobj(device_class)}: selector #{i}: CEL compile error: {compiled.error}")
+                raise AllocationError(f"claim {kobj(self.claims[key[0]])}: selector #{i}: CEL compile error: {compiled.error}")
+            ck = (expr, s.key, s.resource_version, dev_index)
+            outcome = self.a.match_cache.get(ck)
+            if outcome is None:
+                spec = s.raw["spec"]
+                try:
+                    outcome = (compiled.device_matches(device_variable(spec.get("driver", ""), spec["devices"][dev_index])), None)
+                except CELRuntimeError as e:
+                    outcome = (False, str(e))
+                self.a.match_cache[ck] = outcome
+            matches, err = outcome
+            if err is not None:
+                if device_class is not None:
+                    raise AllocationError(f"class {kobj(device_class)}: selector #{i}: CEL runtime error: {err}")
+                raise AllocationError(f"claim {kobj(self.claims[key[0]])}: selector #{i}: CEL runtime error: {err}")
+            if not matches:
+                return False
+        return True
+
+    def allocate_device(self, r, did: DeviceID, dev, s, must: bool):
+        """allocateDevice: (allocated, rollback)."""
+        ci, ri, si, di = r
+        claim = self.claims[ci]
+        rd = self.request_data[(ci, ri, si)]
+        request = rd.request
+        if request.admin_access and ci in self.allocating_devices.get(did, ()):
+            return False, None
+        if not request.admin_access and self.device_in_use(did):
+            return False, None
+        if rd.parent is None:
+            base, sub = request.name, ""
+        else:
+            base, sub = rd.parent.name, request.name
+        cons = self.constraints[ci]
+        for i, c in enumerate(cons):
+            if not c.add(base, sub, dev, did):
+                if must:
+                    raise AllocationError(f"claim {kobj(claim)}, request {request.name}: cannot add device "
+                                          f"{did[0]}/{did[1]}/{did[2]} because a claim constraint would not be satisfied")
+                for e in range(i):
+                    cons[e].remove(base, sub, dev, did)
+                return False, None
+        self.allocating_devices.setdefault(did, set()).add(ci)
+        res = DeviceResult(request.name, rd.parent.name if rd.parent else "", did, dev, s,
+                           True if request.admin_access else None)
+        prev = len(self.result[ci])
+        self.result[ci].append(res)
+
+        def undo():
+            for c in cons:
+                c.remove(base, sub, dev, did)
+            self.allocating_devices[did].discard(ci)
+            del self.result[ci][prev:]
+        return True, undo
+
+
+def _add_requirements(src: List[Dict[str, Any]], dst: List[Dict[str, Any]]) -> None:
+    """addNewNodeSelectorRequirements."""
+    for req in src:
+        if not any(e.get("key") == req.get("key") and e.get("operator") == req.get("operator")
+                   and set(e.get("values") or []) == set(req.get("values") or []) for e in dst):
+            dst.append(req)

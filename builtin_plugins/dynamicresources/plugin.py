@@ -1,0 +1,433 @@
+"""DynamicResources (framework/plugins/dynamicresources/dynamicresources.go, v1.34.1): device
+allocation with structured parameters.
+
+Feature gates as v1.34 defaults them: DRAPrioritizedList, DRAAdminAccess,
+DRAResourceClaimDeviceStatus and DRASchedulerFilterTimeout on; DRAExtendedResource,
+DRADeviceTaints, DRAPartitionableDevices, DRADeviceBindingConditions and DRAConsumableCapacity
+off (their code paths are not ported). filterTimeout is validated and defaulted as upstream but
+never fires: the harness has no wall clock inside a Filter call.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, List, Optional, Tuple
+
+from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
+from harness.api.objects import KubeObject
+from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
+                               NotFoundError, Plugin, QueueingHint, Status, hookimpl)
+
+from .. import names
+from .allocator import AllocationError, Allocator, Features, explain_failure, kobj
+from .cel import CELCache
+from .claims import (FINALIZER, ClaimError, allocation_of, claim_name, is_for_pod,
+                     is_reserved_for_pod, tracker_for)
+
+STATE_KEY = names.DynamicResources
+DEFAULT_FILTER_TIMEOUT = "10s"  # DynamicResourcesFilterTimeoutDefault
+
+
+def status_unschedulable(reason: str) -> Status:
+    """statusUnschedulable: UnschedulableAndUnresolvable."""
+    return Status.unresolvable(reason)
+
+
+def status_error(err) -> Status:
+    """statusError: AsStatus(err)."""
+    return Status.error(err if isinstance(err, BaseException) else RuntimeError(str(err)))
+
+
+class _DetailedStatus(Status):
+    """A Status with `detail`, a callable giving lines that `schedharness explain` prints under
+    it (computed only when asked for; never part of the message, which is upstream's)."""
+
+    __slots__ = ("detail",)
+
+
+class _ClaimInfo:
+    """informationForClaim."""
+
+    __slots__ = ("available_on_nodes", "allocation")
+
+    def __init__(self):
+        self.available_on_nodes: Optional[NodeSelector] = None
+        self.allocation: Optional[Dict[str, Any]] = None
+
+
+class StateData:
+    """stateData; Clone returns itself, as upstream."""
+
+    def __init__(self):
+        self.claims: List[KubeObject] = []
+        self.allocator: Optional[Allocator] = None
+        self.unavailable_claims: set = set()
+        self.informations_for_claim: List[_ClaimInfo] = []
+        self.node_allocations: Dict[str, Any] = {}  # node -> the allocator's successful run
+        self.raw_to_allocate: List[Dict[str, Any]] = []
+
+    def clone(self) -> "StateData":
+        return self
+
+    def to_allocate(self):
+        """claimStore.toAllocate: (index, claim) of the claims without an allocation."""
+        return [(i, c) for i, c in enumerate(self.claims) if allocation_of(c) is None]
+
+
+class DynamicResources(Plugin):
+    name = names.DynamicResources
+    args_kind = "DynamicResourcesArgs"
+
+    def __init__(self, args=None, handle=None):
+        super().__init__(args, handle)
+        self.features = Features()
+        self.enable_prioritized_list = self.features.prioritized_list
+        self.cel_cache = CELCache()
+        self._match_cache: Dict[Any, Any] = {}
+        self._pool_cache: Dict[Any, Any] = {}
+        self._pool_cache_slices: Any = None
+
+    @classmethod
+    def set_defaults(cls, args):
+        """SetDefaults_DynamicResourcesArgs (DRASchedulerFilterTimeout is on)."""
+        args = dict(args or {})
+        if args.get("filterTimeout") is None:
+            args["filterTimeout"] = DEFAULT_FILTER_TIMEOUT
+        return args
+
+    @classmethod
+    def validate_args(cls, args):
+        """ValidateDynamicResourcesArgs."""
+        from harness.config.validation import parse_duration
+        v = (args or {}).get("filterTimeout")
+        if v is None:
+            return []
+        try:
+            ns = parse_duration(v) if isinstance(v, str) else int(v)
+        except ValueError as e:
+            return [("filterTimeout", str(e))]
+        if ns < 0:
+            return [("filterTimeout", f'Invalid value: "{v}": must be zero or positive')]
+        return []
+
+    # ---- the DRA manager ------------------------------------------------------------------------
+    @property
+    def cluster(self):
+        return self.handle.cluster
+
+    def claim_tracker(self):
+        """The scheduler's DRA manager (claims, allocated devices, in-flight allocations).
+        A method, not a property: pluggy reads every attribute when registering a plugin."""
+        return tracker_for(self.cluster, getattr(self.handle, "snapshot", None))
+
+    def get_class(self, name: str):
+        c = self.cluster.get("DeviceClass", "", name)
+        return c.raw if c is not None else None
+
+    # ---- EnqueueExtensions ------------------------------------------------------------------------
+    @hookimpl
+    def events_to_register(self):
+        node_actions = ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeAllocatable
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, node_actions)),
+            ClusterEventWithHint(ClusterEvent(EventResource.ResourceClaim, ActionType.Add | ActionType.Update),
+                                 self.is_schedulable_after_claim_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.UpdatePodGeneratedResourceClaim),
+                                 self.is_schedulable_after_pod_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.DeviceClass, ActionType.Add | ActionType.Update)),
+            ClusterEventWithHint(ClusterEvent(EventResource.ResourceSlice, ActionType.Add | ActionType.Update)),
+        ]
+
+    def is_schedulable_after_claim_change(self, pod, old_obj, new_obj) -> QueueingHint:
+        """isSchedulableAfterClaimChange."""
+        uses_claim = False
+        try:
+            for _, claim in self.foreach_pod_resource_claim(pod):
+                if claim.uid == new_obj.uid:
+                    uses_claim = True
+        except ClaimError:
+            return QueueingHint.QueueSkip
+        if old_obj is not None and allocation_of(old_obj) is not None and allocation_of(new_obj) is None:
+            return QueueingHint.Queue
+        if not uses_claim:
+            return QueueingHint.QueueSkip
+        if old_obj is None:
+            return QueueingHint.Queue
+        if (old_obj.raw.get("status") or {}) == (new_obj.raw.get("status") or {}):
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue
+
+    def is_schedulable_after_pod_change(self, pod, old_obj, new_obj) -> QueueingHint:
+        """isSchedulableAfterPodChange."""
+        if pod.uid != new_obj.uid:
+            return QueueingHint.QueueSkip
+        try:
+            self.foreach_pod_resource_claim(new_obj)
+        except ClaimError:
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue
+
+    def foreach_pod_resource_claim(self, pod) -> List[Tuple[str, KubeObject]]:
+        """foreachPodResourceClaim: (pod claim name, claim) of the pod's claims; ClaimError for
+        a claim that does not exist (yet), is being deleted or is not the pod's."""
+        out = []
+        for res in pod.spec.get("resourceClaims") or []:
+            name, must_check_owner = claim_name(pod, res)
+            if name is None:
+                continue
+            claim = self.claim_tracker().get(pod.namespace, name)
+            if (claim.raw.get("metadata") or {}).get("deletionTimestamp") is not None:
+                raise ClaimError(f'resourceclaim "{claim.name}" is being deleted')
+            if must_check_owner:
+                is_for_pod(pod, claim)
+            out.append((res.get("name", ""), claim))
+        return out
+
+    # ---- PreEnqueue ------------------------------------------------------------------------------
+    @hookimpl
+    def pre_enqueue(self, pod):
+        try:
+            self.foreach_pod_resource_claim(pod)
+        except ClaimError as e:
+            return status_unschedulable(str(e))
+        return None
+
+    # ---- PreFilter -------------------------------------------------------------------------------
+    @hookimpl
+    def pre_filter(self, state, pod, nodes):
+        s = StateData()
+        state.write(STATE_KEY, s)
+        try:
+            claims = [c for _, c in self.foreach_pod_resource_claim(pod)]
+        except ClaimError as e:
+            return None, status_unschedulable(str(e))
+        if not claims:
+            return None, Status.skip()
+        num_to_allocate = 0
+        s.informations_for_claim = [_ClaimInfo() for _ in claims]
+        for index, claim in enumerate(claims):
+            alloc = allocation_of(claim)
+            if alloc is not None:
+                if alloc.get("nodeSelector") is not None:
+                    try:
+                        s.informations_for_claim[index].available_on_nodes = NodeSelector(alloc["nodeSelector"])
+                    except NodeSelectorError as e:
+                        return None, status_error(e)
+                continue
+            num_to_allocate += 1
+            if self.claim_tracker().claim_has_pending_allocation(claim.uid):
+                return None, status_unschedulable(
+                    f"resource claim {claim.namespace}/{claim.name} is in the process of being allocated")
+            for req in ((claim.spec.get("devices") or {}).get("requests") or []):
+                if req.get("exactly") is not None:
+                    st = self.validate_device_class(req["exactly"].get("deviceClassName") or "", req.get("name", ""))
+                    if st is not None:
+                        return None, st
+                elif req.get("firstAvailable"):
+                    if not self.enable_prioritized_list:
+                        return None, status_unschedulable(
+                            f"resource claim {claim.namespace}/{claim.name}, request {req.get('name', '')}: "
+                            f"has subrequests, but the DRAPrioritizedList feature is disabled")
+                    for sub in req["firstAvailable"]:
+                        st = self.validate_device_class(sub.get("deviceClassName") or "",
+                                                        f"{req.get('name', '')}/{sub.get('name', '')}")
+                        if st is not None:
+                            return None, st
+                else:
+                    return None, status_unschedulable(
+                        f"resource claim {claim.namespace}/{claim.name}, request {req.get('name', '')}: "
+                        f"unknown request type")
+        if num_to_allocate > 0:
+            slices = self.cluster.list("ResourceSlice")
+            signature = tuple((x.key, x.resource_version) for x in slices)
+            if signature != self._pool_cache_slices:
+                self._pool_cache, self._pool_cache_slices = {}, signature
+            s.allocator = Allocator(self.features, self.claim_tracker().list_all_allocated_devices(), self.get_class,
+                                    slices, self.cel_cache, self._match_cache, self._pool_cache)
+            s.node_allocations = {}
+        s.claims = claims
+        s.raw_to_allocate = [c.raw for _, c in s.to_allocate()]
+        return None, None
+
+    def validate_device_class(self, class_name: str, request_name: str) -> Optional[Status]:
+        """validateDeviceClass."""
+        if not class_name:
+            return status_error(f"request {request_name}: unsupported request type")
+        if self.cluster.get("DeviceClass", "", class_name) is None:
+            return status_unschedulable(f"request {request_name}: device class {class_name} does not exist")
+        return None
+
+    # ---- Filter ----------------------------------------------------------------------------------
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        try:
+            s: StateData = state.read(STATE_KEY)
+        except NotFoundError as e:
+            return status_error(e)
+        if not s.claims:
+            return None
+        node = node_info.node
+        unavailable = []
+        for index, claim in enumerate(s.claims):
+            sel = s.informations_for_claim[index].available_on_nodes
+            if sel is not None and not sel.match(node):
+                unavailable.append(index)
+        allocations = None
+        if s.allocator is not None:
+            to_allocate = s.raw_to_allocate
+            try:
+                a = s.allocator.allocate_lazy(node, to_allocate)
+            except AllocationError as e:
+                return status_error(e)
+            if a is None:
+                st = _DetailedStatus(Code.UnschedulableAndUnresolvable, "cannot allocate all claims")
+                st.detail = lambda: explain_failure(s.allocator, node, to_allocate)
+                return st
+            allocations = a
+        if unavailable:
+            s.unavailable_claims.update(unavailable)
+            return status_unschedulable("resourceclaim not available on the node")
+        if s.allocator is not None:
+            s.node_allocations[node.name] = allocations  # results built at Reserve
+        return None
+
+    # ---- PostFilter ------------------------------------------------------------------------------
+    @hookimpl
+    def post_filter(self, state, pod, filtered_node_status_map):
+        try:
+            s: StateData = state.read(STATE_KEY)
+        except NotFoundError as e:
+            return None, status_error(e)
+        if not s.claims:
+            return None, Status.unschedulable("no new claims to deallocate")
+        for index in sorted(s.unavailable_claims):
+            claim = s.claims[index]
+            reserved = claim.status.get("reservedFor") or []
+            if not reserved or (len(reserved) == 1 and reserved[0].get("uid") == pod.uid):
+                latest = self.cluster.get("ResourceClaim", claim.namespace, claim.name) or claim
+
+                def clear(raw, status):
+                    for k in ("reservedFor", "allocation", "devices"):
+                        status.pop(k, None)
+                self.cluster.update(_copy_with(latest, clear))
+                return None, Status.unschedulable("deallocation of ResourceClaim completed")
+        return None, Status.unschedulable("still not schedulable")
+
+    # ---- Reserve / Unreserve ----------------------------------------------------------------------
+    @hookimpl
+    def reserve(self, state, pod, node_name):
+        try:
+            s: StateData = state.read(STATE_KEY)
+        except NotFoundError as e:
+            return status_error(e)
+        if not s.claims:
+            return None
+        to_allocate = s.to_allocate()
+        if not to_allocate:
+            return None
+        if s.allocator is not None:
+            found = s.node_allocations.get(node_name)
+            allocations = found.results() if found is not None else None
+            if not allocations:
+                return status_error("claim allocation not found for node")
+            if len(allocations) != len(to_allocate):
+                return status_error(f"internal error, have {len(allocations)} allocations, "
+                                    f"{len(to_allocate)} claims to allocate, want {len(to_allocate)} claims")
+            for alloc_index, (index, claim) in enumerate(to_allocate):
+                allocation = allocations[alloc_index]
+                s.informations_for_claim[index].allocation = allocation
+
+                def put(raw, status, allocation=allocation):
+                    fin = raw["metadata"].setdefault("finalizers", [])
+                    if FINALIZER not in fin:
+                        fin.append(FINALIZER)
+                    status["allocation"] = allocation
+                self.claim_tracker().signal_claim_pending_allocation(claim.uid, _copy_with(claim, put))
+        return None
+
+    @hookimpl
+    def unreserve(self, state, pod, node_name):
+        try:
+            s: StateData = state.read(STATE_KEY)
+        except NotFoundError:
+            return None
+        for claim in s.claims:
+            self.claim_tracker().remove_claim_pending_allocation(claim.uid)
+            if allocation_of(claim) is not None and is_reserved_for_pod(pod, claim):
+                latest = self.cluster.get("ResourceClaim", claim.namespace, claim.name)
+                if latest is None or latest.uid != claim.uid:
+                    continue
+
+                def drop(raw, status):
+                    status["reservedFor"] = [r for r in status.get("reservedFor") or [] if r.get("uid") != pod.uid]
+                    if not status["reservedFor"]:
+                        del status["reservedFor"]
+                self.cluster.update(_copy_with(latest, drop))
+        return None
+
+    # ---- PreBind -------------------------------------------------------------------------------
+    @hookimpl
+    def pre_bind_pre_flight(self, state, pod, node_name):
+        try:
+            s: StateData = state.read(STATE_KEY)
+        except NotFoundError as e:
+            return status_error(e)
+        if not s.claims:
+            return Status.skip()
+        return None
+
+    @hookimpl
+    def pre_bind(self, state, pod, node_name):
+        try:
+            s: StateData = state.read(STATE_KEY)
+        except NotFoundError as e:
+            return status_error(e)
+        if not s.claims:
+            return None
+        for index, claim in enumerate(s.claims):
+            if not is_reserved_for_pod(pod, claim):
+                try:
+                    s.claims[index] = self.bind_claim(s, index, pod)
+                except ClaimError as e:
+                    return status_error(e)
+        return None
+
+    def bind_claim(self, s: StateData, index: int, pod) -> KubeObject:
+        """bindClaim: the allocation (if this cycle made one) and the reservation for the pod,
+        written to the claim's status in the API server."""
+        claim = s.claims[index]
+        allocation = s.informations_for_claim[index].allocation
+        try:
+            latest = self.cluster.get("ResourceClaim", claim.namespace, claim.name)
+            if latest is None:
+                raise ClaimError(f"get updated claim {claim.namespace}/{claim.name} after conflict: "
+                                 f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+            if (latest.raw.get("metadata") or {}).get("deletionTimestamp") is not None:
+                raise ClaimError(f"claim {claim.namespace}/{claim.name} got deleted in the meantime")
+            if allocation is not None and allocation_of(latest) is not None:
+                raise ClaimError(f"claim {claim.namespace}/{claim.name} got allocated elsewhere in the meantime")
+
+            def put(raw, status):
+                if allocation is not None:
+                    fin = raw["metadata"].setdefault("finalizers", [])
+                    if FINALIZER not in fin:
+                        fin.append(FINALIZER)
+                    status["allocation"] = copy.deepcopy(allocation)
+                status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+            return self.cluster.update(_copy_with(latest, put))
+        finally:
+            if allocation is not None:
+                self.claim_tracker().remove_claim_pending_allocation(claim.uid)
+
+
+def _copy_with(claim: KubeObject, mutate) -> KubeObject:
+    raw = copy.deepcopy(claim.raw)
+    raw.setdefault("metadata", {})
+    status = raw.setdefault("status", {})
+    mutate(raw, status)
+    if not raw["status"]:
+        del raw["status"]
+    return KubeObject(raw)
+
+
+PLUGINS = [DynamicResources]
