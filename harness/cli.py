@@ -94,10 +94,15 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="validate KubeSchedulerConfiguration or case files")
     v.add_argument("paths", nargs="+")
     v.set_defaults(func=_cmd_validate)
-    b = sub.add_parser("bench", help="scheduler_perf's SchedulingBasic: pods per second")
-    b.add_argument("--nodes", type=int, default=None)
-    b.add_argument("--init-pods", type=int, default=None)
-    b.add_argument("--pods", type=int, default=None)
+    b = sub.add_parser("bench", help="scheduler_perf's workloads: pods per second, latency, memory")
+    b.add_argument("file", nargs="?", help="a scheduler_perf workload file (performance-config.yaml)")
+    b.add_argument("--workload", help="run only this workload (<test case>/<workload>, or a test case)")
+    b.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="override a workload parameter (repeatable)")
+    b.add_argument("--json", action="store_true", help="print scheduler_perf's DataItems as JSON")
+    b.add_argument("--nodes", type=int, default=None, help="SchedulingBasic without a file: nodes")
+    b.add_argument("--init-pods", type=int, default=None, help="SchedulingBasic: pods scheduled first")
+    b.add_argument("--pods", type=int, default=None, help="SchedulingBasic: measured pods")
     b.set_defaults(func=_cmd_bench)
     return p
 
