@@ -12,7 +12,7 @@ from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, Cluster
                                Status, hookimpl)
 
 from . import names
-from .helper import default_normalize_score
+from .helper import default_normalize_ints, default_normalize_score
 
 PRE_SCORE_STATE_KEY = "PreScore" + names.NodeAffinity
 PRE_FILTER_STATE_KEY = "PreFilter" + names.NodeAffinity
@@ -227,6 +227,10 @@ class NodeAffinity(Plugin):
     @hookimpl
     def normalize_score(self, state, pod, scores):
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_scores(self, state, pod, scores):
+        """normalize_score on plain scores (the batch form the framework calls)."""
+        return default_normalize_ints(MAX_NODE_SCORE, False, scores)
 
 
 PLUGINS = [NodeAffinity]

@@ -307,6 +307,27 @@ class Fit(Plugin):
                 code = Code.UnschedulableAndUnresolvable
         return Status(code, *[ir.reason for ir in insufficient])
 
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls)."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None or s.has_scalars:
+            return None
+        cpu, mem, eph = s.milli_cpu, s.memory, s.ephemeral_storage
+        flt = self.filter
+        out = []
+        append = out.append
+        for ni in nodes:
+            alloc = ni.allocatable
+            used = ni.requested
+            if (len(ni.pods) < alloc.allowed_pod_number
+                    and (cpu <= 0 or cpu <= alloc.milli_cpu - used.milli_cpu)
+                    and (mem <= 0 or mem <= alloc.memory - used.memory)
+                    and (eph <= 0 or eph <= alloc.ephemeral_storage - used.ephemeral_storage)):
+                append(None)
+            else:
+                append(flt(state, pod, ni))
+        return out
+
     # ---- Queueing hints ---------------------------------------------------------------------
     @hookimpl
     def events_to_register(self):
@@ -396,3 +417,10 @@ class Fit(Plugin):
         if s is None:
             s = PreScoreState(self.scorer.calculate_pod_resource_request_list(pod))
         return self.scorer.score(pod, node_info, s.pod_requests)
+
+    def score_nodes(self, state, pod, nodes):
+        """score on each node (the batch form the framework calls)."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None
+        return self.scorer.score_nodes(pod, nodes, s.pod_requests)

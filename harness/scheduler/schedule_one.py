@@ -249,6 +249,25 @@ class SchedulingCycles:
         use_nominated = bool(s.queue.nominator.nominated)
         run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
         statuses = record.node_statuses if s.keep_records else None
+        if not use_nominated and n > 1:
+            # In chunks of as many nodes as there are feasible nodes still to find: the walk
+            # below would visit every node of such a chunk, so the batch visits the same nodes.
+            i = 0
+            while i < n and len(feasible) < to_find:
+                size = min(to_find - len(feasible), n - i)
+                chunk = [nodes[(start + k) % n] for k in range(i, i + size)]
+                i += size
+                for ni, st in zip(chunk, fw.run_filter_plugins_batch(state, pod, chunk)):
+                    if st is None:
+                        feasible.append(ni)
+                        continue
+                    if st.code == Code.Error:
+                        raise _FilterError(st, feasible)
+                    if statuses is not None:
+                        statuses[ni.node.name] = st
+                    diagnosis.node_to_status.set(ni.node.name, st)
+                    diagnosis.add_plugin_status(st)
+            return feasible
         for i in range(n):
             ni = nodes[(start + i) % n]
             st = run(state, pod, ni)
