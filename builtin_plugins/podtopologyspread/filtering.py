@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Dict, List, Optional
 
 from harness.framework import CycleState, NotFoundError, Status
@@ -13,6 +14,10 @@ from .common import (MAX_INT32, TopologySpreadConstraint,
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+
+# calPreFilterState reuses a node's counts while neither the node nor the pod's shape changes
+# (False: recounted every cycle, as the property test compares)
+USE_NODE_COUNTS_CACHE = True
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
@@ -108,19 +113,20 @@ def cal_pre_filter_state(pl, pod, all_nodes) -> PreFilterState:
     inclusion = pl.enable_node_inclusion_policy
     ns = pod.namespace
     tp_maps = s.tp_value_to_match_num
+    # Each node's counts depend on the node (its labels, taints and pods: its NodeInfo's
+    # generation) and on what the pod brings (pod_signature); pods of the same shape (a
+    # Deployment's replicas) reuse them while the node does not change.
+    sig = pod_signature(pod, constraints, inclusion)
+    cache = _node_counts_cache(pl)
     for node_info in all_nodes:
         node = node_info.node
-        if not inclusion:
-            if not required_affinity_match(require, node):
-                continue
-        node_labels = node.labels
-        if not node_labels_match_spread_constraints(node_labels, constraints):
-            continue
-        for i, c in enumerate(constraints):
-            if inclusion and not c.match_node_inclusion_policies(pod, node, require):
-                continue
-            value = node_labels[c.topology_key]
-            count = count_pods_match_selector(node_info.pods, c.selector, ns)
+        entry = cache.get(node.name) if USE_NODE_COUNTS_CACHE else None
+        if entry is not None and entry[0] == node_info.generation and entry[1] is node and entry[2] == sig:
+            counts = entry[3]
+        else:
+            counts = _node_counts(node_info, pod, constraints, require, inclusion, ns)
+            cache[node.name] = (node_info.generation, node, sig, counts)
+        for i, value, count in counts:
             m = tp_maps[i]
             m[value] = m.get(value, 0) + count
     for i in range(n):
@@ -130,6 +136,40 @@ def cal_pre_filter_state(pl, pod, all_nodes) -> PreFilterState:
         s.critical_paths[i] = paths
     s.self_match = [1 if c.selector.matches(pod.labels) else 0 for c in constraints]
     return s
+
+
+def _node_counts(node_info, pod, constraints, require, inclusion: bool, ns: str):
+    """One node's part of calPreFilterState: (constraint index, topology value, matching pods)."""
+    node = node_info.node
+    out = []
+    if not inclusion:
+        if not required_affinity_match(require, node):
+            return out
+    node_labels = node.labels
+    if not node_labels_match_spread_constraints(node_labels, constraints):
+        return out
+    for i, c in enumerate(constraints):
+        if inclusion and not c.match_node_inclusion_policies(pod, node, require):
+            continue
+        out.append((i, node_labels[c.topology_key], count_pods_match_selector(node_info.pods, c.selector, ns)))
+    return out
+
+
+def _node_counts_cache(pl) -> Dict[str, tuple]:
+    cache = getattr(pl, "_node_counts", None)
+    if cache is None:
+        cache = pl._node_counts = {}
+    return cache
+
+
+def pod_signature(pod, constraints, inclusion: bool) -> str:
+    """Everything of the pod that calPreFilterState reads besides its constraints' parsed form:
+    namespace, nodeSelector, required node affinity, tolerations."""
+    spec = pod.spec
+    aff = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+    return json.dumps([pod.namespace, inclusion, [repr(c._key()) for c in constraints],
+                       spec.get("nodeSelector"), aff.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                       spec.get("tolerations")], sort_keys=True, default=repr)
 
 
 def pre_filter(pl, cycle_state: CycleState, pod, nodes):

@@ -1,6 +1,7 @@
 """The batch forms of Filter, Score and NormalizeScore (filter_nodes, score_nodes,
-normalize_scores) against the per-node hooks: on random clusters, a scheduler with
-Framework.use_batch on and one with it off give identical statuses, scores, picks and bindings."""
+normalize_scores) and PodTopologySpread's per-node counts cache against the per-node hooks
+recounting every cycle: on random clusters, a scheduler with the fast paths and one without give
+identical statuses, scores, picks and bindings."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from builtin_plugins.podtopologyspread import filtering as pts_filtering  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
 from harness.config.defaults import set_defaults  # noqa: E402
 from harness.framework.registry import default_registry  # noqa: E402
@@ -109,6 +111,8 @@ def _status(s):
 
 
 def _run(nodes, pods, percentage, batch: bool):
+    """batch: the fast paths (batch forms, per-node caches); else the per-node reference."""
+    pts_filtering.USE_NODE_COUNTS_CACHE = batch
     cluster = Cluster()
     for o in nodes + [p for p in pods if p.node_name and p.raw["metadata"]["name"].startswith("b")]:
         cluster.create(o, notify=False)
@@ -133,7 +137,7 @@ def _run(nodes, pods, percentage, batch: bool):
 @settings(max_examples=1000, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(nodes=st.lists(node_st, min_size=1, max_size=7), bound=st.lists(pod_st, max_size=4),
-       pending=st.lists(pod_st, min_size=1, max_size=5), percentage=st.sampled_from([0, 10, 50, 100]),
+       pending=st.lists(st.tuples(pod_st, st.integers(1, 3)), min_size=1, max_size=3), percentage=st.sampled_from([0, 10, 50, 100]),
        min_nodes=st.sampled_from([1, 2, 3, 100]))
 def test_batch_and_per_node_paths_agree(nodes, bound, pending, percentage, min_nodes):
     node_objs = [_node(i, d) for i, d in enumerate(nodes)]
@@ -143,7 +147,9 @@ def test_batch_and_per_node_paths_agree(nodes, bound, pending, percentage, min_n
             p = _pod(i, d, len(nodes), f"n{d['bound_to'] % len(nodes)}")
             p.raw["metadata"]["name"] = f"b{i}"
             pods.append(type(p)(p.raw))
-    pods += [_pod(100 + i, d, len(nodes), None) for i, d in enumerate(pending)]
+    # replicas: pods of the same shape one after the other, as a Deployment's
+    shapes = [d for d, n in pending for _ in range(n)]
+    pods += [_pod(100 + i, d, len(nodes), None) for i, d in enumerate(shapes)]
     # a small numFeasibleNodesToFind so that the search stops early, in several chunks
     saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND
     schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
@@ -152,6 +158,7 @@ def test_batch_and_per_node_paths_agree(nodes, bound, pending, percentage, min_n
         per_node = _run(node_objs, pods, percentage, False)
     finally:
         schedule_one.MIN_FEASIBLE_NODES_TO_FIND = saved
+        pts_filtering.USE_NODE_COUNTS_CACHE = True
     assert batch == per_node
 
 
