@@ -122,6 +122,10 @@ class PodTopologySpread(Plugin):
     def filter(self, state, pod, node_info):
         return filtering.filter_node(state, pod, node_info)
 
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls)."""
+        return filtering.filter_nodes(state, pod, nodes)
+
     @hookimpl
     def pre_score(self, state, pod, nodes):
         return scoring.pre_score(self, state, pod, nodes)

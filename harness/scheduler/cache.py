@@ -253,6 +253,9 @@ class Cache:
             for attr in NodeInfo.__slots__:
                 if attr != "__weakref__":
                     setattr(existing, attr, getattr(clone, attr))
+            note = getattr(snap, "note_changed", None)
+            if note is not None:
+                note(node.name)
         if self._recent:
             snap.generation = self.nodes[next(reversed(self._recent))].generation
 
