@@ -164,3 +164,26 @@ def test_batch_and_per_node_paths_agree(nodes, bound, pending, percentage, min_n
 
 def test_the_switch_defaults_to_batch():
     assert Framework.use_batch is True
+
+
+BASE_SHAPE = {"cpu": "100m", "memory": None, "gpu": None, "image": "img-a", "app": "a", "priority": 0,
+              "tolerate": False, "node_name": None, "zone_affinity": None, "spread": None,
+              "pod_affinity": None, "bound_to": None}
+
+
+@pytest.mark.parametrize("change", [
+    {"spread": "ScheduleAnyway"}, {"spread": "DoNotSchedule"}, {"pod_affinity": "anti"},
+    {"pod_affinity": "affinity"}, {"pod_affinity": "preferred"}, {"zone_affinity": "preferred"},
+    {"zone_affinity": "required", "spread": "ScheduleAnyway"},
+])
+def test_replicas_on_a_fixed_cluster(change):
+    """Six replicas of one shape on four nodes in three zones (one node tainted), with a pod of
+    the same labels already bound: every replica sees the nodes its predecessors changed."""
+    shapes = [{"cpu": "4", "memory": "4Gi", "pods": "110", "zone": z, "taints": t, "unschedulable": False,
+               "images": [], "gpu": None} for z, t in (("z1", []), ("z2", [1]), ("z3", []), ("z1", []))]
+    nodes = [_node(i, d) for i, d in enumerate(shapes)]
+    shape = dict(BASE_SHAPE, **change)
+    bound = _pod(0, dict(shape, pod_affinity=None, spread=None, zone_affinity=None), 4, "n2")
+    bound.raw["metadata"]["name"] = "b0"
+    pods = [type(bound)(bound.raw)] + [_pod(100 + i, shape, 4, None) for i in range(6)]
+    assert _run(nodes, pods, 0, True) == _run(nodes, pods, 0, False)
