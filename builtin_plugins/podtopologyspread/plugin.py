@@ -138,6 +138,14 @@ class PodTopologySpread(Plugin):
     def normalize_score(self, state, pod, scores):
         return scoring.normalize_score(state, pod, scores)
 
+    def score_nodes(self, state, pod, nodes):
+        """score on each node (the batch form the framework calls)."""
+        return scoring.score_nodes(state, pod, nodes)
+
+    def normalize_scores(self, state, pod, scores):
+        """normalize_score on plain scores (the batch form the framework calls)."""
+        return scoring.normalize_scores(state, pod, scores)
+
     # ---- queueing -----------------------------------------------------------------------------
     @hookimpl
     def events_to_register(self):

@@ -270,6 +270,88 @@ def normalize_score(cycle_state: CycleState, pod, scores) -> Optional[Status]:
     return None
 
 
+def score_nodes(cycle_state: CycleState, pod, nodes):
+    """score on each node (the batch form): the same float64 sums in constraint order, each
+    (constraint, topology value) term computed once. None when the state cannot be read."""
+    try:
+        s = get_pre_score_state(cycle_state)
+    except RuntimeError:
+        return None
+    ignored = s.ignored_nodes
+    parts = [(c.topology_key, c.topology_key == LABEL_HOSTNAME, c.selector, s.topology_value_to_pod_counts[i],
+              c.max_skew, s.topology_normalizing_weight[i], {}) for i, c in enumerate(s.constraints)]
+    ns = pod.namespace
+    out = []
+    append = out.append
+    if not any(p[1] for p in parts):
+        # without a hostname constraint a node's score depends only on its topology values
+        keys = [p[0] for p in parts]
+        by_values: Dict[tuple, int] = {}
+        for ni in nodes:
+            node = ni.node
+            if node.name in ignored:
+                append(0)
+                continue
+            labels = node.labels
+            values = tuple([labels.get(k) for k in keys])
+            sc = by_values.get(values)
+            if sc is None:
+                total = 0.0
+                for (key, _, _, counts, max_skew, weight, _), tp_val in zip(parts, values):
+                    if tp_val is not None:
+                        total += score_for_count(counts[tp_val], max_skew, weight)
+                sc = by_values[values] = go_round(total)
+            append(sc)
+        return out
+    for ni in nodes:
+        node = ni.node
+        if node.name in ignored:
+            append(0)
+            continue
+        total = 0.0
+        labels = node.labels
+        for key, hostname, selector, counts, max_skew, weight, memo in parts:
+            tp_val = labels.get(key)
+            if tp_val is None:
+                continue
+            if hostname:
+                total += score_for_count(count_pods_match_selector(ni.pods, selector, ns), max_skew, weight)
+            else:
+                term = memo.get(tp_val)
+                if term is None:
+                    term = memo[tp_val] = score_for_count(counts[tp_val], max_skew, weight)
+                total += term
+        append(go_round(total))
+    return out
+
+
+def normalize_scores(cycle_state: CycleState, pod, scores):
+    """normalize_score on plain scores (the batch form), when no node is ignored (ignored nodes
+    are known by name: None lets the framework call normalize_score)."""
+    try:
+        s = get_pre_score_state(cycle_state)
+    except RuntimeError:
+        return None
+    if s is None or s.ignored_nodes:
+        return None
+    min_score = MAX_INT64
+    max_score = 0
+    for sc in scores:
+        if sc < min_score:
+            min_score = sc
+        if sc > max_score:
+            max_score = sc
+    out = []
+    for sc in scores:
+        if sc == INVALID_SCORE:
+            out.append(0)
+        elif max_score == 0:
+            out.append(MAX_NODE_SCORE)
+        else:
+            out.append(_go_div(MAX_NODE_SCORE * (max_score + min_score - sc), max_score))
+    return out
+
+
 def _go_div(a: int, b: int) -> int:
     """Go's integer division truncates toward zero."""
     q = abs(a) // abs(b)
