@@ -11,6 +11,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from builtin_plugins import node_sums  # noqa: E402
 from builtin_plugins.podtopologyspread import filtering as pts_filtering  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
 from harness.config.defaults import set_defaults  # noqa: E402
@@ -113,6 +114,7 @@ def _status(s):
 def _run(nodes, pods, percentage, batch: bool):
     """batch: the fast paths (batch forms, per-node caches); else the per-node reference."""
     pts_filtering.USE_NODE_COUNTS_CACHE = batch
+    node_sums.ENABLED = batch
     cluster = Cluster()
     for o in nodes + [p for p in pods if p.node_name and p.raw["metadata"]["name"].startswith("b")]:
         cluster.create(o, notify=False)
@@ -159,6 +161,7 @@ def test_batch_and_per_node_paths_agree(nodes, bound, pending, percentage, min_n
     finally:
         schedule_one.MIN_FEASIBLE_NODES_TO_FIND = saved
         pts_filtering.USE_NODE_COUNTS_CACHE = True
+        node_sums.ENABLED = True
     assert batch == per_node
 
 
@@ -177,6 +180,14 @@ BASE_SHAPE = {"cpu": "100m", "memory": None, "gpu": None, "image": "img-a", "app
     {"zone_affinity": "required", "spread": "ScheduleAnyway"},
 ])
 def test_replicas_on_a_fixed_cluster(change):
+    try:
+        _replicas(change)
+    finally:
+        pts_filtering.USE_NODE_COUNTS_CACHE = True
+        node_sums.ENABLED = True
+
+
+def _replicas(change):
     """Six replicas of one shape on four nodes in three zones (one node tainted), with a pod of
     the same labels already bound: every replica sees the nodes its predecessors changed."""
     shapes = [{"cpu": "4", "memory": "4Gi", "pods": "110", "zone": z, "taints": t, "unschedulable": False,
