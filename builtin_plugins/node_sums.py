@@ -31,7 +31,7 @@ class NodeSums:
             return _walk(nodes, contrib)[0]
         prev = self._prev
         if prev is not None:
-            psig, psnap, plist, epoch, pos, totals, per_node = prev
+            psig, psnap, plist, epoch, pos, totals, per_node, values = prev
             if psig == sig and psnap is snap and plist is nodes and epoch == snap.journal_epoch:
                 ok = True
                 for name in dict.fromkeys(journal[pos:]):
@@ -45,6 +45,9 @@ class NodeSums:
                         t[1] -= 1
                         if t[1] == 0:
                             del totals[k]
+                            del values[k]
+                        else:
+                            values[k] = t[0]
                     new = contrib(ni)
                     for k, v in new.items():
                         t = totals.get(k)
@@ -53,13 +56,14 @@ class NodeSums:
                         else:
                             t[0] += v
                             t[1] += 1
+                        values[k] = totals[k][0]
                     per_node[name] = new
                 if ok:
-                    self._prev = (sig, snap, nodes, epoch, len(journal), totals, per_node)
-                    return {k: t[0] for k, t in totals.items()}
-        out, totals, per_node = _walk(nodes, contrib)
-        self._prev = (sig, snap, nodes, snap.journal_epoch, len(journal), totals, per_node)
-        return out
+                    self._prev = (sig, snap, nodes, epoch, len(journal), totals, per_node, values)
+                    return dict(values)
+        values, totals, per_node = _walk(nodes, contrib)
+        self._prev = (sig, snap, nodes, snap.journal_epoch, len(journal), totals, per_node, values)
+        return dict(values)
 
 
 def _walk(nodes: List[Any], contrib: Callable[[Any], Contribution]):

@@ -341,6 +341,31 @@ class FilteringMixin:
             return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
 
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls)."""
+        return _filter_nodes(self, state, pod, nodes)
+
+
+def _filter_nodes(plugin, state, pod, nodes):
+    """filter on each node (the batch form): the same three predicates in the same order."""
+    try:
+        s = get_pre_filter_state(state)
+    except RuntimeError:
+        return None
+    out = []
+    append = out.append
+    check_affinity = bool(s.required_affinity_terms)
+    for ni in nodes:
+        if check_affinity and not satisfy_pod_affinity(s, ni):
+            append(Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH))
+        elif s.anti_affinity_counts and not satisfy_pod_anti_affinity(s, ni):
+            append(Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH))
+        elif s.existing_anti_affinity_counts and not satisfy_existing_pods_anti_affinity(s, ni):
+            append(Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
+        else:
+            append(None)
+    return out
+
 
 __all__ = [
     "PRE_FILTER_STATE_KEY", "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
