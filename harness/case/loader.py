@@ -23,6 +23,18 @@ def _schema() -> dict:
     return _SCHEMA
 
 
+_VALIDATOR = None
+
+
+def _validator():
+    """The case schema's validator, built once (its checks are the same for every case)."""
+    global _VALIDATOR
+    if _VALIDATOR is None:
+        import jsonschema
+        _VALIDATOR = jsonschema.Draft7Validator(_schema())
+    return _VALIDATOR
+
+
 @dataclass
 class Case:
     path: str
@@ -62,7 +74,7 @@ def case_from_data(data: Any, path: str) -> Case:
 
     if not isinstance(data, dict):
         raise CaseError("a case must be a YAML mapping", file=path)
-    validator = jsonschema.Draft7Validator(_schema())
+    validator = _validator()
     errors = sorted(validator.iter_errors(data), key=lambda e: len(list(e.absolute_path)))
     if errors:
         e = errors[0]

@@ -200,9 +200,16 @@ class Framework:
         self.score_plugin_weight: Dict[str, int] = {}
         self.plugins_map: Dict[str, Any] = {}
         self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
-        self.pm = pluggy.PluginManager(PROJECT)
-        self.pm.add_hookspecs(ExtensionPointSpecs)
+        self._pm: Optional[pluggy.PluginManager] = None
         self._build(profile, registry, source)
+
+    @property
+    def pm(self) -> pluggy.PluginManager:
+        """The profile's pluggy manager, made when a plugin class is first validated."""
+        if self._pm is None:
+            self._pm = pluggy.PluginManager(PROJECT)
+            self._pm.add_hookspecs(ExtensionPointSpecs)
+        return self._pm
 
     # ------------------------------------------------------------------------------------------
     # construction: NewFramework
