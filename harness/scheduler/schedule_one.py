@@ -255,7 +255,10 @@ class SchedulingCycles:
             i = 0
             while i < n and len(feasible) < to_find:
                 size = min(to_find - len(feasible), n - i)
-                chunk = [nodes[(start + k) % n] for k in range(i, i + size)]
+                lo = (start + i) % n
+                chunk = nodes[lo:lo + size]
+                if len(chunk) < size:  # wraps around the end of the list
+                    chunk = chunk + nodes[:size - len(chunk)]
                 i += size
                 for ni, st in zip(chunk, fw.run_filter_plugins_batch(state, pod, chunk)):
                     if st is None:
