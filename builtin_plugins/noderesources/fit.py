@@ -139,6 +139,26 @@ def fits_request(pod_request: Resource, node_info: NodeInfo,
     return out
 
 
+def _insufficient_cpu_memory(cpu: int, mem: int, node_info: NodeInfo) -> Status:
+    """Filter's status on a node that fails its fast test, for a pod requesting cpu > 0 and
+    memory > 0 and nothing else: fitsRequest's reasons in its order (pods, cpu, memory)."""
+    alloc = node_info.allocatable
+    used = node_info.requested
+    reasons = []
+    code = Code.Unschedulable
+    if len(node_info.pods) + 1 > alloc.allowed_pod_number:
+        reasons.append(ERR_REASON_TOO_MANY_PODS)
+    if cpu > alloc.milli_cpu - used.milli_cpu:
+        reasons.append("Insufficient cpu")
+        if cpu > alloc.milli_cpu:
+            code = Code.UnschedulableAndUnresolvable
+    if mem > alloc.memory - used.memory:
+        reasons.append("Insufficient memory")
+        if mem > alloc.memory:
+            code = Code.UnschedulableAndUnresolvable
+    return Status(code, *reasons)
+
+
 def fits(pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True) -> List[InsufficientResource]:
     """Fits: fitsRequest with nothing ignored."""
     return fits_request(compute_pod_resource_request(pod, enable_pod_level_resources), node_info)
@@ -321,7 +341,7 @@ class Fit(Plugin):
                   for ni in nodes]
             if all(ok):
                 return [None] * len(nodes)
-            return [None if k else flt(state, pod, ni) for k, ni in zip(ok, nodes)]
+            return [None if k else _insufficient_cpu_memory(cpu, mem, ni) for k, ni in zip(ok, nodes)]
         out = []
         append = out.append
         for ni in nodes:
