@@ -7,7 +7,24 @@ from typing import List
 
 from harness.api.taints import do_not_schedule_taints_filter
 
-__all__ = ["default_normalize_score", "do_not_schedule_taints_filter"]
+__all__ = ["default_normalize_score", "default_normalize_ints", "do_not_schedule_taints_filter"]
+
+
+def default_normalize_ints(max_priority: int, reverse: bool, scores: List[int]) -> List[int]:
+    """default_normalize_score on plain scores (its batch form): the new scores."""
+    max_count = 0
+    for s in scores:
+        if s > max_count:
+            max_count = s
+    if max_count == 0:
+        return [max_priority] * len(scores) if reverse else list(scores)
+    out = []
+    for s in scores:
+        v = max_priority * s
+        q = abs(v) // max_count
+        score = q if v >= 0 else -q
+        out.append(max_priority - score if reverse else score)
+    return out
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: List) -> None:

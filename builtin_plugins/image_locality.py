@@ -80,5 +80,14 @@ class ImageLocality(Plugin):
         s = sum_image_scores(node_info, pod, total_num_nodes)
         return calculate_priority(s, pi.num_containers), None
 
+    def score_nodes(self, state, pod, nodes):
+        """score on each node (the batch form the framework calls)."""
+        pi = _pod_images(pod)
+        base = pi.score_without_images
+        total_num_nodes = len(self.handle.snapshot.list())
+        return [base if not ni.image_states
+                else calculate_priority(sum_image_scores(ni, pod, total_num_nodes), pi.num_containers)
+                for ni in nodes]
+
 
 PLUGINS = [ImageLocality]

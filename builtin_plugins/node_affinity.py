@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Optional, Tuple
 
 from harness.api.nodeaffinity import (NodeSelector, NodeSelectorError, PreferredSchedulingTerms,
@@ -11,8 +12,8 @@ from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, Cluster
                                EventResource, NotFoundError, Plugin, PreFilterResult, QueueingHint,
                                Status, hookimpl)
 
-from . import names
-from .helper import default_normalize_score
+from . import names, node_sums
+from .helper import default_normalize_ints, default_normalize_score
 
 PRE_SCORE_STATE_KEY = "PreScore" + names.NodeAffinity
 PRE_FILTER_STATE_KEY = "PreFilter" + names.NodeAffinity
@@ -196,6 +197,31 @@ class NodeAffinity(Plugin):
             return Status.unresolvable(ERR_REASON_POD)
         return None
 
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls). Whether a node matches the
+        pod's nodeSelector and required affinity is kept per node while neither the node object
+        nor the pod's shape (_required_signature) changes."""
+        if self.added_node_selector is not None:
+            return None
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return None
+        rna = s.required_node_selector_and_affinity
+        sig = pod.memo("node_affinity.required_signature", _required_signature)
+        cache = self.__dict__.setdefault("_match_cache", {}) if node_sums.ENABLED else {}
+        out = []
+        append = out.append
+        for ni in nodes:
+            node = ni.node
+            e = cache.get(node.name)
+            if e is not None and e[0] is node and e[1] == sig:
+                matched = e[2]
+            else:
+                matched = rna.match(node)
+                cache[node.name] = (node, sig, matched)
+            append(None if matched else Status.unresolvable(ERR_REASON_POD))
+        return out
+
     # ---- scoring ------------------------------------------------------------------------------
     @hookimpl
     def pre_score(self, state, pod, nodes):
@@ -227,6 +253,18 @@ class NodeAffinity(Plugin):
     @hookimpl
     def normalize_score(self, state, pod, scores):
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_scores(self, state, pod, scores):
+        """normalize_score on plain scores (the batch form the framework calls)."""
+        return default_normalize_ints(MAX_NODE_SCORE, False, scores)
+
+
+def _required_signature(pod) -> str:
+    """What RequiredNodeAffinity(pod) reads: spec.nodeSelector and the required node affinity."""
+    spec = pod.spec
+    aff = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+    return json.dumps([spec.get("nodeSelector"), aff.get("requiredDuringSchedulingIgnoredDuringExecution")],
+                      sort_keys=True, default=repr)
 
 
 PLUGINS = [NodeAffinity]

@@ -29,5 +29,12 @@ class NodeName(Plugin):
             return Status.unresolvable(ERR_REASON)
         return None
 
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls)."""
+        if not pod.node_name:
+            return [None] * len(nodes)
+        flt = self.filter
+        return [flt(state, pod, ni) for ni in nodes]
+
 
 PLUGINS = [NodeName]

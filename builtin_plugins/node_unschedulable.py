@@ -58,5 +58,10 @@ class NodeUnschedulable(Plugin):
             return Status.unresolvable(ERR_REASON_UNSCHEDULABLE)
         return None
 
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls)."""
+        flt = self.filter
+        return [None if not ni.node.unschedulable else flt(state, pod, ni) for ni in nodes]
+
 
 PLUGINS = [NodeUnschedulable]

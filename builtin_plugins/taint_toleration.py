@@ -8,7 +8,7 @@ from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, Cluster
                                EventResource, Plugin, QueueingHint, Status, hookimpl)
 
 from . import names
-from .helper import default_normalize_score
+from .helper import default_normalize_ints, default_normalize_score
 
 PRE_SCORE_STATE_KEY = "PreScore" + names.TaintToleration
 ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
@@ -83,6 +83,11 @@ class TaintToleration(Plugin):
             return None
         return Status.unresolvable(untolerated_taint_reason(taint))
 
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls)."""
+        flt = self.filter
+        return [None if not ni.node.taints else flt(state, pod, ni) for ni in nodes]
+
     @hookimpl
     def pre_score(self, state, pod, nodes):
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(get_all_toleration_prefer_no_schedule(pod.tolerations)))
@@ -99,9 +104,22 @@ class TaintToleration(Plugin):
             return 0, None
         return count_intolerable_taints_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule), None
 
+    def score_nodes(self, state, pod, nodes):
+        """score on each node (the batch form the framework calls)."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None
+        tol = s.tolerations_prefer_no_schedule
+        return [0 if not ni.node.taints else count_intolerable_taints_prefer_no_schedule(ni.node.taints, tol)
+                for ni in nodes]
+
     @hookimpl
     def normalize_score(self, state, pod, scores):
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def normalize_scores(self, state, pod, scores):
+        """normalize_score on plain scores (the batch form the framework calls)."""
+        return default_normalize_ints(MAX_NODE_SCORE, True, scores)
 
 
 PLUGINS = [TaintToleration]

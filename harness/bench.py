@@ -1,70 +1,539 @@
-"""`schedharness bench`: scheduler_perf's SchedulingBasic (test/integration/scheduler_perf,
-config/performance-config.yaml): nodes with 4 CPU / 32Gi / 110 pods, init pods already bound,
-measured pods requesting 100m / 500Mi, default profile. Prints pods/s and peak memory."""
+"""`schedharness bench`: scheduler_perf's workloads (test/integration/scheduler_perf) run on the
+harness, with the figures scheduler_perf reports: SchedulingThroughput (average and percentiles
+of per-second samples of the measured pods scheduled, in wall time as scheduler_perf's
+throughputCollector takes them), per-attempt scheduling latency percentiles, and peak memory.
+
+`schedharness bench FILE [--workload NAME] [--param k=v]` runs a workload file (see
+bench/performance-config.yaml); `schedharness bench --nodes N --init-pods I --pods P` runs
+SchedulingBasic with those counts.
+
+How ops run (one thread, no API server): createX ops create objects and the scheduler sees them
+as watch events; createPods waits until the scheduler is quiet (all its pods attempted, the
+schedulable ones bound) unless skipWaitToCompletion, in which case scheduling happens at the next
+op that waits; barrier waits likewise; sleep lets the duration pass in the scheduler's virtual
+time (backoffs end) without sleeping; churn and rate-limited deletePods run "in the background":
+they are ticked by wall time between scheduling attempts. The measured window of a createPods op
+with collectMetrics starts once its pods are created and ends when the scheduler is quiet."""
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import resource
 import sys
 import time
-from typing import List, Tuple
+from typing import Any, Callable, Dict, List, Optional
 
-from .api.objects import Node, Pod
+from .api.objects import Pod, make_object
+from .benchfile import Op, Template, Workload, load_workloads, parse_param_overrides
+from .case.apiserver import ApiServerDefaults
 from .cluster import Cluster
 from .config.defaults import set_defaults
+from .errors import UserError
 from .framework.registry import default_registry
 from .scheduler.scheduler import Scheduler
 
-WORKLOADS: List[Tuple[int, int, int]] = [(500, 1000, 1000), (5000, 1000, 10000)]
+# makeBaseNode / makeBasePod (scheduler_perf util.go): what createNodes and createPods use
+# without a template.
+BASE_NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"generateName": "scheduler-perf-"},
+             "spec": {},
+             "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"}, "phase": "Running",
+                        "conditions": [{"type": "Ready", "status": "True"}]}}
+BASE_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "pod-"},
+            "spec": {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
+                                     "ports": [{"containerPort": 80}],
+                                     "resources": {"requests": {"cpu": "100m", "memory": "500Mi"},
+                                                   "limits": {"cpu": "100m", "memory": "500Mi"}}}]}}
+
+PERCENTILES = (50, 90, 95, 99)
+SAMPLE_INTERVAL = 1.0  # seconds of wall time between throughput samples (throughputCollector)
 
 
-def _node(i: int) -> Node:
-    name = f"node-{i:05d}"
-    return Node({"apiVersion": "v1", "kind": "Node",
-                 "metadata": {"name": name, "uid": f"n-{i}", "labels": {"kubernetes.io/hostname": name}},
-                 "spec": {}, "status": {"allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"}}})
+def percentile(sorted_values: List[float], p: int) -> float:
+    """The p-th percentile as scheduler_perf's collectors take it: sorted[ceil(n*p/100)-1]."""
+    if not sorted_values:
+        return 0.0
+    return sorted_values[int(math.ceil(len(sorted_values) * p / 100.0)) - 1]
 
 
-def _pod(prefix: str, i: int, node: str = "") -> Pod:
-    spec = {"schedulerName": "default-scheduler", "priority": 0,
-            "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
-                            "resources": {"requests": {"cpu": "100m", "memory": "500Mi"}}}]}
-    if node:
-        spec["nodeName"] = node
-    return Pod({"apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": f"{prefix}-{i}", "namespace": "default", "uid": f"{prefix}-{i}"},
-                "spec": spec})
+def peak_rss_mib() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return r / (1024.0 * 1024.0) if sys.platform == "darwin" else r / 1024.0
 
 
-def run_workload(nodes: int, init_pods: int, pods: int) -> Tuple[float, float, int]:
-    """Returns (pods per second, seconds, pods bound)."""
-    registry = default_registry()
-    cfg = set_defaults({}, registry)
-    cluster = Cluster()
-    for i in range(nodes):
-        cluster.create(_node(i), notify=False)
-    for i in range(init_pods):
-        cluster.create(_pod("init", i, f"node-{i % nodes:05d}"), notify=False)
-    sched = Scheduler(cfg, registry, cluster)
-    sched.keep_records = False
-    sched.start()
-    for i in range(pods):
-        cluster.create(_pod("measured", i))
-    t0 = time.perf_counter()
-    sched.run_until_quiet()
-    dt = time.perf_counter() - t0
-    bound = sum(1 for p in cluster.list("Pod") if p.name.startswith("measured") and p.node_name)
-    return bound / dt if dt > 0 else float("inf"), dt, bound
+class _Background:
+    """A task ticked by wall time while the scheduler runs (churn, rate-limited deletes)."""
+
+    def __init__(self, interval: float, fn: Callable[[], bool]):
+        self.interval = interval
+        self.fn = fn  # returns False when done
+        self.next = time.perf_counter() + interval
+        self.done = False
+
+    def tick(self, now: float) -> None:
+        while not self.done and now >= self.next:
+            self.next += self.interval
+            if not self.fn():
+                self.done = True
+
+
+class Progress:
+    def __init__(self, name: str, quiet: bool = False):
+        self.name = name
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self._bar = False
+
+    def line(self, text: str) -> None:
+        if self.quiet:
+            return
+        if self._bar:
+            sys.stderr.write("\n")
+            self._bar = False
+        sys.stderr.write(f"[{self.name}] {text}\n")
+        sys.stderr.flush()
+
+    def bar(self, done: int, total: int, rate: float) -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            width = 30
+            filled = int(width * done / total) if total else width
+            sys.stderr.write(f"\r[{self.name}] [{'#' * filled}{'.' * (width - filled)}] "
+                             f"{done}/{total} pods, {rate:.0f} pods/s ")
+            self._bar = True
+        else:
+            sys.stderr.write(f"[{self.name}]   {done}/{total} measured pods scheduled, {rate:.0f} pods/s\n")
+        sys.stderr.flush()
+
+
+class WorkloadRun:
+    """Executes one workload's ops against a Cluster and a Scheduler (executor.go's runOp)."""
+
+    def __init__(self, wl: Workload, quiet: bool = False):
+        self.wl = wl
+        self.progress = Progress(wl.name, quiet)
+        registry = default_registry()
+        if wl.scheduler_config_path:
+            from .config.loader import load_config_file
+            cfg = load_config_file(wl.scheduler_config_path, registry)
+        else:
+            cfg = set_defaults({}, registry)
+        self.cluster = Cluster()
+        self.api = ApiServerDefaults([], wl.name)
+        self.sched = Scheduler(cfg, registry, self.cluster, source=wl.scheduler_config_path or "config")
+        self.sched.keep_records = False
+        self.sched.start()
+        self._index = 0
+        self._names: Dict[str, int] = {}
+        self._templates: Dict[str, Template] = {}
+        self.background: List[_Background] = []
+        # measurement
+        self.measured: set = set()
+        self.measured_bound = 0
+        self.measuring = False
+        self.latencies: List[float] = []
+        self.samples: List[float] = []
+        self._last_sample = (0.0, 0)
+        self._next_sample = 0.0
+        self._total_measured = 0
+        self.cluster.subscribe(self._on_event)
+        self._wrap_scheduler()
+
+    # ------------------------------------------------------------------------------------------
+    def _on_event(self, kind: str, old, new) -> None:
+        if kind == "Pod" and new is not None and new.node_name and (old is None or not old.node_name):
+            if new.uid in self.measured:
+                self.measured_bound += 1
+
+    def _wrap_scheduler(self) -> None:
+        """Time each scheduling attempt (scheduling and binding cycle) of a measured pod; tick
+        the background tasks and the throughput sampler between attempts."""
+        cycles, queue = self.sched.cycles, self.sched.queue
+        inner_one, inner_pop = cycles.schedule_one, queue.pop
+        last = [None]
+
+        def pop():
+            p = inner_pop()
+            last[0] = p.pod.uid if p is not None else None
+            return p
+
+        def schedule_one():
+            last[0] = None
+            t0 = time.perf_counter()
+            r = inner_one()
+            t1 = time.perf_counter()
+            if self.measuring and last[0] in self.measured:
+                self.latencies.append(t1 - t0)
+            if t1 >= self._next_sample:
+                self._tick(t1)
+            return r
+
+        queue.pop = pop
+        cycles.schedule_one = schedule_one
+
+    def _tick(self, now: float) -> None:
+        for b in self.background:
+            b.tick(now)
+        self.background = [b for b in self.background if not b.done]
+        if self.measuring:
+            t, n = self._last_sample
+            if now - t >= SAMPLE_INTERVAL:
+                self.samples.append((self.measured_bound - n) / (now - t))
+                self._last_sample = (now, self.measured_bound)
+                self.progress.bar(self.measured_bound, self._total_measured, self.samples[-1])
+        nexts = [b.next for b in self.background]
+        if self.measuring:
+            nexts.append(self._last_sample[0] + SAMPLE_INTERVAL)
+        self._next_sample = min(nexts) if nexts else float("inf")
+
+    # ------------------------------------------------------------------------------------------
+    def _template(self, rel: Optional[str], default: Dict[str, Any]) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
+        if not rel:
+            return lambda env: json.loads(json.dumps(default))
+        path = rel if os.path.isabs(rel) else os.path.join(self.wl.base_dir, rel)
+        t = self._templates.get(path)
+        if t is None:
+            t = self._templates[path] = Template(path)
+        return t.render
+
+    def _name(self, obj: Dict[str, Any]) -> None:
+        md = obj.setdefault("metadata", {})
+        if md.get("name"):
+            return
+        gen = md.pop("generateName", None) or f"{obj.get('kind', 'object').lower()}-"
+        n = self._names.get(gen, 0)
+        self._names[gen] = n + 1
+        md["name"] = f"{gen}{n:05d}"
+
+    def create(self, obj: Dict[str, Any], namespace: Optional[str] = None):
+        self._name(obj)
+        if namespace:
+            obj["metadata"]["namespace"] = namespace
+        self.api.default_object(obj, obj["kind"], self._index)
+        self._index += 1
+        return self.cluster.create(make_object(obj))
+
+    # ------------------------------------------------------------------------------------------
+    def run(self) -> Dict[str, Any]:
+        t_start = time.perf_counter()
+        measured_time = 0.0
+        measured_pods = 0
+        for op in self.wl.ops:
+            t0 = time.perf_counter()
+            what = getattr(self, "op_" + op.opcode)(op)
+            dt = time.perf_counter() - t0
+            if what.get("measured"):
+                measured_time += what["seconds"]
+                measured_pods += what["pods"]
+            self.progress.line(f"op {op.index + 1}/{len(self.wl.ops)} {op.opcode}: {what['text']} ({dt:.1f}s)")
+        self.background = []
+        samples = sorted(self.samples)
+        lat = sorted(self.latencies)
+        result = {
+            "name": self.wl.name,
+            "params": self.wl.params,
+            "measuredPods": measured_pods,
+            "scheduledPods": self.measured_bound,
+            "seconds": measured_time,
+            "podsPerSecond": self.measured_bound / measured_time if measured_time > 0 else 0.0,
+            "SchedulingThroughput": {"Average": sum(samples) / len(samples) if samples else 0.0,
+                                     **{f"Perc{p}": percentile(samples, p) for p in PERCENTILES}},
+            "samples": len(samples),
+            "attempts": len(lat),
+            "AttemptLatencyMs": {"Average": 1000 * sum(lat) / len(lat) if lat else 0.0,
+                                 **{f"Perc{p}": 1000 * percentile(lat, p) for p in PERCENTILES}},
+            "peakRSSMiB": peak_rss_mib(),
+            "totalSeconds": time.perf_counter() - t_start,
+        }
+        if self.wl.threshold is not None:
+            result["threshold"] = self.wl.threshold
+        return result
+
+    def _until_quiet(self) -> None:
+        self.sched.run_until_quiet()
+
+    # ops ----------------------------------------------------------------------------------------
+    def op_createNodes(self, op: Op) -> Dict[str, Any]:
+        render = self._template(op.get("nodeTemplatePath"), BASE_NODE)
+        label = op.get("labelNodePrepareStrategy")
+        unique = op.get("uniqueNodeLabelStrategy")
+        alloc = op.get("nodeAllocatableStrategy")
+        if alloc:
+            raise UserError("nodeAllocatableStrategy is not supported by schedharness bench yet",
+                            file=self.wl.name, key=f"workloadTemplate[{op.index}]")
+        values = list((label or {}).get("labelValues") or [])
+        if label is not None and (not label.get("labelKey") or not values):
+            raise UserError("labelNodePrepareStrategy needs labelKey and labelValues",
+                            file=self.wl.name, key=f"workloadTemplate[{op.index}]")
+        for i in range(op.count):
+            obj = render({"Index": i, "Count": op.count, **op.template_params})
+            labels = obj.setdefault("metadata", {}).setdefault("labels", {})
+            if label is not None:
+                labels[label["labelKey"]] = values[i % len(values)]  # round robin
+            if unique is not None:
+                labels[unique["labelKey"]] = f"{unique['labelKey']}-{self._index}"
+            self._name(obj)
+            labels.setdefault("kubernetes.io/hostname", obj["metadata"]["name"])
+            self.create(obj)
+        return {"text": f"{op.count} nodes"}
+
+    def op_createNamespaces(self, op: Op) -> Dict[str, Any]:
+        render = self._template(op.get("namespaceTemplatePath"),
+                                {"apiVersion": "v1", "kind": "Namespace", "metadata": {}})
+        for i in range(op.count):
+            obj = render({"Index": i, "Count": op.count})
+            obj.setdefault("metadata", {})["name"] = f"{op.get('prefix')}-{i}"
+            self.create(obj)
+        return {"text": f"{op.count} namespaces {op.get('prefix')}-*"}
+
+    def op_createPods(self, op: Op, namespace: Optional[str] = None) -> Dict[str, Any]:
+        ns = namespace or op.get("namespace") or f"namespace-{op.index}"
+        tpath = op.get("podTemplatePath") or self.wl.default_pod_template
+        render = self._template(tpath, BASE_POD)
+        batch = int(op.get("signatureBatchSize") or 1)
+        collect = bool(op.get("collectMetrics"))
+        created = []
+        for i in range(op.count):
+            obj = render({"Index": i, "Count": op.count, **op.template_params})
+            if batch > 1:
+                obj.setdefault("metadata", {}).setdefault("labels", {})["signature"] = f"signature-label-{i // batch}"
+            if collect:
+                obj.setdefault("metadata", {})
+                self._name(obj)
+            created.append(obj)
+        if not collect:
+            for obj in created:
+                self.create(obj, ns)
+            if op.get("skipWaitToCompletion"):
+                return {"text": f"{op.count} pods in {ns} (not waited for)"}
+            self._until_quiet()
+            return {"text": f"{op.count} pods in {ns}"}
+        uids = []
+        for obj in created:
+            p = self.create(obj, ns)
+            uids.append(p.uid)
+        self.measured.update(uids)
+        self._total_measured += len(uids)
+        before = self.measured_bound
+        t0 = time.perf_counter()
+        self.measuring = True
+        self._last_sample = (t0, self.measured_bound)
+        self._tick(t0)
+        self._until_quiet()
+        t1 = time.perf_counter()
+        t, n = self._last_sample
+        if self.measured_bound > n and (not self.samples or t1 - t >= SAMPLE_INTERVAL / 2):
+            # the last, partial interval (or the only one, for runs under a second)
+            self.samples.append((self.measured_bound - n) / (t1 - t))
+        self.measuring = False
+        bound = self.measured_bound - before
+        rate = bound / (t1 - t0) if t1 > t0 else 0.0
+        return {"text": f"{op.count} measured pods in {ns}: {bound} scheduled in {t1 - t0:.2f}s = {rate:.1f} pods/s",
+                "measured": True, "seconds": t1 - t0, "pods": op.count}
+
+    def op_createPodSets(self, op: Op) -> Dict[str, Any]:
+        sub: Op = op.get("createPodsOp")
+        for i in range(op.count):
+            self.op_createPods(sub, f"{op.get('namespacePrefix')}-{i}")
+        return {"text": f"{op.count} pod sets of {sub.count} pods"}
+
+    def op_createAny(self, op: Op) -> Dict[str, Any]:
+        render = self._template(op.get("templatePath"), {})
+        for i in range(op.count):
+            obj = render({"Index": i, "Count": op.count, **op.template_params})
+            self.create(obj, op.get("namespace"))
+        return {"text": f"{op.count} object(s) from {op.get('templatePath')}"}
+
+    def _pods_in(self, namespace: Optional[str], labels: Optional[Dict[str, str]]) -> List[Pod]:
+        return [p for p in self.cluster.list("Pod", namespace)
+                if not labels or all(p.labels.get(k) == v for k, v in labels.items())]
+
+    def op_deletePods(self, op: Op) -> Dict[str, Any]:
+        pods = self._pods_in(op.get("namespace"), op.get("labelSelector"))
+        rate = int(op.get("deletePodsPerSecond") or 0)
+        if rate > 0 and op.get("skipWaitToCompletion"):
+            todo = list(pods)
+
+            def step() -> bool:
+                if todo:
+                    self.cluster.delete(todo.pop(0))
+                return bool(todo)
+
+            self.background.append(_Background(1.0 / rate, step))
+            self._next_sample = 0.0
+            return {"text": f"deleting {len(pods)} pods at {rate}/s in the background"}
+        for p in pods:
+            self.cluster.delete(p)
+        if not op.get("skipWaitToCompletion"):
+            self._until_quiet()
+        return {"text": f"{len(pods)} pods deleted"}
+
+    def op_churn(self, op: Op) -> Dict[str, Any]:
+        renders = [self._template(p, {}) for p in op.get("templatePaths")]
+        ns = op.get("namespace") or f"namespace-{op.index}"
+        number = int(op.get("number") or 0)
+        mode = op.get("mode")
+        count = [0]
+        slots: List[List[Any]] = [[None] * max(number, 1) for _ in renders]
+
+        def make(render):
+            obj = render({"Index": count[0], "Count": number})
+            namespaced = obj.get("kind") not in ("Node", "Namespace", "PriorityClass", "DeviceClass",
+                                                 "ResourceSlice", "StorageClass", "PersistentVolume")
+            return self.create(obj, ns if namespaced else None)
+
+        def step() -> bool:
+            if mode == "create":
+                for r in renders:
+                    make(r)
+                count[0] += 1
+                return number == 0 or count[0] < number
+            k = count[0] % number
+            for i, r in enumerate(renders):
+                if slots[i][k] is not None:
+                    self.cluster.delete(slots[i][k])
+                    slots[i][k] = None
+                else:
+                    slots[i][k] = make(r)
+            count[0] += 1
+            return True
+
+        interval = int(op.get("intervalMilliseconds") or 500) / 1000.0
+        self.background.append(_Background(interval, step))
+        self._next_sample = 0.0
+        return {"text": f"{mode} every {interval * 1000:.0f}ms in the background"}
+
+    def op_barrier(self, op: Op) -> Dict[str, Any]:
+        self._until_quiet()
+        return {"text": "scheduler quiet"}
+
+    def op_sleep(self, op: Op) -> Dict[str, Any]:
+        self._until_quiet()
+        clock = self.sched.clock
+        clock.advance_to(clock.now() + op.get("seconds"))
+        self._until_quiet()
+        return {"text": f"{op.get('seconds')}s of virtual time"}
+
+
+# ---------------------------------------------------------------------------------------------
+def run_workload_isolated(wl: Workload, quiet: bool = False) -> Dict[str, Any]:
+    """Run a workload in a forked child when the platform can, so that its peak RSS is its own."""
+    if not hasattr(os, "fork"):
+        return WorkloadRun(wl, quiet).run()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 0
+        try:
+            out = {"ok": WorkloadRun(wl, quiet).run()}
+        except UserError as e:
+            out = {"error": str(e)}
+        except BaseException as e:  # noqa: BLE001 - report whatever failed to the parent
+            out = {"crash": f"{type(e).__name__}: {e}"}
+            code = 1
+        with os.fdopen(w, "w") as f:
+            json.dump(out, f)
+        os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "r") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    out = json.loads(data) if data else {"crash": "the workload's process died"}
+    if "error" in out:
+        raise UserError(out["error"])
+    if "crash" in out:
+        raise RuntimeError(f"{wl.name}: {out['crash']}")
+    return out["ok"]
+
+
+def format_table(results: List[Dict[str, Any]]) -> str:
+    head = ["workload", "pods", "sched", "secs", "pods/s", "thr avg", "p50", "p90", "p99",
+            "lat p50 ms", "p90", "p99", "peak MiB"]
+    rows = [head]
+    for r in results:
+        t, lat = r["SchedulingThroughput"], r["AttemptLatencyMs"]
+        rows.append([r["name"], str(r["measuredPods"]), str(r["scheduledPods"]), f"{r['seconds']:.2f}",
+                     f"{r['podsPerSecond']:.0f}", f"{t['Average']:.0f}", f"{t['Perc50']:.0f}",
+                     f"{t['Perc90']:.0f}", f"{t['Perc99']:.0f}", f"{lat['Perc50']:.2f}",
+                     f"{lat['Perc90']:.2f}", f"{lat['Perc99']:.2f}", f"{r['peakRSSMiB']:.0f}"])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row))
+                     for row in rows)
+
+
+def data_items(results: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """scheduler_perf's JSON shape (DataItems), one item per metric and workload."""
+    items = []
+    for r in results:
+        items.append({"data": r["SchedulingThroughput"], "unit": "pods/s",
+                      "labels": {"Metric": "SchedulingThroughput", "Name": r["name"]}})
+        items.append({"data": r["AttemptLatencyMs"], "unit": "ms",
+                      "labels": {"Metric": "scheduler_scheduling_attempt_duration_seconds",
+                                 "Name": r["name"], "result": "all"}})
+        items.append({"data": {"Peak": r["peakRSSMiB"]}, "unit": "MiB",
+                      "labels": {"Metric": "PeakRSS", "Name": r["name"]}})
+    return {"version": "v1", "dataItems": items, "workloads": results}
+
+
+def _shorthand(args) -> Workload:
+    nodes = 500 if args.nodes is None else args.nodes
+    init = 1000 if args.init_pods is None else args.init_pods
+    pods = 1000 if args.pods is None else args.pods
+    for flag, v, low in (("--nodes", nodes, 1), ("--init-pods", init, 0), ("--pods", pods, 1)):
+        if v < low:
+            raise UserError(f"{flag} must be at least {low}, got {v}")
+    ops = [Op("createNodes", {}, 0, nodes), Op("createPods", {}, 1, init),
+           Op("createPods", {"collectMetrics": True}, 2, pods)]
+    if init == 0:
+        ops = [ops[0], Op("createPods", {"collectMetrics": True}, 1, pods)]
+    return Workload(f"SchedulingBasic/{nodes}Nodes_{init}Init_{pods}Pods",
+                    {"initNodes": nodes, "initPods": init, "measurePods": pods}, ops, os.getcwd(), None, None)
 
 
 def main(args) -> int:
-    workloads = WORKLOADS
-    if args.nodes or args.init_pods is not None or args.pods:
-        workloads = [(args.nodes or 500, args.init_pods if args.init_pods is not None else 1000, args.pods or 1000)]
-    for nodes, init_pods, pods in workloads:
-        rate, dt, bound = run_workload(nodes, init_pods, pods)
-        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-        print(f"SchedulingBasic {nodes} nodes / {init_pods} init pods / {pods} pods: "
-              f"{bound} bound in {dt:.1f}s = {rate:.1f} pods/s, peak RSS {peak_mb:.0f} MiB")
-        sys.stdout.flush()
+    if args.file:
+        if args.nodes is not None or args.init_pods is not None or args.pods is not None:
+            raise UserError("--nodes/--init-pods/--pods run SchedulingBasic: give them without a workload file "
+                            "(use --param with a file)")
+        workloads = load_workloads(args.file, args.workload, parse_param_overrides(args.param))
+        # every template is read and checked before anything runs
+        for wl in workloads:
+            _check_templates(wl)
+    else:
+        if args.workload or args.param:
+            raise UserError("--workload and --param need a workload file")
+        workloads = [_shorthand(args)]
+    results = []
+    for wl in workloads:
+        res = run_workload_isolated(wl, quiet=args.json) if len(workloads) > 1 else WorkloadRun(wl, args.json).run()
+        results.append(res)
+    if args.json:
+        print(json.dumps(data_items(results), indent=2))
+        return 0
+    print(format_table(results))
+    for r in results:
+        print(f"{r['name']}: {r['scheduledPods']}/{r['measuredPods']} measured pods scheduled in "
+              f"{r['seconds']:.2f}s = {r['podsPerSecond']:.1f} pods/s, peak RSS {r['peakRSSMiB']:.0f} MiB")
+    sys.stdout.flush()
     return 0
+
+
+def _check_templates(wl: Workload) -> None:
+    def check(rel: Optional[str], params: Dict[str, Any]) -> None:
+        if rel:
+            path = rel if os.path.isabs(rel) else os.path.join(wl.base_dir, rel)
+            Template(path).render({"Index": 0, "Count": 1, **params})
+
+    check(wl.default_pod_template, {})
+    for op in wl.ops:
+        ops = [op, op.get("createPodsOp")] if op.opcode == "createPodSets" else [op]
+        for o in ops:
+            for key in ("nodeTemplatePath", "podTemplatePath", "templatePath", "namespaceTemplatePath"):
+                check(o.get(key), o.template_params)
+            for p in o.get("templatePaths") or []:
+                check(p, {})
+    if wl.scheduler_config_path and not os.path.exists(wl.scheduler_config_path):
+        raise UserError(f"scheduler config {wl.scheduler_config_path} does not exist", file=wl.name,
+                        key="schedulerConfigPath")

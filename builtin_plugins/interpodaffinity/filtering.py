@@ -6,9 +6,13 @@ A topology-pair count is a dict keyed by ``(topology_key, topology_value)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
+import json
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from harness.framework import NotFoundError, PodInfo, Status, hookimpl
+from harness.framework.types import AffinityTerm
+
+from ..node_sums import NodeSums
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness.api.objects import Node, Pod
@@ -167,6 +171,62 @@ def get_incoming_affinity_anti_affinity_counts(affinity_terms: Sequence, anti_af
     return affinity_counts, anti_affinity_counts
 
 
+def _existing_contribution(pod: "Pod", ns_labels, node_info) -> Dict:
+    """One node's part of getExistingAntiAffinityCounts."""
+    out: Dict = {}
+    node = node_info.node
+    for existing in node_info.pods_with_required_anti_affinity:
+        for t in existing.required_anti_affinity_terms:
+            if t.matches(pod, ns_labels):
+                _append(out, node, t.topology_key, 1)
+    return out
+
+
+def _incoming_contribution(affinity_terms, anti_affinity_terms, node_info) -> Dict:
+    """One node's part of getIncomingAffinityAntiAffinityCounts: keys (0, pair) for affinity,
+    (1, pair) for anti-affinity."""
+    aff: Dict = {}
+    anti: Dict = {}
+    node = node_info.node
+    for existing in node_info.pods:
+        ep = existing.pod
+        if pod_matches_all_affinity_terms(affinity_terms, ep):
+            for t in affinity_terms:
+                _append(aff, node, t.topology_key, 1)
+        for t in anti_affinity_terms:
+            if t.matches(ep, None):
+                _append(anti, node, t.topology_key, 1)
+    out = {(0, k): v for k, v in aff.items()}
+    out.update({(1, k): v for k, v in anti.items()})
+    return out
+
+
+def terms_signature(term_lists) -> Optional[str]:
+    """What matching reads of a pod's terms; None when a term's namespaces depend on the
+    cluster's namespaces (a merged namespaceSelector): such counts are not kept."""
+    out = []
+    for terms in term_lists:
+        row = []
+        for t in terms:
+            if isinstance(t, tuple):  # (term, weight)
+                t, w = t
+            else:
+                w = None
+            if type(t) is not AffinityTerm:
+                return None
+            row.append([sorted(t.namespaces), repr(t.selector), t.topology_key, repr(t.namespace_selector), w])
+        out.append(row)
+    return json.dumps(out)
+
+
+def _sums(plugin, attr: str) -> NodeSums:
+    s = getattr(plugin, attr, None)
+    if s is None:
+        s = NodeSums()
+        setattr(plugin, attr, s)
+    return s
+
+
 # ---------------------------------------------------------------------------------------------
 # Filter predicates
 # ---------------------------------------------------------------------------------------------
@@ -226,10 +286,24 @@ class FilteringMixin:
             pod_info.required_anti_affinity_terms)
         s = PreFilterState(pod, affinity_terms, anti_affinity_terms,
                            self.get_namespace_labels_snapshot(pod.namespace))
-        s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
-            pod, s.namespace_labels, nodes_with_required_anti_affinity_pods)
-        s.affinity_counts, s.anti_affinity_counts = get_incoming_affinity_anti_affinity_counts(
-            affinity_terms, anti_affinity_terms, nodes)
+        snap = self.handle.snapshot
+        if getattr(snap, "journal", None) is not None and nodes is snap.node_info_list:
+            # the same counts, kept across pods of the same shape (node_sums)
+            ns_labels = s.namespace_labels
+            s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
+                snap, json.dumps([pod.namespace, pod.labels, ns_labels], sort_keys=True),
+                lambda ni: _existing_contribution(pod, ns_labels, ni))
+            if affinity_terms or anti_affinity_terms:
+                both = _sums(self, "_incoming_sums").sums(
+                    snap, terms_signature([affinity_terms, anti_affinity_terms]),
+                    lambda ni: _incoming_contribution(affinity_terms, anti_affinity_terms, ni))
+                s.affinity_counts = {k[1]: v for k, v in both.items() if k[0] == 0}
+                s.anti_affinity_counts = {k[1]: v for k, v in both.items() if k[0] == 1}
+        else:
+            s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
+                pod, s.namespace_labels, nodes_with_required_anti_affinity_pods)
+            s.affinity_counts, s.anti_affinity_counts = get_incoming_affinity_anti_affinity_counts(
+                affinity_terms, anti_affinity_terms, nodes)
         if not s.existing_anti_affinity_counts and not affinity_terms and not anti_affinity_terms:
             return None, Status.skip()
         state.write(PRE_FILTER_STATE_KEY, s)
@@ -266,6 +340,31 @@ class FilteringMixin:
         if not satisfy_existing_pods_anti_affinity(s, node_info):
             return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
+
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls)."""
+        return _filter_nodes(self, state, pod, nodes)
+
+
+def _filter_nodes(plugin, state, pod, nodes):
+    """filter on each node (the batch form): the same three predicates in the same order."""
+    try:
+        s = get_pre_filter_state(state)
+    except RuntimeError:
+        return None
+    out = []
+    append = out.append
+    check_affinity = bool(s.required_affinity_terms)
+    for ni in nodes:
+        if check_affinity and not satisfy_pod_affinity(s, ni):
+            append(Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH))
+        elif s.anti_affinity_counts and not satisfy_pod_anti_affinity(s, ni):
+            append(Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH))
+        elif s.existing_anti_affinity_counts and not satisfy_existing_pods_anti_affinity(s, ni):
+            append(Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
+        else:
+            append(None)
+    return out
 
 
 __all__ = [

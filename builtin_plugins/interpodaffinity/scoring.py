@@ -8,6 +8,7 @@ the existing pods' terms over the incoming pod).
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Dict, Sequence
 
 from harness.framework import MAX_NODE_SCORE, NotFoundError, PodInfo, Status, hookimpl
@@ -142,6 +143,27 @@ class ScoringMixin:
 
         # The per-node score maps are summed; the sum is empty iff every node's map was empty.
         topo_score: ScoreMap = {}
+        sig = None
+        if getattr(snapshot, "journal", None) is not None:
+            from .filtering import _sums, terms_signature
+            terms_sig = terms_signature([preferred_affinity, preferred_anti_affinity])
+            if terms_sig is not None:
+                sig = json.dumps([pod.namespace, pod.labels, s.namespace_labels, has_constraints, terms_sig],
+                                 sort_keys=True)
+        if sig is not None:
+            # the same sums, kept across pods of the same shape (node_sums)
+            def contribution(node_info):
+                m: ScoreMap = {}
+                for existing in (node_info.pods if has_constraints else node_info.pods_with_affinity):
+                    self.process_existing_pod(s, existing, node_info, pod, m)
+                return {(k, v): n for k, vals in m.items() for v, n in vals.items()}
+
+            for (k, v), n in _sums(self, "_score_sums").sums(snapshot, sig, contribution).items():
+                vals = topo_score.get(k)
+                if vals is None:
+                    vals = topo_score[k] = {}
+                vals[v] = n
+            all_nodes = ()
         for node_info in all_nodes:
             pods = node_info.pods if has_constraints else node_info.pods_with_affinity
             for existing in pods:

@@ -70,6 +70,17 @@ def balanced_resource_scorer_cpu_memory(req_cpu: int, alloc_cpu: int, req_mem: i
     return int((1 - abs((f_cpu - f_mem) / 2)) * _MAX_NODE_SCORE_F)
 
 
+def _balanced_many(req_cpu, alloc_cpu, req_mem, alloc_mem) -> List[int]:
+    """balanced_resource_scorer_cpu_memory over lists (the same float64 operations)."""
+    fc = [1.0 if f > 1 else f for f in [float(r) / float(a) for r, a in zip(req_cpu, alloc_cpu)]]
+    fm = [1.0 if f > 1 else f for f in [float(r) / float(a) for r, a in zip(req_mem, alloc_mem)]]
+    mx = _MAX_NODE_SCORE_F
+    return [int((1 - abs((c - m) / 2)) * mx) for c, m in zip(fc, fm)]
+
+
+balanced_resource_scorer_cpu_memory.many = _balanced_many  # type: ignore[attr-defined]
+
+
 class BalancedAllocation(Plugin):
     """NodeResourcesBalancedAllocation: scores with the node's Requested (not the non-zero
     defaults) and the pod's requests including pod-level requests."""
@@ -124,3 +135,10 @@ class BalancedAllocation(Plugin):
             if self.scorer.is_best_effort_pod(s.pod_requests):
                 return 0, None
         return self.scorer.score(pod, node_info, s.pod_requests)
+
+    def score_nodes(self, state, pod, nodes):
+        """score on each node (the batch form the framework calls)."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None
+        return self.scorer.score_nodes(pod, nodes, s.pod_requests)

@@ -47,6 +47,13 @@ def least_resource_scorer_cpu_memory(resources: Sequence[ResourceSpec]) -> Optio
         mem = 0 if req_mem > alloc_mem else (alloc_mem - req_mem) * max_score // alloc_mem
         return (cpu * w_cpu + mem * w_mem) // weight_sum
 
+    def many(req_cpu, alloc_cpu, req_mem, alloc_mem) -> List[int]:
+        """scorer over lists."""
+        cpu = [0 if r > a else (a - r) * max_score // a for r, a in zip(req_cpu, alloc_cpu)]
+        mem = [0 if r > a else (a - r) * max_score // a for r, a in zip(req_mem, alloc_mem)]
+        return [(c * w_cpu + m * w_mem) // weight_sum for c, m in zip(cpu, mem)]
+
+    scorer.many = many  # type: ignore[attr-defined]
     return scorer
 
 

@@ -144,6 +144,44 @@ class ResourceAllocationScorer:
             requested[i] = req
         return self.scorer(requested, allocatable), None
 
+    def score_nodes(self, pod, nodes, pod_request_list: Sequence[int]) -> Optional[List[int]]:
+        """score on each node (its batch form); None when a node's score is an error status."""
+        fast = self.cpu_memory_scorer
+        score = self.score
+        out: List[int] = []
+        append = out.append
+        if fast is None:
+            for ni in nodes:
+                sc, st = score(pod, ni, pod_request_list)
+                if st is not None and st.code != Code.Success:
+                    return None
+                append(sc)
+            return out
+        pc, pm = pod_request_list[0], pod_request_list[1]
+        use_requested = self.use_requested
+        many = getattr(fast, "many", None)
+        if many is not None:
+            allocs = [ni.allocatable for ni in nodes]
+            acpu = [a.milli_cpu for a in allocs]
+            amem = [a.memory for a in allocs]
+            if nodes and min(acpu) > 0 and min(amem) > 0:
+                reqs = ([ni.requested for ni in nodes] if use_requested
+                        else [ni.non_zero_requested for ni in nodes])
+                return many([r.milli_cpu + pc for r in reqs], acpu, [r.memory + pm for r in reqs], amem)
+        for ni in nodes:
+            alloc = ni.allocatable
+            ac = alloc.milli_cpu
+            am = alloc.memory
+            if ac > 0 and am > 0:
+                r = ni.requested if use_requested else ni.non_zero_requested
+                append(fast(r.milli_cpu + pc, ac, r.memory + pm, am))
+            else:
+                sc, st = score(pod, ni, pod_request_list)
+                if st is not None and st.code != Code.Success:
+                    return None
+                append(sc)
+        return out
+
     def calculate_resource_allocatable_request(self, node_info, resource: str,
                                                pod_request: int) -> Tuple[int, int]:
         """calculateResourceAllocatableRequest: (the node's allocatable, the node's requested plus

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Dict, List, Optional
 
 from harness.framework import CycleState, NotFoundError, Status
@@ -13,6 +14,10 @@ from .common import (MAX_INT32, TopologySpreadConstraint,
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+
+# calPreFilterState reuses a node's counts while neither the node nor the pod's shape changes
+# (False: recounted every cycle, as the property test compares)
+USE_NODE_COUNTS_CACHE = True
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
@@ -108,21 +113,37 @@ def cal_pre_filter_state(pl, pod, all_nodes) -> PreFilterState:
     inclusion = pl.enable_node_inclusion_policy
     ns = pod.namespace
     tp_maps = s.tp_value_to_match_num
+    # Each node's counts depend on the node (its labels, taints and pods: its NodeInfo's
+    # generation) and on what the pod brings (pod_signature); pods of the same shape (a
+    # Deployment's replicas) reuse them while the node does not change.
+    sig = pod_signature(pod, constraints, inclusion)
+    cache = _node_counts_cache(pl)
+    snap = getattr(getattr(pl, "handle", None), "snapshot", None)
+    incremental = (USE_NODE_COUNTS_CACHE and snap is not None and getattr(snap, "journal", None) is not None
+                   and all_nodes is snap.node_info_list)
+    if incremental:
+        totals = _incremental_totals(pl, snap, sig, pod, constraints, require, inclusion, ns)
+        if totals is not None:
+            s.tp_value_to_match_num = tp_maps = [dict(m) for m in totals]
+            return _finish(s, tp_maps, constraints, pod)
     for node_info in all_nodes:
         node = node_info.node
-        if not inclusion:
-            if not required_affinity_match(require, node):
-                continue
-        node_labels = node.labels
-        if not node_labels_match_spread_constraints(node_labels, constraints):
-            continue
-        for i, c in enumerate(constraints):
-            if inclusion and not c.match_node_inclusion_policies(pod, node, require):
-                continue
-            value = node_labels[c.topology_key]
-            count = count_pods_match_selector(node_info.pods, c.selector, ns)
+        entry = cache.get(node.name) if USE_NODE_COUNTS_CACHE else None
+        if entry is not None and entry[0] == node_info.generation and entry[1] is node and entry[2] == sig:
+            counts = entry[3]
+        else:
+            counts = _node_counts(node_info, pod, constraints, require, inclusion, ns)
+            cache[node.name] = (node_info.generation, node, sig, counts)
+        for i, value, count in counts:
             m = tp_maps[i]
             m[value] = m.get(value, 0) + count
+    if incremental:
+        pl._totals = (sig, snap, all_nodes, snap.journal_epoch, len(snap.journal), [dict(m) for m in tp_maps])
+    return _finish(s, tp_maps, constraints, pod)
+
+
+def _finish(s: PreFilterState, tp_maps, constraints, pod) -> PreFilterState:
+    n = len(constraints)
     for i in range(n):
         paths = CriticalPaths()
         for value, num in tp_maps[i].items():
@@ -130,6 +151,72 @@ def cal_pre_filter_state(pl, pod, all_nodes) -> PreFilterState:
         s.critical_paths[i] = paths
     s.self_match = [1 if c.selector.matches(pod.labels) else 0 for c in constraints]
     return s
+
+
+def _node_counts(node_info, pod, constraints, require, inclusion: bool, ns: str):
+    """One node's part of calPreFilterState: (constraint index, topology value, matching pods)."""
+    node = node_info.node
+    out = []
+    if not inclusion:
+        if not required_affinity_match(require, node):
+            return out
+    node_labels = node.labels
+    if not node_labels_match_spread_constraints(node_labels, constraints):
+        return out
+    for i, c in enumerate(constraints):
+        if inclusion and not c.match_node_inclusion_policies(pod, node, require):
+            continue
+        out.append((i, node_labels[c.topology_key], count_pods_match_selector(node_info.pods, c.selector, ns)))
+    return out
+
+
+def _incremental_totals(pl, snap, sig, pod, constraints, require, inclusion, ns):
+    """The previous pod's totals (same signature, same node list) brought up to date with the
+    nodes UpdateSnapshot changed since: each changed node's old counts out, its new ones in.
+    None when that cannot give what a full walk gives (another shape, the node list rebuilt,
+    or a changed node whose topology values or constraint coverage changed: the order in which
+    values first appear could change)."""
+    prev = getattr(pl, "_totals", None)
+    if prev is None:
+        return None
+    psig, psnap, plist, epoch, pos, totals = prev
+    if psig != sig or psnap is not snap or plist is not snap.node_info_list or epoch != snap.journal_epoch:
+        return None
+    cache = _node_counts_cache(pl)
+    changed = snap.journal[pos:]
+    if changed:
+        totals = [dict(m) for m in totals]
+        for name in dict.fromkeys(changed):
+            ni = snap.node_info_map.get(name)
+            entry = cache.get(name)
+            if ni is None or ni.node is None or entry is None or entry[2] != sig:
+                return None
+            new = _node_counts(ni, pod, constraints, require, inclusion, ns)
+            old = entry[3]
+            if [(i, v) for i, v, _ in old] != [(i, v) for i, v, _ in new]:
+                return None
+            for (i, v, c_old), (_, _, c_new) in zip(old, new):
+                totals[i][v] += c_new - c_old
+            cache[name] = (ni.generation, ni.node, sig, new)
+    pl._totals = (sig, snap, plist, epoch, len(snap.journal), totals)
+    return totals
+
+
+def _node_counts_cache(pl) -> Dict[str, tuple]:
+    cache = getattr(pl, "_node_counts", None)
+    if cache is None:
+        cache = pl._node_counts = {}
+    return cache
+
+
+def pod_signature(pod, constraints, inclusion: bool) -> str:
+    """Everything of the pod that calPreFilterState reads besides its constraints' parsed form:
+    namespace, nodeSelector, required node affinity, tolerations."""
+    spec = pod.spec
+    aff = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+    return json.dumps([pod.namespace, inclusion, [repr(c._key()) for c in constraints],
+                       spec.get("nodeSelector"), aff.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                       spec.get("tolerations")], sort_keys=True, default=repr)
 
 
 def pre_filter(pl, cycle_state: CycleState, pod, nodes):
@@ -213,3 +300,38 @@ def filter_node(cycle_state, pod, node_info):
             return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
     return None
 
+
+
+def filter_nodes(cycle_state, pod, nodes):
+    """filter_node on each node (the batch form): each constraint's skew test decided once per
+    topology value. None when the state cannot be read (filter_node reports the error)."""
+    try:
+        s = get_pre_filter_state(cycle_state)
+    except RuntimeError:
+        return None
+    constraints = s.constraints
+    if not constraints:
+        return [None] * len(nodes)
+    checks = []
+    for i, c in enumerate(constraints):
+        if s.self_match is not None:
+            self_match_num = s.self_match[i]
+        else:
+            self_match_num = 1 if c.selector.matches(pod.labels) else 0
+        checks.append((c.topology_key, s.tp_value_to_match_num[i],
+                       self_match_num - s.min_match_num(i, c.min_domains), c.max_skew))
+    out = []
+    append = out.append
+    for ni in nodes:
+        labels = ni.node.labels
+        st = None
+        for key, m, delta, max_skew in checks:
+            v = labels.get(key)
+            if v is None:
+                st = Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+                break
+            if m.get(v, 0) + delta > max_skew:
+                st = Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                break
+        append(st)
+    return out

@@ -122,6 +122,10 @@ class PodTopologySpread(Plugin):
     def filter(self, state, pod, node_info):
         return filtering.filter_node(state, pod, node_info)
 
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls)."""
+        return filtering.filter_nodes(state, pod, nodes)
+
     @hookimpl
     def pre_score(self, state, pod, nodes):
         return scoring.pre_score(self, state, pod, nodes)
@@ -133,6 +137,14 @@ class PodTopologySpread(Plugin):
     @hookimpl
     def normalize_score(self, state, pod, scores):
         return scoring.normalize_score(state, pod, scores)
+
+    def score_nodes(self, state, pod, nodes):
+        """score on each node (the batch form the framework calls)."""
+        return scoring.score_nodes(state, pod, nodes)
+
+    def normalize_scores(self, state, pod, scores):
+        """normalize_score on plain scores (the batch form the framework calls)."""
+        return scoring.normalize_scores(state, pod, scores)
 
     # ---- queueing -----------------------------------------------------------------------------
     @hookimpl

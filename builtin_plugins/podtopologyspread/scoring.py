@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Set
 
 from harness.framework import MAX_NODE_SCORE, CycleState, NotFoundError, Status
 
+from . import filtering
 from .common import (LABEL_HOSTNAME, TopologySpreadConstraint, count_pods_match_selector,
                      node_labels_match_spread_constraints, required_affinity_match,
                      required_node_affinity)
@@ -118,6 +119,18 @@ def pre_score(pl, cycle_state: CycleState, pod, filtered_nodes):
     ns = pod.namespace
     constraints = state.constraints
     counts = state.topology_value_to_pod_counts
+    snap = pl.handle.snapshot
+    if filtering.USE_NODE_COUNTS_CACHE and getattr(snap, "journal", None) is not None and all_nodes is snap.node_info_list:
+        # the matching pods per topology value over all nodes, brought up to date from the
+        # nodes that changed since the previous pod of the same shape (sums: order-free)
+        sig = filtering.pod_signature(pod, constraints, inclusion) + str(require_all)
+        totals = _score_totals(pl, snap, sig, pod, constraints, require, inclusion, require_all, ns)
+        for i, m in enumerate(counts):
+            t = totals[i]
+            for value in m:
+                m[value] += t.get(value, 0)
+        cycle_state.write(PRE_SCORE_STATE_KEY, state)
+        return None
     for node_info in all_nodes:
         node = node_info.node
         if not inclusion:
@@ -137,6 +150,60 @@ def pre_score(pl, cycle_state: CycleState, pod, filtered_nodes):
             m[value] += count_pods_match_selector(node_info.pods, c.selector, ns)
     cycle_state.write(PRE_SCORE_STATE_KEY, state)
     return None
+
+
+def _score_node_counts(node_info, pod, constraints, require, inclusion, require_all, ns):
+    """One node's part of PreScore's walk: (constraint index, topology value, matching pods)."""
+    node = node_info.node
+    out = []
+    if not inclusion:
+        if not required_affinity_match(require, node):
+            return out
+    node_labels = node.labels
+    if require_all and not node_labels_match_spread_constraints(node_labels, constraints):
+        return out
+    for i, c in enumerate(constraints):
+        if inclusion and not c.match_node_inclusion_policies(pod, node, require):
+            continue
+        out.append((i, node_labels.get(c.topology_key, ""), count_pods_match_selector(node_info.pods, c.selector, ns)))
+    return out
+
+
+def _score_totals(pl, snap, sig, pod, constraints, require, inclusion, require_all, ns):
+    """Per constraint, topology value -> matching pods over all nodes: the previous totals of
+    this signature on this node list with the changed nodes' counts replaced, else a full walk."""
+    prev = getattr(pl, "_score_totals", None)
+    nodes = snap.node_info_list
+    if prev is not None:
+        psig, psnap, plist, epoch, pos, totals, per_node = prev
+        if psig == sig and psnap is snap and plist is nodes and epoch == snap.journal_epoch:
+            changed = snap.journal[pos:]
+            if changed:
+                totals = [dict(m) for m in totals]
+                for name in dict.fromkeys(changed):
+                    ni = snap.node_info_map.get(name)
+                    if ni is None or ni.node is None or name not in per_node:
+                        break
+                    for i, v, c in per_node[name]:
+                        totals[i][v] -= c
+                    new = _score_node_counts(ni, pod, constraints, require, inclusion, require_all, ns)
+                    for i, v, c in new:
+                        totals[i][v] = totals[i].get(v, 0) + c
+                    per_node[name] = new
+                else:
+                    pl._score_totals = (sig, snap, nodes, epoch, len(snap.journal), totals, per_node)
+                    return totals
+            else:
+                return totals
+    totals = [{} for _ in constraints]
+    per_node = {}
+    for ni in nodes:
+        counts = _score_node_counts(ni, pod, constraints, require, inclusion, require_all, ns)
+        per_node[ni.node.name] = counts
+        for i, v, c in counts:
+            totals[i][v] = totals[i].get(v, 0) + c
+    pl._score_totals = (sig, snap, nodes, snap.journal_epoch, len(snap.journal), totals, per_node)
+    return totals
 
 
 def get_pre_score_state(cycle_state: CycleState) -> PreScoreState:
@@ -201,6 +268,88 @@ def normalize_score(cycle_state: CycleState, pod, scores) -> Optional[Status]:
             continue
         ns.score = _go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
     return None
+
+
+def score_nodes(cycle_state: CycleState, pod, nodes):
+    """score on each node (the batch form): the same float64 sums in constraint order, each
+    (constraint, topology value) term computed once. None when the state cannot be read."""
+    try:
+        s = get_pre_score_state(cycle_state)
+    except RuntimeError:
+        return None
+    ignored = s.ignored_nodes
+    parts = [(c.topology_key, c.topology_key == LABEL_HOSTNAME, c.selector, s.topology_value_to_pod_counts[i],
+              c.max_skew, s.topology_normalizing_weight[i], {}) for i, c in enumerate(s.constraints)]
+    ns = pod.namespace
+    out = []
+    append = out.append
+    if not any(p[1] for p in parts):
+        # without a hostname constraint a node's score depends only on its topology values
+        keys = [p[0] for p in parts]
+        by_values: Dict[tuple, int] = {}
+        for ni in nodes:
+            node = ni.node
+            if node.name in ignored:
+                append(0)
+                continue
+            labels = node.labels
+            values = tuple([labels.get(k) for k in keys])
+            sc = by_values.get(values)
+            if sc is None:
+                total = 0.0
+                for (key, _, _, counts, max_skew, weight, _), tp_val in zip(parts, values):
+                    if tp_val is not None:
+                        total += score_for_count(counts[tp_val], max_skew, weight)
+                sc = by_values[values] = go_round(total)
+            append(sc)
+        return out
+    for ni in nodes:
+        node = ni.node
+        if node.name in ignored:
+            append(0)
+            continue
+        total = 0.0
+        labels = node.labels
+        for key, hostname, selector, counts, max_skew, weight, memo in parts:
+            tp_val = labels.get(key)
+            if tp_val is None:
+                continue
+            if hostname:
+                total += score_for_count(count_pods_match_selector(ni.pods, selector, ns), max_skew, weight)
+            else:
+                term = memo.get(tp_val)
+                if term is None:
+                    term = memo[tp_val] = score_for_count(counts[tp_val], max_skew, weight)
+                total += term
+        append(go_round(total))
+    return out
+
+
+def normalize_scores(cycle_state: CycleState, pod, scores):
+    """normalize_score on plain scores (the batch form), when no node is ignored (ignored nodes
+    are known by name: None lets the framework call normalize_score)."""
+    try:
+        s = get_pre_score_state(cycle_state)
+    except RuntimeError:
+        return None
+    if s is None or s.ignored_nodes:
+        return None
+    min_score = MAX_INT64
+    max_score = 0
+    for sc in scores:
+        if sc < min_score:
+            min_score = sc
+        if sc > max_score:
+            max_score = sc
+    out = []
+    for sc in scores:
+        if sc == INVALID_SCORE:
+            out.append(0)
+        elif max_score == 0:
+            out.append(MAX_NODE_SCORE)
+        else:
+            out.append(_go_div(MAX_NODE_SCORE * (max_score + min_score - sc), max_score))
+    return out
 
 
 def _go_div(a: int, b: int) -> int:

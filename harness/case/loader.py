@@ -26,6 +26,18 @@ def _schema() -> dict:
     return _SCHEMA
 
 
+_VALIDATOR = None
+
+
+def _validator():
+    """The case schema's validator, built once (its checks are the same for every case)."""
+    global _VALIDATOR
+    if _VALIDATOR is None:
+        import jsonschema
+        _VALIDATOR = jsonschema.Draft7Validator(_schema())
+    return _VALIDATOR
+
+
 @dataclass
 class Case:
     path: str
@@ -123,7 +135,7 @@ def case_from_data(data: Any, path: str) -> Case:
         data = dict(data)
         data["cluster"] = [data["cluster"]]
         cluster_prefix = None
-    validator = jsonschema.Draft7Validator(_schema())
+    validator = _validator()
     # the shallowest problem first; a wrong kind/apiVersion says more than what it then lacks
     errors = sorted(validator.iter_errors(data),
                     key=lambda e: (len(list(e.absolute_path)) - (1.5 if e.validator == "const" else 0)))

@@ -4,7 +4,11 @@ score weights and recording per-plugin results. It is also the `Handle` plugins 
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import add
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+import weakref
 
 import pluggy
 
@@ -38,6 +42,7 @@ _EP_HOOKS: List[Tuple[str, str, str]] = [
     ("queueSort", "less", "QueueSortPlugin"),
 ]
 _SPEC_ARGS: Dict[str, Tuple[str, ...]] = {}
+_HOOK_NAMES = frozenset(n for n in dir(ExtensionPointSpecs) if not n.startswith("_"))
 
 # framework.UnrollWildCardResource(): the events a plugin without EventsToRegister is registered
 # for (defaultEnqueueExtension). Not the wildcard itself: e.g. ResourceSlice and VolumeAttachment
@@ -66,6 +71,12 @@ def implements(plugin: Any, hook: str) -> bool:
     return fn is not None and hasattr(fn, PROJECT + "_impl")
 
 
+# (plugin function, hook) -> the positions of its parameters among the hook's ((): the same)
+_ARG_ORDER: Dict[Tuple[Any, str], Tuple[int, ...]] = {}
+# plugin classes pluggy has validated once (registration checks only the class's hookimpls)
+_VALIDATED_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()
+
+
 class PluginCall:
     """One plugin's implementation of one hook, callable with the hook's full positional args."""
 
@@ -75,14 +86,31 @@ class PluginCall:
         self.name = name
         self.plugin = plugin
         fn = getattr(plugin, hook)
-        spec = _spec_args(hook)
-        import inspect
-        params = [p for p in inspect.signature(fn).parameters]
-        if tuple(params) == spec:
+        func = getattr(fn, "__func__", None)
+        key = (func, hook) if func is not None else None
+        idx = _ARG_ORDER.get(key) if key is not None else None
+        if idx is None:
+            spec = _spec_args(hook)
+            import inspect
+            params = [p for p in inspect.signature(fn).parameters]
+            idx = () if tuple(params) == spec else tuple(spec.index(p) for p in params)
+            if key is not None:
+                _ARG_ORDER[key] = idx
+        if not idx:
             self.fn = fn
         else:
-            idx = [spec.index(p) for p in params]
             self.fn = lambda *a, _f=fn, _i=idx: _f(*[a[i] for i in _i])
+
+
+def batch_form(plugin: Any, hook: str, batch: str) -> Optional[Callable]:
+    """The plugin's batch form of `hook` (e.g. filter_nodes for filter): a plain method of
+    in-tree plugins that gives, for a list of nodes, exactly what calling the hook on each node
+    gives. Used only when the class that defines the hook also defines the batch form, so a
+    subclass that overrides the hook is called per node."""
+    for cls in type(plugin).__mro__:
+        if hook in cls.__dict__:
+            return getattr(plugin, batch) if batch in cls.__dict__ else None
+    return None
 
 
 def _raised(exc: BaseException) -> Status:
@@ -198,6 +226,10 @@ class WaitingPod:
 class Framework:
     """frameworkImpl for one profile; also the Handle given to its plugins."""
 
+    # Filter and Score through the plugins' batch forms where they have one (False: per node,
+    # as the property test compares)
+    use_batch = True
+
     def __init__(self, profile: Mapping[str, Any], registry: Mapping[str, type], *,
                  snapshot=None, cluster=None, parallelism: int = 16,
                  percentage_of_nodes_to_score: Optional[int] = None, clock=None,
@@ -215,9 +247,16 @@ class Framework:
         self.score_plugin_weight: Dict[str, int] = {}
         self.plugins_map: Dict[str, Any] = {}
         self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
-        self.pm = _PluginManager(PROJECT)
-        self.pm.add_hookspecs(ExtensionPointSpecs)
+        self._pm: Optional[pluggy.PluginManager] = None
         self._build(profile, registry, source)
+
+    @property
+    def pm(self) -> pluggy.PluginManager:
+        """The profile's pluggy manager, made when a plugin class is first validated."""
+        if self._pm is None:
+            self._pm = _PluginManager(PROJECT)
+            self._pm.add_hookspecs(ExtensionPointSpecs)
+        return self._pm
 
     # ------------------------------------------------------------------------------------------
     # construction: NewFramework
@@ -246,10 +285,12 @@ class Framework:
             except Exception as e:  # a plugin that cannot start is a configuration problem
                 raise ConfigError(f'initializing plugin "{name}": {e}', file=source, key=where) from None
             self.plugins_map[name] = plugin
-            try:
-                self.pm.register(plugin, name=name)
-            except pluggy.PluginValidationError as e:
-                raise ConfigError(f'plugin "{name}": {e}', file=source, key=where) from None
+            if type(plugin) not in _VALIDATED_CLASSES or getattr(plugin, "__dict__", {}).keys() & _HOOK_NAMES:
+                try:
+                    self.pm.register(plugin, name=name)
+                except pluggy.PluginValidationError as e:
+                    raise ConfigError(f'plugin "{name}": {e}', file=source, key=where) from None
+                _VALIDATED_CLASSES.add(type(plugin))
             self._fill_enqueue_extensions(name, plugin)
 
         self.ep_plugins: Dict[str, List[PluginCall]] = {}
@@ -298,6 +339,11 @@ class Framework:
         self.post_bind_plugins = self.ep_plugins["postBind"]
         self.pre_enqueue_plugins = self.ep_plugins["preEnqueue"]
         self.queue_sort_plugin = self.ep_plugins["queueSort"][0]
+        # batch forms of in-tree Filter and Score plugins (None: called per node)
+        self._filter_batch = {p.name: batch_form(p.plugin, "filter", "filter_nodes") for p in self.filter_plugins}
+        self._score_batch = {p.name: batch_form(p.plugin, "score", "score_nodes") for p in self.score_plugins}
+        self._normalize_batch = {p.name: batch_form(p.plugin, "normalize_score", "normalize_scores")
+                                 for p in self.score_plugins}
         self._add_pod_calls = [PluginCall(p.name, p.plugin, "add_pod") for p in self.pre_filter_plugins
                                if implements(p.plugin, "add_pod")]
         self._remove_pod_calls = [PluginCall(p.name, p.plugin, "remove_pod") for p in self.pre_filter_plugins
@@ -530,6 +576,54 @@ class Framework:
                 return s
         return None
 
+    def run_filter_plugins_batch(self, state: CycleState, pod, nodes: List[NodeInfo]) -> List[Optional[Status]]:
+        """RunFilterPlugins on each of `nodes`, plugin by plugin over the nodes still feasible:
+        each node's status is what run_filter_plugins gives it (the same plugins are called on
+        the same nodes, batch forms standing for their per-node calls)."""
+        skip = state.skip_filter_plugins
+        batch = self._filter_batch
+        out: List[Optional[Status]] = [None] * len(nodes)
+        alive = list(range(len(nodes)))
+        for pc in self.filter_plugins:
+            name = pc.name
+            if name in skip:
+                continue
+            sub = [nodes[i] for i in alive] if len(alive) != len(nodes) else nodes
+            sts = None
+            bfn = batch.get(name) if self.use_batch else None
+            if bfn is not None:
+                try:
+                    sts = bfn(state, pod, sub)
+                except Exception:
+                    sts = None  # the per-node calls below give each node its own error
+            if sts is None:
+                fn = pc.fn
+                sts = []
+                for ni in sub:
+                    try:
+                        st = fn(state, pod, ni)
+                        if st is not None and st.__class__ is not Status and not isinstance(st, Status):
+                            raise _bad_result(name, "Filter", st, "a Status or None")
+                        sts.append(st)
+                    except Exception as e:
+                        sts.append(_raised(e))
+            if sts.count(None) == len(sts):
+                continue  # every node still feasible
+            still = []
+            for i, s in zip(alive, sts):
+                if s is not None and s.code != 0:  # Code.Success
+                    if not s.is_rejected():
+                        s = Status(Code.Error, err=RuntimeError(
+                            f'running "{name}" filter plugin: {s.as_error()}'))
+                    s.plugin = name
+                    out[i] = s
+                else:
+                    still.append(i)
+            alive = still
+            if not alive:
+                break
+        return out
+
     def run_filter_plugins_verbose(self, state: CycleState, pod, node_info: NodeInfo) -> List[Tuple[str, Optional[Status]]]:
         """Every Filter plugin's status on one node (for `explain`; the cycle stops at the first)."""
         out = []
@@ -630,22 +724,36 @@ class Framework:
         names = [ni.node.name for ni in nodes]
         columns: List[Tuple[str, List[int]]] = []
         for pc in plugins:
-            fn = pc.fn
-            try:
-                results = [fn(state, pod, ni) for ni in nodes]
-                for out in results:
-                    if (out.__class__ is not tuple or len(out) != 2 or out[0].__class__ is not int
-                            or (out[1] is not None and not isinstance(out[1], Status))):
-                        raise _bad_result(pc.name, "Score", out, "(int score, Status or None)")
-            except Exception as e:
-                results = [(0, _raised(e))]
-            for _, st in results:
-                if st is not None and st.code != Code.Success:
-                    return [], Status(Code.Error, err=RuntimeError(
-                        f'running Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'), plugin=pc.name)
-            scores = [sc for sc, _ in results]
+            bfn = self._score_batch.get(pc.name) if self.use_batch else None
+            scores = None
+            if bfn is not None:
+                try:
+                    scores = bfn(state, pod, nodes)  # None: a node needs the per-node call
+                except Exception:
+                    scores = None
+            if scores is None:
+                fn = pc.fn
+                try:
+                    results = [fn(state, pod, ni) for ni in nodes]
+                    for out in results:
+                        if (out.__class__ is not tuple or len(out) != 2 or out[0].__class__ is not int
+                                or (out[1] is not None and not isinstance(out[1], Status))):
+                            raise _bad_result(pc.name, "Score", out, "(int score, Status or None)")
+                except Exception as e:
+                    results = [(0, _raised(e))]
+                for _, st in results:
+                    if st is not None and st.code != Code.Success:
+                        return [], Status(Code.Error, err=RuntimeError(
+                            f'running Score plugins: plugin "{pc.name}" failed with: {st.as_error()}'), plugin=pc.name)
+                scores = [sc for sc, _ in results]
             call = self._normalize_calls.get(pc.name)
             raw = None
+            if call is not None and detail is None and self.use_batch:
+                bnorm = self._normalize_batch.get(pc.name)
+                if bnorm is not None:
+                    normalized = bnorm(state, pod, scores)  # None: use NormalizeScore itself
+                    if normalized is not None:
+                        scores, call = normalized, None
             if call is not None or detail is not None:
                 node_scores = [NodeScore(name, sc) for name, sc in zip(names, scores)]
                 if detail is not None:
@@ -673,11 +781,10 @@ class Framework:
                     f'invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, '
                     f'{MAX_NODE_SCORE}] after normalizing'), plugin=name)
             w = self.score_plugin_weight[name]
-            col = [sc * w for sc in scores]
+            col = scores if w == 1 else [sc * w for sc in scores]
             weighted.append((name, col))
-            totals = [t + v for t, v in zip(totals, col)]
-        out = [NodePluginScores(node_name, None, totals[idx], weighted, idx)
-               for idx, node_name in enumerate(names)]
+            totals = list(map(add, totals, col))
+        out = list(map(NodePluginScores, names, repeat(None), totals, repeat(weighted), range(len(names))))
         return out, None
 
     def run_reserve_plugins_reserve(self, state, pod, node_name: str) -> Optional[Status]:

@@ -253,6 +253,9 @@ class Cache:
             for attr in NodeInfo.__slots__:
                 if attr != "__weakref__":
                     setattr(existing, attr, getattr(clone, attr))
+            note = getattr(snap, "note_changed", None)
+            if note is not None:
+                note(node.name)
         if self._recent:
             snap.generation = self.nodes[next(reversed(self._recent))].generation
 
@@ -287,12 +290,12 @@ class Cache:
                 if ni is not None:
                     lst.append(ni)
             snap.node_info_list = lst
-        for ni in snap.node_info_list:
-            if ni.pods_with_affinity:
-                affinity.append(ni)
-            if ni.pods_with_required_anti_affinity:
-                anti_affinity.append(ni)
-            used_pvcs.update(ni.pvc_ref_counts)
+        lst = snap.node_info_list
+        affinity = [ni for ni in lst if ni.pods_with_affinity]
+        anti_affinity = [ni for ni in lst if ni.pods_with_required_anti_affinity]
+        for refs in [ni.pvc_ref_counts for ni in lst]:
+            if refs:
+                used_pvcs.update(refs)
         snap.have_pods_with_affinity_node_info_list = affinity
         snap.have_pods_with_required_anti_affinity_node_info_list = anti_affinity
         snap.used_pvc_set = used_pvcs

@@ -276,6 +276,44 @@ class SchedulingCycles:
         use_nominated = bool(s.queue.nominator.nominated)
         run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
         statuses = record.node_statuses if s.keep_records else None
+        if n > 1 and fw.use_batch:
+            # In chunks of as many nodes as there are feasible nodes still to find: the walk
+            # below would visit every node of such a chunk, so the batch visits the same nodes.
+            # A node with nominated pods goes through RunFilterPluginsWithNominatedPods; on the
+            # others that is one RunFilterPlugins, which the batch gives.
+            nominated_for = fw.nominated_pods_for_node if use_nominated else None
+            i = 0
+            while i < n and len(feasible) < to_find:
+                size = min(to_find - len(feasible), n - i)
+                lo = (start + i) % n
+                chunk = nodes[lo:lo + size]
+                if len(chunk) < size:  # wraps around the end of the list
+                    chunk = chunk + nodes[:size - len(chunk)]
+                i += size
+                if nominated_for is None:
+                    sts = fw.run_filter_plugins_batch(state, pod, chunk)
+                else:
+                    sts = [None] * len(chunk)
+                    plain = [k for k, ni in enumerate(chunk) if not nominated_for(ni.node.name)]
+                    if plain:
+                        for k, st in zip(plain, fw.run_filter_plugins_batch(state, pod, [chunk[k] for k in plain])):
+                            sts[k] = st
+                    if len(plain) != len(chunk):
+                        plain_set = set(plain)
+                        for k, ni in enumerate(chunk):
+                            if k not in plain_set:
+                                sts[k] = run(state, pod, ni)
+                for ni, st in zip(chunk, sts):
+                    if st is None or st.code == Code.Success:
+                        feasible.append(ni)
+                        continue
+                    if st.code == Code.Error:
+                        raise _FilterError(st, feasible)
+                    if statuses is not None:
+                        statuses[ni.node.name] = st
+                    diagnosis.node_to_status.set(ni.node.name, st)
+                    diagnosis.add_plugin_status(st)
+            return feasible
         for i in range(n):
             ni = nodes[(start + i) % n]
             st = run(state, pod, ni)

@@ -19,6 +19,16 @@ class Snapshot:
         self.have_pods_with_required_anti_affinity_node_info_list: List[NodeInfo] = []
         self.used_pvc_set: Set[str] = set()
         self.generation = 0
+        # The names of the nodes whose NodeInfo UpdateSnapshot changed in place, in order, for
+        # plugins that keep per-node results across cycles (new_journal starts it afresh).
+        self.journal: List[str] = []
+        self.journal_epoch = 0
+
+    def note_changed(self, name: str) -> None:
+        if len(self.journal) >= 100_000:
+            self.journal = []
+            self.journal_epoch += 1
+        self.journal.append(name)
 
     # SharedLister / NodeInfoLister -------------------------------------------------------------
     def list(self) -> List[NodeInfo]:

@@ -1,0 +1,397 @@
+"""scheduler_perf's workload file (test/integration/scheduler_perf: performance-config.yaml):
+test cases with a `workloadTemplate` of ops and `workloads` with `params`, read and checked
+before anything runs. Mirrors scheduler_perf.go's testCase / workload / op types and each op's
+patchParams (`countParam: $name` and `templateParams` values `$name` read the workload's params).
+Templates are Kubernetes manifests run through the part of Go's text/template that
+scheduler_perf's templates use: `{{.Name}}` and the arithmetic functions (getTemplateFuncs)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import yaml
+
+from .errors import UserError
+from .yamlfile import load_yaml_file
+
+# op code -> (required keys, optional keys)
+_COMMON = {"opcode"}
+OPS: Dict[str, Tuple[set, set]] = {
+    "createNodes": (set(), {"count", "countParam", "nodeTemplatePath", "nodeAllocatableStrategy",
+                            "labelNodePrepareStrategy", "uniqueNodeLabelStrategy", "templateParams"}),
+    "createNamespaces": ({"prefix"}, {"count", "countParam", "namespaceTemplatePath"}),
+    "createPods": (set(), {"count", "countParam", "countMultiplierParam", "podTemplatePath",
+                           "collectMetrics", "namespace", "skipWaitToCompletion", "templateParams",
+                           "steadyState", "steadyStateParam", "duration", "durationParam",
+                           "persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath",
+                           "signatureBatchSize", "signatureBatchSizeParam"}),
+    "createPodSets": ({"namespacePrefix", "createPodsOp"}, {"count", "countParam"}),
+    "createAny": ({"templatePath"}, {"namespace", "count", "countParam", "templateParams"}),
+    "deletePods": ({"namespace"}, {"labelSelector", "skipWaitToCompletion", "deletePodsPerSecond"}),
+    "churn": ({"mode", "templatePaths"}, {"number", "intervalMilliseconds", "namespace"}),
+    "barrier": (set(), {"namespaces", "labelSelector", "stageRequirement"}),
+    "sleep": (set(), {"duration", "durationParam"}),
+}
+# v1.34's defaults of the gates the harness models (README "feature gates"); a workload may name
+# them with these values only: the harness does not switch them.
+V134_GATES: Dict[str, bool] = {
+    "SchedulerQueueingHints": True, "SchedulerPopFromBackoffQ": True,
+    "SchedulerAsyncPreemption": True, "SchedulerAsyncAPICalls": True, "PodLevelResources": True,
+    "InPlacePodVerticalScaling": True, "DynamicResourceAllocation": True,
+    "NominatedNodeNameForExpectation": False, "StorageCapacityScoring": False,
+}
+_TESTCASE_KEYS = {"name", "workloadTemplate", "workloads", "defaultPodTemplatePath",
+                  "schedulerConfigPath", "featureGates", "labels", "metricsCollectorConfig",
+                  "schedulerConfigTemplate"}
+_WORKLOAD_KEYS = {"name", "params", "featureGates", "labels", "threshold"}
+
+
+@dataclass
+class Op:
+    """One op of a workload with its params resolved (patchParams)."""
+
+    opcode: str
+    spec: Dict[str, Any]
+    index: int
+    count: int = 0
+    template_params: Dict[str, Any] = field(default_factory=dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.spec.get(key, default)
+
+
+@dataclass
+class Workload:
+    name: str  # "<test case>/<workload>"
+    params: Dict[str, Any]
+    ops: List[Op]
+    base_dir: str
+    scheduler_config_path: Optional[str]
+    default_pod_template: Optional[str]
+    threshold: Optional[float] = None
+
+
+def parse_duration(text: Any, file: str, key: str) -> float:
+    """time.ParseDuration for what the files use: 1s, 500ms, 1m30s, 2h."""
+    s = str(text).strip()
+    m = re.fullmatch(r"((?:\d+(?:\.\d+)?(?:h|m|s|ms|us|µs|ns))+)", s)
+    if not m:
+        raise UserError(f'invalid duration "{s}"', file=file, key=key)
+    total = 0.0
+    for num, unit in re.findall(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)", s):
+        total += float(num) * {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6,
+                               "µs": 1e-6, "ns": 1e-9}[unit]
+    return total
+
+
+def _param_int(params: Dict[str, Any], ref: Any, file: str, key: str) -> int:
+    """Params.get: `$name` names an int parameter of the workload."""
+    if not isinstance(ref, str) or not ref.startswith("$"):
+        raise UserError(f"{ref!r} must be a $parameter", file=file, key=key)
+    name = ref[1:]
+    if name not in params:
+        raise UserError(f'parameter "{name}" is not defined by the workload', file=file, key=key)
+    v = params[name]
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise UserError(f'parameter "{name}" must be an integer, got {v!r}', file=file, key=key)
+    return v
+
+
+def _count(spec: Dict[str, Any], params: Dict[str, Any], file: str, key: str, default: int = 0) -> int:
+    if spec.get("countParam"):
+        n = _param_int(params, spec["countParam"], file, f"{key}.countParam")
+    else:
+        n = spec.get("count", default)
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise UserError(f"count must be an integer, got {n!r}", file=file, key=f"{key}.count")
+    if n < 0:
+        raise UserError(f"invalid count {n}: must not be negative", file=file, key=key)
+    return n
+
+
+def _resolve_template_params(tp: Any, params: Dict[str, Any], file: str, key: str) -> Dict[str, Any]:
+    """resolveTemplateParams: a string value `$name` takes the workload's parameter."""
+    if tp is None:
+        return {}
+    if not isinstance(tp, dict):
+        raise UserError("templateParams must be a mapping", file=file, key=key)
+    out = dict(tp)
+    for k, v in tp.items():
+        if isinstance(v, str) and v.startswith("$"):
+            if v[1:] not in params:
+                raise UserError(f'parameter "{v[1:]}" not found', file=file, key=f"{key}.{k}")
+            out[k] = params[v[1:]]
+    return out
+
+
+def _check_keys(obj: Dict[str, Any], allowed: set, required: set, file: str, key: str) -> None:
+    for k in obj:
+        if k not in allowed | required:
+            raise UserError(f'unknown field "{k}"', file=file, key=key)
+    for k in sorted(required):
+        if k not in obj:
+            raise UserError(f'"{k}" is required', file=file, key=key)
+
+
+def check_feature_gates(gates: Any, file: str, key: str) -> None:
+    if gates is None:
+        return
+    if not isinstance(gates, dict):
+        raise UserError("featureGates must be a mapping of gate names to true/false", file=file, key=key)
+    for name, value in gates.items():
+        if name not in V134_GATES:
+            raise UserError(f'feature gate "{name}" is not modelled by schedharness', file=file, key=f"{key}.{name}")
+        if bool(value) != V134_GATES[name]:
+            raise UserError(f'feature gate {name}={str(bool(value)).lower()} is not supported: the harness '
+                            f'runs v1.34\'s default ({str(V134_GATES[name]).lower()})',
+                            file=file, key=f"{key}.{name}")
+
+
+def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str) -> Op:
+    if not isinstance(raw, dict) or "opcode" not in raw:
+        raise UserError("each op must be a mapping with an opcode", file=file, key=key)
+    code = raw["opcode"]
+    if code not in OPS:
+        raise UserError(f'opcode "{code}" is not supported by schedharness bench (supported: '
+                        f'{", ".join(sorted(OPS))})', file=file, key=f"{key}.opcode")
+    required, optional = OPS[code]
+    _check_keys(raw, optional | _COMMON, required, file, key)
+    op = Op(code, dict(raw), index)
+    if code in ("createNodes", "createNamespaces", "createPodSets"):
+        op.count = _count(raw, params, file, key)
+    elif code == "createAny":
+        op.count = _count(raw, params, file, key, default=1)
+    elif code == "createPods":
+        op.count = _count(raw, params, file, key)
+        if raw.get("countMultiplierParam"):
+            op.count *= _param_int(params, raw["countMultiplierParam"], file, f"{key}.countMultiplierParam")
+        if raw.get("collectMetrics") and raw.get("skipWaitToCompletion"):
+            raise UserError("collectMetrics and skipWaitToCompletion cannot be true at the same time",
+                            file=file, key=key)
+        for unsupported in ("steadyState", "steadyStateParam", "persistentVolumeTemplatePath",
+                            "persistentVolumeClaimTemplatePath"):
+            if raw.get(unsupported):
+                raise UserError(f"{unsupported} is not supported by schedharness bench yet",
+                                file=file, key=f"{key}.{unsupported}")
+    elif code == "createPodSets":
+        pass
+    elif code == "churn":
+        if raw["mode"] not in ("recreate", "create"):
+            raise UserError(f'invalid mode: {raw["mode"]}. must be one of [recreate create]', file=file, key=f"{key}.mode")
+        n = raw.get("number", 0)
+        if not isinstance(n, int) or n < 0:
+            raise UserError(f"number ({n}) cannot be negative", file=file, key=f"{key}.number")
+        if raw["mode"] == "recreate" and n == 0:
+            raise UserError("number cannot be 0 when mode is recreate", file=file, key=f"{key}.number")
+        if not raw["templatePaths"]:
+            raise UserError("at least one template spec file needs to be specified", file=file, key=f"{key}.templatePaths")
+    elif code == "barrier":
+        st = raw.get("stageRequirement") or "Scheduled"
+        if st not in ("Scheduled", "Attempted"):
+            raise UserError(f"invalid StageRequirement {st}", file=file, key=f"{key}.stageRequirement")
+    elif code == "sleep":
+        if raw.get("durationParam"):
+            ref = raw["durationParam"]
+            name = ref[1:] if isinstance(ref, str) and ref.startswith("$") else None
+            if name is None or name not in params:
+                raise UserError(f"parameter {ref!r} not found", file=file, key=f"{key}.durationParam")
+            op.spec["duration"] = params[name]
+        op.spec["seconds"] = parse_duration(op.spec.get("duration", "0s"), file, f"{key}.duration")
+    elif code == "deletePods":
+        r = raw.get("deletePodsPerSecond", 0)
+        if not isinstance(r, int) or r < 0:
+            raise UserError(f"invalid DeletePodsPerSecond={r}; should be non-negative", file=file, key=key)
+    if code == "createPodSets":
+        inner = raw["createPodsOp"]
+        sub = _patch_op(inner, params, index, file, f"{key}.createPodsOp")
+        if sub.opcode != "createPods":
+            raise UserError("createPodsOp must be a createPods op", file=file, key=f"{key}.createPodsOp")
+        op.spec["createPodsOp"] = sub
+    op.template_params = _resolve_template_params(raw.get("templateParams"), params, file, f"{key}.templateParams")
+    return op
+
+
+def parse_param_overrides(items: List[str]) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise UserError(f'--param {item!r}: expected name=value')
+        k, v = item.split("=", 1)
+        try:
+            out[k.strip()] = int(v)
+        except ValueError:
+            out[k.strip()] = v
+    return out
+
+
+def load_workloads(path: str, select: Optional[str] = None,
+                   overrides: Optional[Dict[str, Any]] = None) -> List[Workload]:
+    """The workloads of the file (all, or those whose `<case>/<workload>` name or case name is
+    `select`), their params overridden by `overrides`, every op checked."""
+    data = load_yaml_file(path, UserError)
+    if not isinstance(data, list) or not data:
+        raise UserError("a workload file is a list of test cases (name, workloadTemplate, workloads)", file=path)
+    base = os.path.dirname(os.path.abspath(path))
+    out: List[Workload] = []
+    names: List[str] = []
+    for i, tc in enumerate(data):
+        key = f"[{i}]"
+        if not isinstance(tc, dict):
+            raise UserError("a test case must be a mapping", file=path, key=key)
+        _check_keys(tc, _TESTCASE_KEYS, {"name", "workloadTemplate", "workloads"}, path, key)
+        key = tc["name"]
+        check_feature_gates(tc.get("featureGates"), path, f"{key}.featureGates")
+        for field_ in ("metricsCollectorConfig", "schedulerConfigTemplate"):
+            if tc.get(field_) is not None:
+                raise UserError(f"{field_} is not supported by schedharness bench", file=path, key=f"{key}.{field_}")
+        for j, w in enumerate(tc["workloads"] or []):
+            wkey = f"{key}.workloads[{j}]"
+            if not isinstance(w, dict):
+                raise UserError("a workload must be a mapping", file=path, key=wkey)
+            _check_keys(w, _WORKLOAD_KEYS, {"name"}, path, wkey)
+            full = f"{tc['name']}/{w['name']}"
+            names.append(full)
+            if select and select not in (full, tc["name"]):
+                continue
+            check_feature_gates(w.get("featureGates"), path, f"{wkey}.featureGates")
+            params = dict(w.get("params") or {})
+            for k, v in (overrides or {}).items():
+                params[k] = v
+            ops = [_patch_op(raw, params, n, path, f"{key}.workloadTemplate[{n}]")
+                   for n, raw in enumerate(tc["workloadTemplate"] or [])]
+            sc = tc.get("schedulerConfigPath")
+            out.append(Workload(full, params, ops, base,
+                                os.path.join(base, sc) if sc else None,
+                                tc.get("defaultPodTemplatePath"), w.get("threshold")))
+    if select and not out:
+        raise UserError(f'no workload named "{select}" (the file has: {", ".join(names)})', file=path, key="--workload")
+    if overrides:
+        for k in overrides:
+            if not any(k in w.params for w in out):
+                pass  # a new parameter is fine: ops may reference it
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# templates: the subset of text/template scheduler_perf's manifests use
+# ---------------------------------------------------------------------------------------------
+def _num(v: Any) -> float:
+    if isinstance(v, bool):
+        raise ValueError(f"cannot cast {v!r} to float64")
+    if isinstance(v, (int, float)):
+        return float(v)
+    return float(str(v))
+
+
+def _trunc(x: float) -> int:
+    return int(x)
+
+
+TEMPLATE_FUNCS: Dict[str, Callable[..., Any]] = {
+    # getTemplateFuncs (operations.go)
+    "AddInt": lambda *a: _trunc(sum(_num(x) for x in a)),
+    "SubtractInt": lambda a, b: _trunc(_num(a) - _num(b)),
+    "MultiplyInt": lambda *a: _trunc(_prod(a)),
+    "DivideInt": lambda a, b: _trunc(_div(a, b)),
+    "AddFloat": lambda *a: sum(_num(x) for x in a),
+    "SubtractFloat": lambda a, b: _num(a) - _num(b),
+    "MultiplyFloat": lambda *a: _prod(a),
+    "DivideFloat": lambda a, b: _div(a, b),
+    "Mod": lambda a, b: _go_mod(int(_num(a)), int(_num(b))),
+}
+
+
+def _prod(a) -> float:
+    p = 1.0
+    for x in a:
+        p *= _num(x)
+    return p
+
+
+def _div(a, b) -> float:
+    if _num(b) == 0:
+        raise ValueError("division by zero")
+    return _num(a) / _num(b)
+
+
+def _go_mod(a: int, b: int) -> int:
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+_ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\S+')
+
+
+class Template:
+    """A manifest template: `render(env)` gives the object (a dict)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            with open(path, "r", encoding="utf-8") as f:
+                self.text = f.read()
+        except OSError as e:
+            raise UserError(f"cannot read: {e.strerror}", file=path) from None
+        self.static = _ACTION.search(self.text) is None
+        self._cached: Optional[Dict[str, Any]] = None
+
+    def _arg(self, tok: str, env: Dict[str, Any]) -> Any:
+        if tok.startswith("."):
+            name = tok[1:]
+            if name not in env:
+                raise UserError(f'template: no value for "{tok}"', file=self.path)
+            return env[name]
+        if tok.startswith('"'):
+            return tok[1:-1]
+        try:
+            return int(tok)
+        except ValueError:
+            try:
+                return float(tok)
+            except ValueError:
+                raise UserError(f'template: unsupported argument "{tok}" (schedharness supports '
+                                f'.Name, numbers, strings and the arithmetic functions)', file=self.path) from None
+
+    def _eval(self, expr: str, env: Dict[str, Any]) -> str:
+        toks = _TOKEN.findall(expr)
+        if not toks:
+            raise UserError("template: empty action", file=self.path)
+        head = toks[0]
+        if head in TEMPLATE_FUNCS:
+            try:
+                v = TEMPLATE_FUNCS[head](*[self._arg(t, env) for t in toks[1:]])
+            except (TypeError, ValueError) as e:
+                raise UserError(f"template: {head}: {e}", file=self.path) from None
+        elif len(toks) == 1:
+            v = self._arg(head, env)
+        else:
+            raise UserError(f'template: unsupported action "{{{{{expr}}}}}"', file=self.path)
+        return str(v)
+
+    def render(self, env: Dict[str, Any]) -> Dict[str, Any]:
+        if self.static:
+            if self._cached is None:
+                self._cached = self._load(self.text)
+            return _deepcopy(self._cached)
+        return self._load(_ACTION.sub(lambda m: self._eval(m.group(1), env), self.text))
+
+    def _load(self, text: str) -> Dict[str, Any]:
+        try:
+            obj = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise UserError(f"invalid YAML after templating: {e}", file=self.path) from None
+        if not isinstance(obj, dict) or "kind" not in obj:
+            raise UserError("a template must be one Kubernetes object with a kind", file=self.path)
+        return obj
+
+
+def _deepcopy(o: Any) -> Any:
+    if isinstance(o, dict):
+        return {k: _deepcopy(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [_deepcopy(v) for v in o]
+    return o

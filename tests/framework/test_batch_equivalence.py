@@ -1,0 +1,200 @@
+"""The batch forms of Filter, Score and NormalizeScore (filter_nodes, score_nodes,
+normalize_scores) and PodTopologySpread's per-node counts cache against the per-node hooks
+recounting every cycle: on random clusters, a scheduler with the fast paths and one without give
+identical statuses, scores, picks and bindings."""
+
+from __future__ import annotations
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from builtin_plugins import node_sums  # noqa: E402
+from builtin_plugins.podtopologyspread import filtering as pts_filtering  # noqa: E402
+from harness.cluster import Cluster  # noqa: E402
+from harness.config.defaults import set_defaults  # noqa: E402
+from harness.framework.registry import default_registry  # noqa: E402
+from harness.framework.runtime import Framework  # noqa: E402
+from harness.scheduler import schedule_one  # noqa: E402
+from harness.scheduler.scheduler import Scheduler  # noqa: E402
+from harness.testing import make_node, make_pod  # noqa: E402
+
+REGISTRY = default_registry()
+ZONES = ["z1", "z2", "z3"]
+TAINTS = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"},
+          {"key": "soft", "value": "y", "effect": "PreferNoSchedule"},
+          {"key": "soft2", "effect": "PreferNoSchedule"}]
+IMAGES = ["img-a", "img-b"]
+
+node_st = st.fixed_dictionaries({
+    "cpu": st.sampled_from(["0", "500m", "1", "2", "4"]),
+    "memory": st.sampled_from(["0", "512Mi", "1Gi", "4Gi"]),
+    "pods": st.sampled_from(["0", "1", "3", "110"]),
+    "zone": st.sampled_from(ZONES + [None]),
+    "taints": st.lists(st.sampled_from(range(len(TAINTS))), max_size=2, unique=True),
+    "unschedulable": st.booleans(),
+    "images": st.lists(st.sampled_from(IMAGES), max_size=2, unique=True),
+    "gpu": st.sampled_from([None, "1", "2"]),
+})
+
+pod_st = st.fixed_dictionaries({
+    "cpu": st.sampled_from([None, "0", "100m", "500m", "1", "3"]),
+    "memory": st.sampled_from([None, "100Mi", "1Gi", "3Gi"]),
+    "gpu": st.sampled_from([None, None, "1"]),
+    "image": st.sampled_from(IMAGES + ["other"]),
+    "app": st.sampled_from(["a", "b"]),
+    "priority": st.sampled_from([0, 0, 10]),
+    "tolerate": st.booleans(),
+    "node_name": st.sampled_from([None, None, None, 0, 1]),
+    "zone_affinity": st.sampled_from([None, "required", "preferred"]),
+    "spread": st.sampled_from([None, "DoNotSchedule", "ScheduleAnyway"]),
+    "pod_affinity": st.sampled_from([None, "anti", "affinity", "preferred"]),
+    "bound_to": st.sampled_from([None, None, 0, 1, 2]),
+})
+
+
+def _node(i, d):
+    labels = {"kubernetes.io/hostname": f"n{i}"}
+    if d["zone"]:
+        labels["topology.kubernetes.io/zone"] = d["zone"]
+    alloc = {"cpu": d["cpu"], "memory": d["memory"], "pods": d["pods"]}
+    if d["gpu"]:
+        alloc["example.com/gpu"] = d["gpu"]
+    spec = {"unschedulable": True} if d["unschedulable"] else {}
+    return make_node(f"n{i}", labels=labels, allocatable=alloc, taints=[TAINTS[t] for t in d["taints"]],
+                     spec=spec, images=[{"names": [img], "sizeBytes": 300 * 1024 * 1024} for img in d["images"]])
+
+
+def _pod(i, d, n_nodes, bound):
+    req = {}
+    if d["cpu"]:
+        req["cpu"] = d["cpu"]
+    if d["memory"]:
+        req["memory"] = d["memory"]
+    if d["gpu"]:
+        req["example.com/gpu"] = d["gpu"]
+    spec = {"containers": [{"name": "c", "image": d["image"], "resources": {"requests": req}}]}
+    if d["tolerate"]:
+        spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}, {"key": "soft", "operator": "Exists"}]
+    if d["node_name"] is not None and not bound:
+        spec["nodeName"] = f"n{d['node_name'] % n_nodes}"
+    sel = {"matchLabels": {"app": d["app"]}}
+    aff = {}
+    if d["zone_affinity"] == "required":
+        aff["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["z1", "z2"]}]}]}}
+    elif d["zone_affinity"] == "preferred":
+        aff["nodeAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 5, "preference": {"matchExpressions": [
+                {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["z1"]}]}}]}
+    if d["pod_affinity"] == "anti":
+        aff["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": sel, "topologyKey": "kubernetes.io/hostname"}]}
+    elif d["pod_affinity"] == "affinity":
+        aff["podAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": sel, "topologyKey": "topology.kubernetes.io/zone"}]}
+    elif d["pod_affinity"] == "preferred":
+        aff["podAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 10, "podAffinityTerm": {"labelSelector": sel, "topologyKey": "topology.kubernetes.io/zone"}}]}
+    if aff:
+        spec["affinity"] = aff
+    if d["spread"]:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                              "whenUnsatisfiable": d["spread"], "labelSelector": sel}]
+    return make_pod(f"p{i}", labels={"app": d["app"]}, node_name=bound or "", spec=spec,
+                    priority=d["priority"], uid=f"uid-p{i}")
+
+
+def _status(s):
+    return None if s is None else (int(s.code), tuple(s.get_reasons()), s.plugin)
+
+
+def _run(nodes, pods, percentage, batch: bool):
+    """batch: the fast paths (batch forms, per-node caches); else the per-node reference."""
+    pts_filtering.USE_NODE_COUNTS_CACHE = batch
+    node_sums.ENABLED = batch
+    cluster = Cluster()
+    for o in nodes + [p for p in pods if p.node_name and p.raw["metadata"]["name"].startswith("b")]:
+        cluster.create(o, notify=False)
+    cfg = set_defaults({"percentageOfNodesToScore": percentage}, REGISTRY)
+    sched = Scheduler(cfg, REGISTRY, cluster, seed=7)
+    for fw in sched.profiles.values():
+        fw.use_batch = batch
+    sched.start()
+    for p in pods:
+        if not (p.node_name and p.raw["metadata"]["name"].startswith("b")):
+            cluster.create(p)
+    sched.run_until_quiet()
+    records = {}
+    for key, recs in sched.records.items():
+        records[key] = [(r.attempt, {n: _status(s) for n, s in r.node_statuses.items()}, r.feasible,
+                         [(s.name, s.scores, s.total_score) for s in r.scores], r.picked, r.message)
+                        for r in recs]
+    bindings = {p.key: p.node_name for p in cluster.list("Pod")}
+    return records, bindings
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(nodes=st.lists(node_st, min_size=1, max_size=7), bound=st.lists(pod_st, max_size=4),
+       pending=st.lists(st.tuples(pod_st, st.integers(1, 3)), min_size=1, max_size=3), percentage=st.sampled_from([0, 10, 50, 100]),
+       min_nodes=st.sampled_from([1, 2, 3, 100]))
+def test_batch_and_per_node_paths_agree(nodes, bound, pending, percentage, min_nodes):
+    node_objs = [_node(i, d) for i, d in enumerate(nodes)]
+    pods = []
+    for i, d in enumerate(bound):
+        if d["bound_to"] is not None:
+            p = _pod(i, d, len(nodes), f"n{d['bound_to'] % len(nodes)}")
+            p.raw["metadata"]["name"] = f"b{i}"
+            pods.append(type(p)(p.raw))
+    # replicas: pods of the same shape one after the other, as a Deployment's
+    shapes = [d for d, n in pending for _ in range(n)]
+    pods += [_pod(100 + i, d, len(nodes), None) for i, d in enumerate(shapes)]
+    # a small numFeasibleNodesToFind so that the search stops early, in several chunks
+    saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND
+    schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
+    try:
+        batch = _run(node_objs, pods, percentage, True)
+        per_node = _run(node_objs, pods, percentage, False)
+    finally:
+        schedule_one.MIN_FEASIBLE_NODES_TO_FIND = saved
+        pts_filtering.USE_NODE_COUNTS_CACHE = True
+        node_sums.ENABLED = True
+    assert batch == per_node
+
+
+def test_the_switch_defaults_to_batch():
+    assert Framework.use_batch is True
+
+
+BASE_SHAPE = {"cpu": "100m", "memory": None, "gpu": None, "image": "img-a", "app": "a", "priority": 0,
+              "tolerate": False, "node_name": None, "zone_affinity": None, "spread": None,
+              "pod_affinity": None, "bound_to": None}
+
+
+@pytest.mark.parametrize("change", [
+    {"spread": "ScheduleAnyway"}, {"spread": "DoNotSchedule"}, {"pod_affinity": "anti"},
+    {"pod_affinity": "affinity"}, {"pod_affinity": "preferred"}, {"zone_affinity": "preferred"},
+    {"zone_affinity": "required", "spread": "ScheduleAnyway"},
+])
+def test_replicas_on_a_fixed_cluster(change):
+    try:
+        _replicas(change)
+    finally:
+        pts_filtering.USE_NODE_COUNTS_CACHE = True
+        node_sums.ENABLED = True
+
+
+def _replicas(change):
+    """Six replicas of one shape on four nodes in three zones (one node tainted), with a pod of
+    the same labels already bound: every replica sees the nodes its predecessors changed."""
+    shapes = [{"cpu": "4", "memory": "4Gi", "pods": "110", "zone": z, "taints": t, "unschedulable": False,
+               "images": [], "gpu": None} for z, t in (("z1", []), ("z2", [1]), ("z3", []), ("z1", []))]
+    nodes = [_node(i, d) for i, d in enumerate(shapes)]
+    shape = dict(BASE_SHAPE, **change)
+    bound = _pod(0, dict(shape, pod_affinity=None, spread=None, zone_affinity=None), 4, "n2")
+    bound.raw["metadata"]["name"] = "b0"
+    pods = [type(bound)(bound.raw)] + [_pod(100 + i, shape, 4, None) for i in range(6)]
+    assert _run(nodes, pods, 0, True) == _run(nodes, pods, 0, False)
