@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import yaml
 
+from .api.duration import parse_duration_ns
 from .errors import UserError
 from .yamlfile import load_yaml_file
 
@@ -75,16 +76,11 @@ class Workload:
 
 
 def parse_duration(text: Any, file: str, key: str) -> float:
-    """time.ParseDuration for what the files use: 1s, 500ms, 1m30s, 2h."""
-    s = str(text).strip()
-    m = re.fullmatch(r"((?:\d+(?:\.\d+)?(?:h|m|s|ms|us|µs|ns))+)", s)
-    if not m:
-        raise UserError(f'invalid duration "{s}"', file=file, key=key)
-    total = 0.0
-    for num, unit in re.findall(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)", s):
-        total += float(num) * {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6,
-                               "µs": 1e-6, "ns": 1e-9}[unit]
-    return total
+    """time.ParseDuration (harness/api/duration.py), in seconds."""
+    try:
+        return parse_duration_ns(str(text)) / 1e9
+    except ValueError as e:
+        raise UserError(str(e), file=file, key=key) from None
 
 
 def _param_int(params: Dict[str, Any], ref: Any, file: str, key: str) -> int:

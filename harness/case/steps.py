@@ -8,6 +8,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
+from ..api.duration import parse_duration_ns
 from ..errors import CaseError
 
 # the step actions of the contract: on the cluster, and on the kube-scheduler processes
@@ -17,74 +18,11 @@ STEP_EXPECT_KEYS = ("bindings", "preempted", "messages", "nominated", "queue", "
                     "lease", "boundBy")
 QUEUE_STATES = ("active", "backoff", "unschedulable", "gated", "waiting", "bound")
 
-_UNIT_NS = {"ns": 1, "us": 1_000, "\u00b5s": 1_000, "\u03bcs": 1_000, "ms": 1_000_000,
-            "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000}
-_MAX = 1 << 63
-
-
 def parse_duration(text: Any) -> float:
-    """time.ParseDuration, in seconds: `1h30m`, `500ms`, `2.5s`, `0`, computed on int64
-    nanoseconds as Go does (overflow is an error). Raises ValueError with Go's message."""
+    """time.ParseDuration, in seconds (harness/api/duration.py). Raises ValueError."""
     if not isinstance(text, str):
         raise ValueError(f"a duration is a string such as 30s or 5m, not {text!r}")
-    orig, s = text, text
-    invalid = ValueError(f'invalid duration "{orig}"')
-    neg = False
-    if s and s[0] in "+-":
-        neg = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return 0.0
-    if not s:
-        raise invalid
-    d = 0
-    while s:
-        i = 0
-        while i < len(s) and s[i].isdigit() and s[i].isascii():
-            i += 1
-        pre = i > 0
-        v = int(s[:i]) if pre else 0
-        if v > _MAX:
-            raise invalid
-        s = s[i:]
-        f, scale, post = 0, 1, False
-        if s[:1] == ".":
-            s = s[1:]
-            i = 0
-            overflow = False
-            while i < len(s) and s[i].isdigit() and s[i].isascii():
-                if not overflow:
-                    if f > (_MAX - 1) // 10:
-                        overflow = True  # leadingFraction ignores digits that would overflow
-                    else:
-                        f, scale = f * 10 + int(s[i]), scale * 10
-                i += 1
-            post = i > 0
-            s = s[i:]
-        if not pre and not post:
-            raise invalid
-        i = 0
-        while i < len(s) and s[i] != "." and not (s[i].isdigit() and s[i].isascii()):
-            i += 1
-        if i == 0:
-            raise ValueError(f'missing unit in duration "{orig}"')
-        unit_name, s = s[:i], s[i:]
-        unit = _UNIT_NS.get(unit_name)
-        if unit is None:
-            raise ValueError(f'unknown unit "{unit_name}" in duration "{orig}"')
-        if v > _MAX // unit:
-            raise invalid
-        v *= unit
-        if f > 0:
-            v += int(float(f) * (float(unit) / scale))
-            if v > _MAX:
-                raise invalid
-        d += v
-        if d > _MAX:
-            raise invalid
-    if not neg and d > _MAX - 1:
-        raise invalid
-    return (-d if neg else d) / 1e9
+    return parse_duration_ns(text) / 1e9
 
 
 @dataclass

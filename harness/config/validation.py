@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import copy
 import json
-import re
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..api.validation import is_extended_resource_name, is_qualified_name  # noqa: F401 (re-exported)
+from ..api.duration import parse_duration_ns
 from .defaults import EXTENSION_POINT_KEYS
 from ..framework.registry import origin_suffix
 
@@ -157,40 +156,7 @@ def format_errors(errors: Sequence[FieldError]) -> str:
 
 # ---- Go durations (metav1.Duration) -----------------------------------------------------------
 
-_UNITS = {"ns": 1, "us": 1000, "\u00b5s": 1000, "\u03bcs": 1000, "ms": 1000000,
-          "s": 1000000000, "m": 60 * 1000000000, "h": 3600 * 1000000000}
-_DURATION_ELEM = re.compile(r"([0-9]*)(?:\.([0-9]*))?(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
-
-
-def parse_duration(s: str) -> int:
-    """time.ParseDuration, in nanoseconds. Raises ValueError worded like Go's."""
-    orig = s
-    err = ValueError(f"time: invalid duration {_go_quote(orig)}")
-    neg = False
-    if s and s[0] in "+-":
-        neg = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return 0
-    if not s:
-        raise err
-    total = 0
-    pos = 0
-    while pos < len(s):
-        m = _DURATION_ELEM.match(s, pos)
-        if not m or (not m.group(1) and not m.group(2)):
-            raise err
-        whole = int(m.group(1) or "0")
-        unit = _UNITS[m.group(3)]
-        value = whole * unit
-        if m.group(2):
-            frac = Fraction(int(m.group(2)), 10 ** len(m.group(2)))
-            value += int(frac * unit)
-        total += value
-        pos = m.end()
-    if total > (1 << 63) - 1:
-        raise err
-    return -total if neg else total
+parse_duration = parse_duration_ns  # time.ParseDuration, in nanoseconds
 
 
 def _fmt_frac(v: int, prec: int) -> Tuple[str, int]:

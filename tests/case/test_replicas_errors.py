@@ -110,7 +110,7 @@ def test_single_replica_refused_like_kube_scheduler(tmp_path, capsys):
     ("- stop: scheduler-1\n- crash: scheduler-1\n", "steps[1].crash: scheduler-1 is not running"),
     ("- crash: [scheduler-0]\n", "steps[0].crash: a replica name (scheduler-0, scheduler-1, ...)"),
     ("- partition: {replica: scheduler-0, for: 20}\n", "steps[0].partition.for: a duration is a string"),
-    ("- partition: {replica: scheduler-0, for: 20x}\n", 'steps[0].partition.for: unknown unit "x" in duration "20x"'),
+    ("- partition: {replica: scheduler-0, for: 20x}\n", 'steps[0].partition.for: time: unknown unit "x" in duration "20x"'),
     ("- partition: {replica: scheduler-0, for: 0s}\n",
      'steps[0].partition.for: a partition lasts a positive duration, not "0s"'),
     ("- partition: {replica: scheduler-0, for: -5s}\n",
