@@ -17,7 +17,7 @@ VERIFIED = os.environ.get("SCHEDHARNESS_VERIFIED_CASES",
 # the folders of ../shared/verified-next whose capability has landed (each joins with its issue)
 VERIFIED_NEXT = os.environ.get("SCHEDHARNESS_VERIFIED_NEXT",
                                os.path.normpath(os.path.join(VERIFIED, "..", "verified-next")))
-LANDED_NEXT = ["steps"]
+LANDED_NEXT = ["steps", "dra"]
 
 
 def _cases():
