@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional
 from .api.objects import Pod, make_object
 from .benchfile import Op, Template, Workload, load_workloads, parse_param_overrides
 from .case.apiserver import ApiServerDefaults
+from .case.controllers import start_controllers
 from .cluster import Cluster
 from .config.defaults import set_defaults
 from .errors import UserError
@@ -125,6 +126,7 @@ class WorkloadRun:
         self.sched = Scheduler(cfg, registry, self.cluster, source=wl.scheduler_config_path or "config")
         self.sched.keep_records = False
         self.sched.start()
+        start_controllers(self.cluster)  # the resourceclaim controller, as scheduler_perf runs it
         self._index = 0
         self._names: Dict[str, int] = {}
         self._templates: Dict[str, Template] = {}

@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from harness.bench import percentile
+from harness.bench import WorkloadRun, percentile
+from harness.case.controllers import claim_outcomes
 from harness.benchfile import Template, load_workloads
 from harness.cli import main
 from harness.errors import UserError
@@ -173,7 +174,32 @@ def test_percentile_is_scheduler_perfs():
 def test_the_shipped_workload_file_is_valid():
     wls = load_workloads(os.path.join(ROOT, "bench", "performance-config.yaml"))
     names = {w.name for w in wls}
+    assert "SchedulingWithResourceClaimTemplate/500Nodes_1000Pods" in names
     for case in ("SchedulingBasic", "SchedulingPodAntiAffinity", "SchedulingPodAffinity", "TopologySpreading",
                  "PreferredTopologySpreading", "PreemptionBasic", "Unschedulable", "SchedulingNodeAffinity"):
         assert any(n.startswith(case + "/500") for n in names), case
         assert any(n.startswith(case + "/5000") for n in names), case
+
+
+def test_dra_workload_allocates_one_device_per_pod():
+    """SchedulingWithResourceClaimTemplate at 2 nodes x 8 GPUs (one ResourceSlice per node from
+    createAny's index) with 17 pods: the resourceclaim controller makes each pod's claim, 16 pods
+    bind, each claim holds its own device on its pod's node, and the 17th pod finds no device."""
+    path = os.path.join(ROOT, "bench", "performance-config.yaml")
+    [wl] = load_workloads(path, "SchedulingWithResourceClaimTemplate/2Nodes_10Pods", {"measurePods": 17})
+    run = WorkloadRun(wl, quiet=True)
+    result = run.run()
+    assert result["measuredPods"] == 17 and result["scheduledPods"] == 16
+    slices = run.cluster.list("ResourceSlice")
+    assert sorted(s.name for s in slices) == ["dra-node-0-gpus", "dra-node-1-gpus"]
+    pods = {p.name: p.node_name for p in run.cluster.list("Pod", "test")}
+    claims = claim_outcomes(run.cluster)
+    allocated = [c for c in claims.values() if c["allocated"]]
+    assert len(claims) == 17 and len(allocated) == 16
+    devices = [d for c in allocated for d in c["devices"]["gpu"]]
+    assert len(set(devices)) == 16
+    for c in allocated:
+        [ref] = c["reservedFor"]
+        node = pods[ref.split("/")[1]]
+        assert c["node"] == node and c["devices"]["gpu"][0].startswith(f"gpu.bench.example.com/{node}/gpu-")
+    assert sorted(pods.values()).count("") == 1

@@ -97,8 +97,9 @@ class DynamicResources(Plugin):
 
     @classmethod
     def validate_args(cls, args):
-        """ValidateDynamicResourcesArgs."""
-        from harness.config.validation import parse_duration
+        """ValidateDynamicResourcesArgs (DRASchedulerFilterTimeout is on in v1.34): the bad value
+        is the metav1.Duration as field.Invalid prints it (JSON, i.e. Duration.String())."""
+        from harness.config.validation import format_duration, parse_duration
         v = (args or {}).get("filterTimeout")
         if v is None:
             return []
@@ -107,7 +108,7 @@ class DynamicResources(Plugin):
         except ValueError as e:
             return [("filterTimeout", str(e))]
         if ns < 0:
-            return [("filterTimeout", f'Invalid value: "{v}": must be zero or positive')]
+            return [("filterTimeout", f'Invalid value: "{format_duration(ns)}": must be zero or positive')]
         return []
 
     # ---- the DRA manager ------------------------------------------------------------------------

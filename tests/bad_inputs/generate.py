@@ -299,6 +299,7 @@ def main() -> None:
     case("config-args-spread-defaultingtype.yaml", "defaultingType", plugin_args("PodTopologySpread", {"defaultingType": "Sometimes"}))
     case("config-args-preemption-percentage.yaml", "minCandidateNodesPercentage", plugin_args("DefaultPreemption", {"minCandidateNodesPercentage": 101}))
     case("config-args-preemption-absolute.yaml", "minCandidateNodesAbsolute", plugin_args("DefaultPreemption", {"minCandidateNodesAbsolute": -1}))
+    case("config-args-dra-filtertimeout-negative.yaml", 'args.filterTimeout: Invalid value: "-1m30s": must be zero or positive', plugin_args("DynamicResources", {"filterTimeout": "-90s"}))
     case("config-args-volumebinding-timeout.yaml", "bindTimeoutSeconds", plugin_args("VolumeBinding", {"bindTimeoutSeconds": -1}))
     case("config-args-nodeaffinity-added.yaml", "addedAffinity", plugin_args("NodeAffinity", {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In"}]}]}}}))
     case("config-args-balanced-resource-weight.yaml", "weight", plugin_args("NodeResourcesBalancedAllocation", {"resources": [{"name": "cpu", "weight": 200}]}))

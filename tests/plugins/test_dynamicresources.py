@@ -320,6 +320,11 @@ def test_args_defaults_and_validation():
     assert DynamicResources.validate_args({"filterTimeout": "0s"}) == []
     assert DynamicResources.validate_args({"filterTimeout": "-1s"}) == [
         ("filterTimeout", 'Invalid value: "-1s": must be zero or positive')]
+    # field.Invalid prints the metav1.Duration as JSON: Duration.String(), not the text written.
+    assert DynamicResources.validate_args({"filterTimeout": "-90s"}) == [
+        ("filterTimeout", 'Invalid value: "-1m30s": must be zero or positive')]
+    assert DynamicResources.validate_args({"filterTimeout": "-1000ms"}) == [
+        ("filterTimeout", 'Invalid value: "-1s": must be zero or positive')]
 
 
 def _admin(raw):
