@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..api.objects import KubeObject, Pod, make_object
 
@@ -48,13 +48,52 @@ class ResourceClaimController:
     def __init__(self, cluster, uid_source=None):
         self.cluster = cluster
         self._uid = 0
+        # the controller's claim informer indexes: pod uid -> keys of the claims it owns or is
+        # reserved for (upstream's podResourceClaimIndex and the reservedFor lookups)
+        self._by_pod: Dict[str, Set[Tuple[str, str]]] = {}
 
     def start(self) -> None:
+        for c in self.cluster.list("ResourceClaim"):
+            self._index(c, add=True)
         for pod in self.cluster.list("Pod"):
             self.sync_pod(pod)
         self.cluster.subscribe(self._on_event)
 
+    @staticmethod
+    def _pod_uids(claim: KubeObject) -> Set[str]:
+        md = claim.raw.get("metadata") or {}
+        uids = {r.get("uid") for r in md.get("ownerReferences") or [] if r.get("controller")}
+        uids |= {r.get("uid") for r in claim.status.get("reservedFor") or []}
+        return uids
+
+    def _index(self, claim: KubeObject, add: bool) -> None:
+        key = (claim.namespace, claim.name)
+        for uid in self._pod_uids(claim):
+            if add:
+                self._by_pod.setdefault(uid, set()).add(key)
+            else:
+                keys = self._by_pod.get(uid)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del self._by_pod[uid]
+
+    def _claims_of(self, pod: Pod) -> List[KubeObject]:
+        """The claims of the pod's namespace that it owns or that are reserved for it, by name."""
+        out = []
+        for ns, name in sorted(self._by_pod.get(pod.uid, ())):
+            c = self.cluster.get("ResourceClaim", ns, name)
+            if c is not None and ns == pod.namespace:
+                out.append(c)
+        return out
+
     def _on_event(self, kind, old, new) -> None:
+        if kind == "ResourceClaim":
+            if old is not None:
+                self._index(old, add=False)
+            if new is not None:
+                self._index(new, add=True)
+            return
         if kind == "Pod" and new is not None and old is None:
             self.sync_pod(new)
         elif kind == "Pod" and new is None and old is not None:
@@ -68,7 +107,7 @@ class ResourceClaimController:
         a claim reserved for no pod any more that the scheduler allocated (it carries the
         delete-protection finalizer) is deallocated and loses the finalizer; a claim the pod
         owned (generated from a template) is deleted."""
-        for c in self.cluster.list("ResourceClaim", pod.namespace):
+        for c in self._claims_of(pod):
             md = c.raw.get("metadata") or {}
             if any(r.get("controller") and r.get("uid") == pod.uid for r in md.get("ownerReferences") or []):
                 self.cluster.delete(c)
@@ -122,7 +161,7 @@ class ResourceClaimController:
 
     def _find_claim(self, pod: Pod, pod_claim_name: str) -> Optional[KubeObject]:
         """findPodResourceClaim: a claim owned by the pod for that entry (created before)."""
-        for c in self.cluster.list("ResourceClaim", pod.namespace):
+        for c in self._claims_of(pod):
             md = c.raw.get("metadata") or {}
             if (md.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION) != pod_claim_name:
                 continue
