@@ -345,7 +345,7 @@ class SchedulingCycles:
         interleaving of its workers (`explore`: the feasible set beyond the stop point drawn)."""
         n = len(nodes)
         order = [pc.name for pc in fw.filter_plugins]
-        if not opts.parallel:
+        if opts.explore_rng is not None and to_find < n:
             fidx, ridx, sts = parallel_filter.explore_walk(opts.explore_rng, fw.parallelism, state, pod,
                                                            nodes, start, to_find, run)
             for i in ridx:
