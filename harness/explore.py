@@ -7,7 +7,9 @@ What is varied in each run (everything else is as in `run`):
 - which feasible nodes findNodesThatPassFilters keeps when it stops at numFeasibleNodesToFind
   (only with more nodes than that, i.e. 100 nodes or more): one random interleaving of the
   Parallelizer's workers over their chunks (harness.scheduler.parallel_filter.explore_walk);
-- DryRunPreemption's offset (upstream rand.Int31n(numNodes); `run` starts at 0).
+- DryRunPreemption's offset (upstream rand.Int31n(numNodes); `run` starts at 0): it changes
+  the outcome only when fewer candidates are shortlisted than there are potential nodes (more
+  than 100 of them with the default args).
 Not varied: the order of Go map iterations (e.g. pickOneNodeForPreemption's last tie-break) and
 the interleaving of the binding goroutines with later scheduling cycles.
 """

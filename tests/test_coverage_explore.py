@@ -105,3 +105,19 @@ def test_explore_walk_keeps_to_find_nodes_from_varying_sets():
         assert max(feasible) < 16 * 13 + 13
         seen.add(tuple(sorted(feasible)))
     assert len(seen) > 1
+
+
+def test_explore_draws_the_preemption_dry_run_offset():
+    """GetOffsetAndNumCandidates: rand.Int31n(numNodes) upstream; 0 in `run`, drawn in `explore`."""
+    from builtin_plugins.default_preemption import DefaultPreemption
+    from harness.framework.parallelize import RunSettings, using
+
+    class Fake:
+        def calculate_num_candidates(self, n):
+            return min(n, 100)
+
+    get = DefaultPreemption.get_offset_and_num_candidates
+    assert get(Fake(), 500) == (0, 100)
+    with using(RunSettings(explore_rng=random.Random(3))):
+        offsets = {get(Fake(), 500)[0] for _ in range(20)}
+    assert len(offsets) > 1 and all(0 <= o < 500 for o in offsets)
