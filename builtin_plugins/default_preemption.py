@@ -11,6 +11,7 @@ from harness.api import labels as labelsel
 from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
+from harness.framework import parallelize
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
                                           Candidate, Evaluator, Victims, more_important_pod,
                                           sort_by_importance)
@@ -115,7 +116,10 @@ class DefaultPreemption(Plugin):
 
     def get_offset_and_num_candidates(self, num_nodes: int) -> Tuple[int, int]:
         """GetOffsetAndNumCandidates. Upstream draws the offset with rand.Int31n(numNodes); the
-        harness starts at the first potential node so that a run repeats."""
+        harness starts at the first potential node so that a run repeats (`explore` draws it)."""
+        opts = parallelize.current()
+        if opts is not None and opts.explore_rng is not None and num_nodes > 0:
+            return opts.explore_rng.randrange(num_nodes), self.calculate_num_candidates(num_nodes)
         return 0, self.calculate_num_candidates(num_nodes)
 
     def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> Dict[str, Victims]:

@@ -63,9 +63,14 @@ def _cmd_run(args) -> int:
             invalid += 1
     results = []
     passed = failed = 0
+    opts = None
+    if getattr(args, "parallel", False) or getattr(args, "coverage", False):
+        from .framework.coverage import Coverage
+        from .framework.parallelize import RunSettings
+        opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
     for case in cases:
         try:
-            res = run_case(case, _registry_for(case, args), explain=bool(args.verbose))
+            res = _run_with(opts, case, _registry_for(case, args), bool(args.verbose))
         except UserError as e:
             _error(e)
             invalid += 1
@@ -82,6 +87,13 @@ def _cmd_run(args) -> int:
                 if args.verbose:
                     text = explain_pods(res, _failing_pods(res))
                     print("\n".join("    " + line for line in text.splitlines()))
+        if res.coverage is not None and not args.json:
+            from .framework.coverage import format_lines
+            print("\n".join(format_lines(res.coverage)))
+    if opts is not None and opts.coverage is not None and not args.json:
+        from .framework.coverage import format_lines, merge
+        print(f"coverage of extension points over {len(results)} case(s):")
+        print("\n".join(format_lines(merge([r.coverage for r in results if r.coverage is not None]))))
     if args.json:
         print(json.dumps([r.to_json() for r in results], indent=2))
     else:
@@ -89,6 +101,17 @@ def _cmd_run(args) -> int:
     if invalid:
         return 2
     return 0 if failed == 0 else 1
+
+
+def _run_with(opts, case, registry, explain: bool):
+    """run_case under the run's --parallel/--coverage settings (each case gets its own copy)."""
+    from .case import run_case
+    from .framework.parallelize import using
+
+    if opts is None:
+        return run_case(case, registry, explain=explain)
+    with using(opts):
+        return run_case(case, registry, explain=explain)
 
 
 def _cmd_explain(args) -> int:
@@ -219,6 +242,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the outcome of each case as JSON (with its file path)")
     r.add_argument("-v", "--verbose", action="store_true",
                    help="for a failing case, print the filter/score table of the pods that went wrong")
+    r.add_argument("--parallel", action="store_true",
+                   help="run Filter and Score on `parallelism` threads as kube-scheduler does (results "
+                        "merged in node order); a plugin whose results differ from the sequential run's "
+                        "is reported as not safe for parallel filtering")
+    r.add_argument("--coverage", action="store_true",
+                   help="print which plugins were called at which extension points (per case and in "
+                        "total), and the enabled ones never called; with --json, a `coverage` key per case")
     _plugin_option(r)
     r.set_defaults(func=_cmd_run)
     e = sub.add_parser("explain", help="show every node's filter statuses and scores for a pod",
@@ -259,6 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=_cmd_bench)
     from .conformance.cli import add_parser as add_conformance_parser
     add_conformance_parser(sub)
+    from .explore import add_parser as add_explore_parser
+    add_explore_parser(sub, _plugin_option)
     return p
 
 

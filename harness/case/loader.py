@@ -52,6 +52,7 @@ class Case:
     steps: List[Step] = field(default_factory=list)
     replicas: int = 1
     cluster_keys: List[str] = field(default_factory=list)  # each cluster object's key path in the file
+    parallel: bool = False  # Filter and Score on the Parallelizer's threads (`run --parallel`)
 
     @property
     def has_processes(self) -> bool:
@@ -178,7 +179,7 @@ def case_from_data(data: Any, path: str) -> Case:
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
                 plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
-                cluster_keys=keys)
+                cluster_keys=keys, parallel=bool(data.get("parallel", False)))
 
 
 def _add_plugin_paths(path: str) -> None:

@@ -15,6 +15,7 @@ from ..cluster import Cluster
 from ..config import loader as config_loader
 from ..config.defaults import set_defaults
 from ..errors import CaseError
+from ..framework import parallelize
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
@@ -74,6 +75,7 @@ class CaseResult:
     final: Optional[Observation] = None
     lease_history: Optional[List[Dict[str, Any]]] = None  # with replicas
     claims: Dict[str, Any] = field(default_factory=dict)  # DynamicResources' allocations
+    coverage: Optional[Dict[str, Any]] = None  # extension points reached (`run --coverage`)
 
     def to_json(self) -> Dict[str, Any]:
         out = {"case": self.case.name, "file": self.case.path, "passed": self.passed, "bindings": self.bindings,
@@ -91,6 +93,8 @@ class CaseResult:
             out["claims"] = self.claims
         if self.case.steps:
             out["steps"] = [s.to_json() for s in self.steps]
+        if self.coverage is not None:
+            out["coverage"] = self.coverage
         return out
 
 
@@ -371,6 +375,17 @@ def build_scheduler(case: Case, registry=None) -> Scheduler:
 
 def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
     case = case_or_path if isinstance(case_or_path, Case) else load_case(case_or_path)
+    with parallelize.case_scope(case.parallel) as opts:
+        res = _run_case(case, registry, explain)
+        if opts is not None:
+            res.failures.extend(opts.failures())
+            if opts.coverage is not None:
+                res.coverage = opts.coverage.to_json()
+            res.passed = not res.failures
+    return res
+
+
+def _run_case(case: Case, registry, explain: bool) -> CaseResult:
     run = CaseRun(case, registry, explain=explain)
     run.run()
     res = CaseResult(case, True, scheduler=run.engine)

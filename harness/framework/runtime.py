@@ -13,6 +13,7 @@ import weakref
 import pluggy
 
 from ..errors import ConfigError
+from . import parallelize
 from .blocking import Task, drive, is_task
 from .cycle_state import CycleState
 from .hookspecs import PROJECT, ExtensionPointSpecs
@@ -355,6 +356,9 @@ class Framework:
         self._pre_bind_pre_flight_calls = [
             (p.name, PluginCall(p.name, p.plugin, "pre_bind_pre_flight") if implements(p.plugin, "pre_bind_pre_flight") else None)
             for p in self.pre_bind_plugins]
+        opts = parallelize.current()
+        if opts is not None and opts.coverage is not None:  # `run --coverage`: wrap the calls
+            opts.coverage.instrument(self)
 
     def _expand_multi_point(self, plugins: Mapping, source: str, where: str) -> None:
         """expandMultiPointPlugins."""
@@ -716,15 +720,17 @@ class Framework:
         finally:
             state.skip_score_plugins = skip
 
-    def run_score_plugins(self, state, pod, nodes: List[NodeInfo], detail: Optional[Dict[str, Any]] = None
-                          ) -> Tuple[List[NodePluginScores], Optional[Status]]:
+    def run_score_plugins(self, state, pod, nodes: List[NodeInfo], detail: Optional[Dict[str, Any]] = None,
+                          node_map: Optional[Callable] = None) -> Tuple[List[NodePluginScores], Optional[Status]]:
         """RunScorePlugins: raw scores, NormalizeScore, then weights. `detail`, when given,
-        receives {plugin: (raw NodeScore list, normalized list, weight)} for `explain`."""
+        receives {plugin: (raw NodeScore list, normalized list, weight)} for `explain`.
+        `node_map(plugin, fn, nodes)`, when given, calls a plugin's Score on each node (on the
+        Parallelizer's threads, `--parallel`) instead of the batch form or a plain loop."""
         plugins = [pc for pc in self.score_plugins if pc.name not in state.skip_score_plugins]
         names = [ni.node.name for ni in nodes]
         columns: List[Tuple[str, List[int]]] = []
         for pc in plugins:
-            bfn = self._score_batch.get(pc.name) if self.use_batch else None
+            bfn = self._score_batch.get(pc.name) if (self.use_batch and node_map is None) else None
             scores = None
             if bfn is not None:
                 try:
@@ -734,7 +740,8 @@ class Framework:
             if scores is None:
                 fn = pc.fn
                 try:
-                    results = [fn(state, pod, ni) for ni in nodes]
+                    results = ([fn(state, pod, ni) for ni in nodes] if node_map is None else
+                               node_map(pc.name, lambda ni, _fn=fn: _fn(state, pod, ni), nodes))
                     for out in results:
                         if (out.__class__ is not tuple or len(out) != 2 or out[0].__class__ is not int
                                 or (out[1] is not None and not isinstance(out[1], Status))):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
+from ..framework import parallelize
 from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
@@ -12,6 +13,8 @@ from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, NodeToStatus,
                                PodInfo, QueuedPodInfo)
+
+from . import parallel_filter
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scheduler import Scheduler
@@ -276,6 +279,10 @@ class SchedulingCycles:
         use_nominated = bool(s.queue.nominator.nominated)
         run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
         statuses = record.node_statuses if s.keep_records else None
+        opts = parallelize.current()
+        if opts is not None and n > 1 and (opts.parallel or (opts.explore_rng is not None and to_find < n)):
+            return self._find_nodes_that_pass_filters_parallel(opts, fw, state, pod, diagnosis, nodes,
+                                                               start, to_find, run, statuses)
         if n > 1 and fw.use_batch:
             # In chunks of as many nodes as there are feasible nodes still to find: the walk
             # below would visit every node of such a chunk, so the batch visits the same nodes.
@@ -330,6 +337,47 @@ class SchedulingCycles:
             diagnosis.add_plugin_status(st)
         return feasible
 
+    def _find_nodes_that_pass_filters_parallel(self, opts, fw: Framework, state: CycleState, pod,
+                                               diagnosis: Diagnosis, nodes: List[NodeInfo], start: int,
+                                               to_find: int, run, statuses) -> List[NodeInfo]:
+        """findNodesThatPassFilters with its checkNode on Parallelizer.Until (`--parallel`: the
+        results merged in node order, as the sequential walk gives them), or with one random
+        interleaving of its workers (`explore`: the feasible set beyond the stop point drawn)."""
+        n = len(nodes)
+        order = [pc.name for pc in fw.filter_plugins]
+        if opts.explore_rng is not None and to_find < n:
+            fidx, ridx, sts = parallel_filter.explore_walk(opts.explore_rng, fw.parallelism, state, pod,
+                                                           nodes, start, to_find, run)
+            for i in ridx:
+                if sts[i].code == Code.Error:
+                    raise _FilterError(sts[i], [nodes[(start + k) % n] for k in fidx])
+            for i in sorted(ridx):
+                ni, st = nodes[(start + i) % n], sts[i]
+                if statuses is not None:
+                    statuses[ni.node.name] = st
+                diagnosis.node_to_status.set(ni.node.name, st)
+                diagnosis.add_plugin_status(st)
+            return [nodes[(start + k) % n] for k in fidx]
+        sts = parallel_filter.filter_statuses(opts, fw.parallelism, state, pod, nodes, start, to_find, run, order)
+        feasible: List[NodeInfo] = []
+        for i in range(n):
+            ni = nodes[(start + i) % n]
+            st = sts[i]
+            if st is parallel_filter.MISSING:  # not reached before the stop (kept for safety)
+                st = run(state, pod, ni)
+            if st is None or st.code == Code.Success:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    break
+                continue
+            if st.code == Code.Error:
+                raise _FilterError(st, feasible)
+            if statuses is not None:
+                statuses[ni.node.name] = st
+            diagnosis.node_to_status.set(ni.node.name, st)
+            diagnosis.add_plugin_status(st)
+        return feasible
+
     def prioritize_nodes(self, fw: Framework, state: CycleState, pod, nodes: List[NodeInfo],
                          record: Optional[CycleRecord] = None) -> List[NodePluginScores]:
         """prioritizeNodes."""
@@ -339,7 +387,12 @@ class SchedulingCycles:
         if st is not None and not st.is_success():
             raise _CycleError(st)
         detail = record.score_detail if (record is not None and self.sched.explain) else None
-        scores, st = fw.run_score_plugins(state, pod, nodes, detail)
+        opts = parallelize.current()
+        if opts is not None and opts.parallel and len(nodes) > 1:
+            node_map = parallel_filter.score_node_map(opts, fw.parallelism)
+            scores, st = fw.run_score_plugins(state, pod, nodes, detail, node_map=node_map)
+        else:
+            scores, st = fw.run_score_plugins(state, pod, nodes, detail)
         if st is not None and not st.is_success():
             raise _CycleError(st)
         return scores

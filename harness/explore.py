@@ -1,0 +1,85 @@
+"""`schedharness explore CASE --runs N`: run a case N times with kube-scheduler's nondeterministic
+choices drawn at random, and print every distinct outcome with its frequency.
+
+What is varied in each run (everything else is as in `run`):
+- selectHost's tie-break among the top-scored nodes: the scheduler's random source is seeded
+  afresh for every run (the case's `seed` is replaced);
+- which feasible nodes findNodesThatPassFilters keeps when it stops at numFeasibleNodesToFind
+  (only with more nodes than that, i.e. 100 nodes or more): one random interleaving of the
+  Parallelizer's workers over their chunks (harness.scheduler.parallel_filter.explore_walk);
+- DryRunPreemption's offset (upstream rand.Int31n(numNodes); `run` starts at 0): it changes
+  the outcome only when fewer candidates are shortlisted than there are potential nodes (more
+  than 100 of them with the default args).
+Not varied: the order of Go map iterations (e.g. pickOneNodeForPreemption's last tie-break) and
+the interleaving of the binding goroutines with later scheduling cycles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import Counter
+from typing import Any, Callable, Dict, List, Tuple
+
+Outcome = Tuple[Tuple[Tuple[str, str], ...], Tuple[str, ...]]
+
+
+def outcome_of(res) -> Outcome:
+    bindings = tuple(sorted((k, v or "") for k, v in res.bindings.items()))
+    return bindings, tuple(sorted(res.preempted))
+
+
+def explore(case, registry, runs: int, seed: int = 0) -> List[Tuple[Outcome, int, bool]]:
+    """Each distinct outcome with how many runs gave it and whether it meets the case's expect,
+    most frequent first."""
+    from .case import run_case
+    from .framework.parallelize import RunSettings, using
+
+    rng = random.Random(seed)
+    counts: Counter = Counter()
+    passes: Dict[Outcome, bool] = {}
+    first: Dict[Outcome, int] = {}
+    for k in range(runs):
+        run_seed = rng.randrange(1 << 31)
+        c = dataclasses.replace(case, seed=run_seed)
+        with using(RunSettings(explore_rng=random.Random(rng.randrange(1 << 62)))):
+            res = run_case(c, registry)
+        out = outcome_of(res)
+        counts[out] += 1
+        passes.setdefault(out, res.passed)
+        first.setdefault(out, k)
+    return [(o, n, passes[o]) for o, n in sorted(counts.items(), key=lambda kv: (-kv[1], first[kv[0]]))]
+
+
+def format_outcome(out: Outcome) -> str:
+    bindings, preempted = out
+    b = ", ".join(f"{pod}={node or '-'}" for pod, node in bindings) or "-"
+    return f"bindings: {b}; preempted: {', '.join(preempted) or '-'}"
+
+
+def _cmd_explore(args) -> int:
+    from .case import load_case
+    from .cli import _registry_for
+    from .errors import UserError
+
+    if args.runs < 1:
+        raise UserError("--runs must be at least 1", key="--runs")
+    case = load_case(args.case)
+    rows = explore(case, _registry_for(case, args), args.runs, args.seed)
+    print(f"explore {case.name}: {args.runs} run(s), {len(rows)} distinct outcome(s)")
+    for out, n, ok in rows:
+        print(f"  {n}/{args.runs} ({100.0 * n / args.runs:.0f}%) [expect {'passes' if ok else 'fails'}] "
+              f"{format_outcome(out)}")
+    return 0
+
+
+def add_parser(sub: Any, plugin_option: Callable) -> None:
+    e = sub.add_parser("explore", help="run a case N times with kube-scheduler's random choices drawn "
+                                       "at random; print each distinct outcome and its frequency",
+                       description=__doc__.split("\n\n", 1)[1] if __doc__ else None)
+    e.add_argument("case", metavar="CASE", help="a case file")
+    e.add_argument("--runs", type=int, default=20, help="how many runs (default 20)")
+    e.add_argument("--seed", type=int, default=0, help="the explore's own seed (default 0): the same "
+                                                      "seed gives the same runs")
+    plugin_option(e)
+    e.set_defaults(func=_cmd_explore)

@@ -1,0 +1,123 @@
+"""`run --coverage` (which plugins were called at which extension points) and `explore` (every
+distinct outcome of a case under upstream's random choices)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+
+import yaml
+
+from harness.cli import main
+from harness.framework.status import Status
+from harness.scheduler.parallel_filter import explore_walk
+
+SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample")
+if SAMPLE not in sys.path:
+    sys.path.insert(0, SAMPLE)
+
+
+def node(name):
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
+
+
+def write_case(tmp_path, name, nodes, expect, config=None):
+    data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case",
+            "metadata": {"name": name, "description": "two equal empty nodes, one pod: a tie"},
+            "cluster": [node(n) for n in nodes], "pods": [pod("p")], "expect": expect}
+    if config is not None:
+        data["config"] = config
+        data["plugins"] = ["schedharness_parallel_plugins"]
+    f = tmp_path / f"{name}.yaml"
+    f.write_text(yaml.safe_dump(data))
+    return str(f)
+
+
+LEDGER = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+          "profiles": [{"schedulerName": "default-scheduler",
+                        "plugins": {"reserve": {"enabled": [{"name": "Ledger"}]}}}]}
+
+
+def test_coverage_reports_called_and_never_called_points(tmp_path, capsys):
+    f = write_case(tmp_path, "ledger", ["n1", "n2"], {"bindings": {"p": "n1"}}, LEDGER)
+    # the tie goes either way; the case's outcome does not matter here
+    main(["run", "--coverage", f])
+    out = capsys.readouterr().out
+    fit = next(line for line in out.splitlines() if line.startswith("  called: NodeResourcesFit:"))
+    assert "Filter" in fit and "Score" in fit
+    assert "  never called: Ledger: Unreserve" in out
+    assert "coverage of extension points over 1 case(s):" in out
+    main(["run", "--coverage", "--json", f])
+    data = json.loads(capsys.readouterr().out)
+    cov = data[0]["coverage"]
+    assert "Filter" in cov["called"]["NodeResourcesFit"] and "Score" in cov["called"]["NodeResourcesFit"]
+    assert cov["called"]["Ledger"] == ["Reserve"]
+    assert cov["neverCalled"]["Ledger"] == ["Unreserve"]
+
+
+def test_json_without_coverage_has_no_coverage_key(tmp_path, capsys):
+    f = write_case(tmp_path, "plain", ["n1"], {"bindings": {"p": "n1"}})
+    assert main(["run", "--json", f]) == 0
+    assert "coverage" not in json.loads(capsys.readouterr().out)[0]
+
+
+def test_explore_shows_both_outcomes_of_a_tie(tmp_path, capsys):
+    f = write_case(tmp_path, "tie", ["node-a", "node-b"], {"bindings": {"p": "node-a"}})
+    assert main(["explore", f, "--runs", "20", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "explore tie: 20 run(s), 2 distinct outcome(s)"
+    assert "[expect passes] bindings: default/p=node-a; preempted: -" in out
+    assert "[expect fails] bindings: default/p=node-b; preempted: -" in out
+    # the same explore seed gives the same report
+    assert main(["explore", f, "--runs", "20", "--seed", "1"]) == 0
+    assert capsys.readouterr().out == out
+
+
+def test_explore_rejects_zero_runs(tmp_path, capsys):
+    f = write_case(tmp_path, "tie", ["node-a"], {})
+    assert main(["explore", f, "--runs", "0"]) == 2
+    assert "--runs" in capsys.readouterr().err
+
+
+def test_explore_walk_keeps_to_find_nodes_from_varying_sets():
+    """200 nodes, every even one feasible, numFeasibleNodesToFind 10 (say): each interleaving
+    keeps exactly 10 feasible nodes; different interleavings keep different sets, drawn from the
+    chunks the 16 workers had taken (chunk size min(sqrt 200, 200/16+1) = 13)."""
+    nodes = [object() for _ in range(200)]
+    bad = Status.unschedulable("odd")
+
+    def run(state, pod, ni):
+        return None if nodes.index(ni) % 2 == 0 else bad
+
+    seen = set()
+    for seed in range(10):
+        feasible, rejected, _ = explore_walk(random.Random(seed), 16, None, None, nodes, 0, 10, run)
+        assert len(feasible) == 10 and all(i % 2 == 0 for i in feasible)
+        assert all(i % 2 == 1 for i in rejected)
+        assert max(feasible) < 16 * 13 + 13
+        seen.add(tuple(sorted(feasible)))
+    assert len(seen) > 1
+
+
+def test_explore_draws_the_preemption_dry_run_offset():
+    """GetOffsetAndNumCandidates: rand.Int31n(numNodes) upstream; 0 in `run`, drawn in `explore`."""
+    from builtin_plugins.default_preemption import DefaultPreemption
+    from harness.framework.parallelize import RunSettings, using
+
+    class Fake:
+        def calculate_num_candidates(self, n):
+            return min(n, 100)
+
+    get = DefaultPreemption.get_offset_and_num_candidates
+    assert get(Fake(), 500) == (0, 100)
+    with using(RunSettings(explore_rng=random.Random(3))):
+        offsets = {get(Fake(), 500)[0] for _ in range(20)}
+    assert len(offsets) > 1 and all(0 <= o < 500 for o in offsets)
