@@ -316,10 +316,7 @@ class SchedulingCycles:
                         continue
                     if st.code == Code.Error:
                         raise _FilterError(st, feasible)
-                    if statuses is not None:
-                        statuses[ni.node.name] = st
-                    diagnosis.node_to_status.set(ni.node.name, st)
-                    diagnosis.add_plugin_status(st)
+                    _record_rejection(diagnosis, statuses, ni, st)
             return feasible
         for i in range(n):
             ni = nodes[(start + i) % n]
@@ -331,10 +328,7 @@ class SchedulingCycles:
                 continue
             if st.code == Code.Error:
                 raise _FilterError(st, feasible)
-            if statuses is not None:
-                statuses[ni.node.name] = st
-            diagnosis.node_to_status.set(ni.node.name, st)
-            diagnosis.add_plugin_status(st)
+            _record_rejection(diagnosis, statuses, ni, st)
         return feasible
 
     def _find_nodes_that_pass_filters_parallel(self, opts, fw: Framework, state: CycleState, pod,
@@ -353,10 +347,7 @@ class SchedulingCycles:
                     raise _FilterError(sts[i], [nodes[(start + k) % n] for k in fidx])
             for i in sorted(ridx):
                 ni, st = nodes[(start + i) % n], sts[i]
-                if statuses is not None:
-                    statuses[ni.node.name] = st
-                diagnosis.node_to_status.set(ni.node.name, st)
-                diagnosis.add_plugin_status(st)
+                _record_rejection(diagnosis, statuses, ni, st)
             return [nodes[(start + k) % n] for k in fidx]
         sts = parallel_filter.filter_statuses(opts, fw.parallelism, state, pod, nodes, start, to_find, run, order)
         feasible: List[NodeInfo] = []
@@ -372,10 +363,7 @@ class SchedulingCycles:
                 continue
             if st.code == Code.Error:
                 raise _FilterError(st, feasible)
-            if statuses is not None:
-                statuses[ni.node.name] = st
-            diagnosis.node_to_status.set(ni.node.name, st)
-            diagnosis.add_plugin_status(st)
+            _record_rejection(diagnosis, statuses, ni, st)
         return feasible
 
     def prioritize_nodes(self, fw: Framework, state: CycleState, pod, nodes: List[NodeInfo],
@@ -478,6 +466,15 @@ class SchedulingCycles:
         if not current.node_name and not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             # requeued after backoff whatever happens (an Error, or no nodes)
             s.note_error(current)
+
+
+def _record_rejection(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status]], ni: NodeInfo,
+                      st: Status) -> None:
+    """A node a Filter rejected: its status in the diagnosis (and the cycle's record)."""
+    if statuses is not None:
+        statuses[ni.node.name] = st
+    diagnosis.node_to_status.set(ni.node.name, st)
+    diagnosis.add_plugin_status(st)
 
 
 class _CycleError(Exception):
