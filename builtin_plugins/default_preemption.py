@@ -5,7 +5,9 @@ which pods may be victims, in which order they are reprieved, and how many nodes
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import copy
+import json
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness.api import labels as labelsel
 from harness.api.nodeaffinity import aggregate_error
@@ -26,6 +28,14 @@ ERR_PREEMPT_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_TERMINATING_ON_NOMINATED_NODE = "not eligible due to a terminating pod on the nominated node."
 ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 
+# In-tree Filter plugins whose PreFilter state and Filter verdict on a node depend only on the
+# pod's spec, the plugin's args and that node (its NodeInfo): the dry run of a node with these
+# alone (the others Skipped) is a function of the node's generation, the preemptor's spec and the
+# nominated pods on the node, which is what DefaultPreemption's dry-run memo is keyed by.
+NODE_LOCAL_FILTER_PLUGINS = frozenset([names.NodeUnschedulable, names.NodeName, names.TaintToleration,
+                                       names.NodeAffinity, names.NodePorts, names.NodeResourcesFit])
+_MEMO_LIMIT = 200_000  # entries; the memo starts afresh beyond it
+
 
 class DefaultPreemption(Plugin):
     name = names.DefaultPreemption
@@ -33,6 +43,9 @@ class DefaultPreemption(Plugin):
 
     # features.SchedulerAsyncPreemption: Beta, on by default since v1.33
     enable_async_preemption = True
+    # reuse a node's dry run across preemptors when nothing it depends on changed (the harness's
+    # own speed-up, off = the straightforward per-node SelectVictimsOnNode of every dry run)
+    memo_dry_run = True
 
     def __init__(self, args: Optional[Dict[str, Any]] = None, handle: Any = None):
         args = self.set_defaults(dict(args or {}))
@@ -43,10 +56,12 @@ class DefaultPreemption(Plugin):
         self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
         self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
         # IsEligiblePod: no filtering beyond "lower priority than the preemptor".
-        self.is_eligible_pod = lambda node_info, victim_info, preemptor: True
+        self.is_eligible_pod = any_pod_eligible
         # MoreImportantPod: higher priority, then earlier start.
         self.more_important_pod = more_important_pod
         self.evaluator = Evaluator(self.name, handle, self, self.enable_async_preemption)
+        self._dry_run_memo: Dict[Any, Any] = {}
+        self._shape_ids: Dict[str, int] = {}
 
     # -- args ------------------------------------------------------------------------------------
     @classmethod
@@ -152,6 +167,53 @@ class DefaultPreemption(Plugin):
                         return False, ERR_TERMINATING_ON_NOMINATED_NODE
         return True, ""
 
+    def victims_on_node_checker(self, state, pod, pdbs) -> Optional[Callable[[Any], Tuple[List[Any], int, Status]]]:
+        """For Evaluator.dry_run_preemption: a function giving, for a node of the snapshot, what
+        select_victims_on_node gives on copies of that node and of `state`, remembering the
+        answer across dry runs. None (the plain per-node path) unless every Filter plugin that
+        runs and every PreFilter extension that runs is an in-tree node-local one
+        (NODE_LOCAL_FILTER_PLUGINS), there is no PDB, and the victim policy is the default one:
+        then the answer depends only on the node's NodeInfo (its generation), the preemptor's
+        namespace and spec, and the nominated pods of equal or higher priority on the node
+        (compared by identity), which make the key."""
+        if not self.memo_dry_run or pdbs or type(self) is not DefaultPreemption:
+            return None
+        if self.more_important_pod is not more_important_pod or self.is_eligible_pod is not any_pod_eligible:
+            return None
+        handle = self.handle
+        skip = state.skip_filter_plugins
+        for ep in ("filter_plugins", "pre_filter_plugins"):
+            for pc in getattr(handle, ep, None) or []:
+                if pc.name in skip:
+                    continue
+                if pc.name not in NODE_LOCAL_FILTER_PLUGINS or not type(pc.plugin).__module__.startswith("builtin_plugins."):
+                    return None
+        if not hasattr(handle, "nominated_pods_for_node"):
+            return None
+        shape = json.dumps([pod.namespace, pod.spec], sort_keys=True, default=str)
+        shape_id = self._shape_ids.setdefault(shape, len(self._shape_ids))
+        ran = tuple(sorted(pc.name for pc in handle.filter_plugins if pc.name not in skip))
+        memo = self._dry_run_memo
+        if len(memo) > _MEMO_LIMIT:
+            memo.clear()
+        priority, uid = pod.priority, pod.uid
+
+        def check(node_info) -> Tuple[List[Any], int, Status]:
+            """select_victims_on_node on copies of node_info and state, or its remembered answer."""
+            nominated = tuple(pi for pi in handle.nominated_pods_for_node(node_info.name)
+                              if pi.pod.priority >= priority and pi.pod.uid != uid)
+            key = (node_info.name, node_info.generation, shape_id, ran, tuple(map(id, nominated)))
+            hit = memo.get(key)
+            if hit is not None and all(a is b for a, b in zip(hit[0], nominated)):
+                _, pods, n, status = hit
+                return list(pods), n, copy.copy(status)
+            pods, n, status = self.select_victims_on_node(state.clone(), pod, node_info.snapshot(), pdbs)
+            if status is None or status.code != Code.Error:
+                memo[key] = (nominated, list(pods), n, copy.copy(status))
+            return pods, n, status
+
+        return check
+
     def select_victims_on_node(self, state, pod, node_info, pdbs) -> Tuple[List[Any], int, Status]:
         """SelectVictimsOnNode: remove every lower-priority pod; if the pod then fits, add them
         back by importance (PDB-violating ones first) as long as it still fits."""
@@ -221,6 +283,11 @@ class DefaultPreemption(Plugin):
         if violating and non_violating:
             sort_by_importance(victims, self.more_important_pod, lambda pi: pi.pod)
         return [pi.pod for pi in victims], num_violating_victim, Status(Code.Success)
+
+
+def any_pod_eligible(node_info, victim_info, preemptor) -> bool:
+    """DefaultPreemption's IsEligiblePod: no filtering beyond "lower priority than the preemptor"."""
+    return True
 
 
 def is_pod_schedulable_after_pod_deletion(pod, old_obj, new_obj) -> QueueingHint:

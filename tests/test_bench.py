@@ -203,3 +203,40 @@ def test_dra_workload_allocates_one_device_per_pod():
         node = pods[ref.split("/")[1]]
         assert c["node"] == node and c["devices"]["gpu"][0].startswith(f"gpu.bench.example.com/{node}/gpu-")
     assert sorted(pods.values()).count("") == 1
+
+
+
+STUCK = """\
+- name: Stuck
+  workloadTemplate:
+  - opcode: createNodes
+    count: 2
+    nodeTemplatePath: node.yaml
+  - opcode: churn
+    mode: create
+    templatePaths: [huge.yaml]
+    intervalMilliseconds: 1
+  - opcode: createPods
+    count: 3
+    podTemplatePath: %s
+    collectMetrics: true
+    templateParams: {Cpu: 100m}
+  workloads:
+  - name: tiny
+"""
+
+
+def test_unscheduled_measured_pods_warn_and_fail(wfile, capsys):
+    """Measured pods that fit nowhere: a WARNING line and exit 1 (scheduler_perf waits for a
+    collectMetrics op's pods to be scheduled and fails when they are not; such an op may not
+    set skipWaitToCompletion)."""
+    assert main(["bench", wfile(STUCK % "huge.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "WARNING: Stuck/tiny: 3 of 3 measured pods were not scheduled" in err
+
+
+def test_unschedulable_churn_is_not_a_failure(wfile, capsys):
+    """As in the Unschedulable workload: churned pods that fit nowhere are not measured pods;
+    the measured ones are all scheduled (exit 0, no warning)."""
+    assert main(["bench", wfile(STUCK % "pod.yaml")]) == 0
+    assert "WARNING" not in capsys.readouterr().err

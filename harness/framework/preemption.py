@@ -351,12 +351,21 @@ class Evaluator:
         node_statuses = NodeToStatus()
         errs: List[Exception] = []
         n = len(potential_nodes)
+        # an interface may supply a per-dry-run checker of one node (e.g. with a memo); it
+        # must give exactly what select_victims_on_node gives on copies of the node and state
+        make_checker = getattr(self.interface, "victims_on_node_checker", None)
+        check = make_checker(state, pod, pdbs) if make_checker is not None else None
         for i in range(n):
-            node_info_copy = potential_nodes[(offset + i) % n].snapshot()
-            name = node_info_copy.name
-            state_copy = state.clone()
-            pods, num_pdb_violations, status = self.interface.select_victims_on_node(
-                state_copy, pod, node_info_copy, pdbs)
+            if check is not None:
+                node_info = potential_nodes[(offset + i) % n]
+                name = node_info.name
+                pods, num_pdb_violations, status = check(node_info)
+            else:
+                node_info_copy = potential_nodes[(offset + i) % n].snapshot()
+                name = node_info_copy.name
+                state_copy = state.clone()
+                pods, num_pdb_violations, status = self.interface.select_victims_on_node(
+                    state_copy, pod, node_info_copy, pdbs)
             ok = status is None or status.is_success()
             if ok and pods:
                 c = Candidate(name, Victims(pods, num_pdb_violations))
