@@ -318,18 +318,8 @@ class SchedulingCycles:
                         raise _FilterError(st, feasible)
                     _record_rejection(diagnosis, statuses, ni, st)
             return feasible
-        for i in range(n):
-            ni = nodes[(start + i) % n]
-            st = run(state, pod, ni)
-            if st is None or st.code == Code.Success:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    break
-                continue
-            if st.code == Code.Error:
-                raise _FilterError(st, feasible)
-            _record_rejection(diagnosis, statuses, ni, st)
-        return feasible
+        return _walk_nodes(nodes, start, to_find, lambda i, ni: run(state, pod, ni), diagnosis,
+                           statuses, feasible)
 
     def _find_nodes_that_pass_filters_parallel(self, opts, fw: Framework, state: CycleState, pod,
                                                diagnosis: Diagnosis, nodes: List[NodeInfo], start: int,
@@ -350,21 +340,12 @@ class SchedulingCycles:
                 _record_rejection(diagnosis, statuses, ni, st)
             return [nodes[(start + k) % n] for k in fidx]
         sts = parallel_filter.filter_statuses(opts, fw.parallelism, state, pod, nodes, start, to_find, run, order)
-        feasible: List[NodeInfo] = []
-        for i in range(n):
-            ni = nodes[(start + i) % n]
+
+        def status_of(i: int, ni: NodeInfo):
             st = sts[i]
-            if st is parallel_filter.MISSING:  # not reached before the stop (kept for safety)
-                st = run(state, pod, ni)
-            if st is None or st.code == Code.Success:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    break
-                continue
-            if st.code == Code.Error:
-                raise _FilterError(st, feasible)
-            _record_rejection(diagnosis, statuses, ni, st)
-        return feasible
+            # a node not reached before the stop (kept for safety) is filtered here
+            return run(state, pod, ni) if st is parallel_filter.MISSING else st
+        return _walk_nodes(nodes, start, to_find, status_of, diagnosis, statuses, [])
 
     def prioritize_nodes(self, fw: Framework, state: CycleState, pod, nodes: List[NodeInfo],
                          record: Optional[CycleRecord] = None) -> List[NodePluginScores]:
@@ -466,6 +447,25 @@ class SchedulingCycles:
         if not current.node_name and not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             # requeued after backoff whatever happens (an Error, or no nodes)
             s.note_error(current)
+
+
+def _walk_nodes(nodes: List[NodeInfo], start: int, to_find: int, status_of, diagnosis: Diagnosis,
+                statuses: Optional[Dict[str, Status]], feasible: List[NodeInfo]) -> List[NodeInfo]:
+    """findNodesThatPassFilters' walk: the nodes in order from `start`, each node's Filter status
+    from `status_of(i, node)`, until `to_find` are feasible; an Error stops the cycle."""
+    n = len(nodes)
+    for i in range(n):
+        ni = nodes[(start + i) % n]
+        st = status_of(i, ni)
+        if st is None or st.code == Code.Success:
+            feasible.append(ni)
+            if len(feasible) >= to_find:
+                break
+            continue
+        if st.code == Code.Error:
+            raise _FilterError(st, feasible)
+        _record_rejection(diagnosis, statuses, ni, st)
+    return feasible
 
 
 def _record_rejection(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status]], ni: NodeInfo,
