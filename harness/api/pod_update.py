@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any, Dict, List, Optional, Tuple
 
 UPDATABLE_POD_SPEC_FIELDS = ",".join([
@@ -57,8 +58,11 @@ def validate_pod_update(new: Dict[str, Any], old: Dict[str, Any]) -> Optional[Er
         if (munged.get("nodeSelector") or {}) != (old.get("nodeSelector") or {}):
             for k, v in (old.get("nodeSelector") or {}).items():
                 if (munged.get("nodeSelector") or {}).get(k) != v:
-                    return ("spec.nodeSelector", "Invalid value: only additions to spec.nodeSelector are "
-                            "allowed (no mutations or deletions)")
+                    shown = ", ".join(f"{json.dumps(k)}:{json.dumps(v)}"
+                                      for k, v in sorted((munged.get("nodeSelector") or {}).items()))
+                    # field.Invalid renders the map with %#v
+                    return ("spec.nodeSelector", f"Invalid value: map[string]string{{{shown}}}: only additions "
+                            "to spec.nodeSelector are allowed (no mutations or deletions)")
             _set_like(munged, old, "nodeSelector")
         old_na = (old.get("affinity") or {}).get("nodeAffinity")
         new_na = (munged.get("affinity") or {}).get("nodeAffinity")
