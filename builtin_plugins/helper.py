@@ -6,12 +6,16 @@ from __future__ import annotations
 from typing import List
 
 from harness.api.taints import do_not_schedule_taints_filter
+from harness.framework.node_table import numpy
 
 __all__ = ["default_normalize_score", "default_normalize_ints", "do_not_schedule_taints_filter"]
 
 
 def default_normalize_ints(max_priority: int, reverse: bool, scores: List[int]) -> List[int]:
-    """default_normalize_score on plain scores (its batch form): the new scores."""
+    """default_normalize_score on plain scores (its batch form): the new scores. A numpy
+    column (from a batch Score form on the node table) gives a numpy column."""
+    if scores.__class__ is not list and hasattr(scores, "dtype"):
+        return _default_normalize_column(max_priority, reverse, scores)
     max_count = 0
     for s in scores:
         if s > max_count:
@@ -25,6 +29,18 @@ def default_normalize_ints(max_priority: int, reverse: bool, scores: List[int]) 
         score = q if v >= 0 else -q
         out.append(max_priority - score if reverse else score)
     return out
+
+
+def _default_normalize_column(max_priority: int, reverse: bool, scores):
+    """default_normalize_ints on an int64 column: the same integer arithmetic."""
+    np = numpy()
+    max_count = int(scores.max()) if len(scores) else 0
+    if max_count <= 0:
+        return np.full(len(scores), max_priority, dtype=np.int64) if reverse else scores
+    v = scores * max_priority
+    q = np.abs(v) // max_count
+    score = np.where(v >= 0, q, -q)
+    return max_priority - score if reverse else score
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: List) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from harness.framework import MAX_NODE_SCORE, Plugin, hookimpl
 
+from harness.framework.node_table import NodeRows, numpy
+
 from . import names
 
 MB = 1024 * 1024
@@ -85,6 +87,12 @@ class ImageLocality(Plugin):
         pi = _pod_images(pod)
         base = pi.score_without_images
         total_num_nodes = len(self.handle.snapshot.list())
+        if nodes.__class__ is NodeRows:
+            np = numpy()
+            out = np.full(len(nodes), base, dtype=np.int64)
+            for k in nodes.table.has_images[nodes.rows].nonzero()[0].tolist():
+                out[k] = calculate_priority(sum_image_scores(nodes[k], pod, total_num_nodes), pi.num_containers)
+            return out
         return [base if not ni.image_states
                 else calculate_priority(sum_image_scores(ni, pod, total_num_nodes), pi.num_containers)
                 for ni in nodes]

@@ -7,6 +7,8 @@ from harness.api.taints import (TAINT_EFFECT_NO_SCHEDULE, TAINT_NODE_UNSCHEDULAB
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 
+from harness.framework.node_table import NodeRows
+
 from . import names
 
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
@@ -61,6 +63,11 @@ class NodeUnschedulable(Plugin):
     def filter_nodes(self, state, pod, nodes):
         """filter on each node (the batch form the framework calls)."""
         flt = self.filter
+        if nodes.__class__ is NodeRows:
+            out = [None] * len(nodes)
+            for k in nodes.table.unschedulable[nodes.rows].nonzero()[0].tolist():
+                out[k] = flt(state, pod, nodes[k])
+            return out
         return [None if not ni.node.unschedulable else flt(state, pod, ni) for ni in nodes]
 
 

@@ -7,6 +7,8 @@ from harness.api.taints import (TAINT_EFFECT_PREFER_NO_SCHEDULE, do_not_schedule
 from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint,
                                EventResource, Plugin, QueueingHint, Status, hookimpl)
 
+from harness.framework.node_table import NodeRows, numpy
+
 from . import names
 from .helper import default_normalize_ints, default_normalize_score
 
@@ -86,6 +88,11 @@ class TaintToleration(Plugin):
     def filter_nodes(self, state, pod, nodes):
         """filter on each node (the batch form the framework calls)."""
         flt = self.filter
+        if nodes.__class__ is NodeRows:
+            out = [None] * len(nodes)
+            for k in nodes.table.tainted[nodes.rows].nonzero()[0].tolist():
+                out[k] = flt(state, pod, nodes[k])
+            return out
         return [None if not ni.node.taints else flt(state, pod, ni) for ni in nodes]
 
     @hookimpl
@@ -110,6 +117,12 @@ class TaintToleration(Plugin):
         if s is None:
             return None
         tol = s.tolerations_prefer_no_schedule
+        if nodes.__class__ is NodeRows:
+            np = numpy()
+            out = np.zeros(len(nodes), dtype=np.int64)
+            for k in nodes.table.tainted[nodes.rows].nonzero()[0].tolist():
+                out[k] = count_intolerable_taints_prefer_no_schedule(nodes[k].node.taints, tol)
+            return out
         return [0 if not ni.node.taints else count_intolerable_taints_prefer_no_schedule(ni.node.taints, tol)
                 for ni in nodes]
 

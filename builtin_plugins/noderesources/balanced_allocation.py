@@ -8,6 +8,7 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 from harness.framework import MAX_NODE_SCORE, Plugin, Status, hookimpl
+from harness.framework.node_table import numpy
 
 from .. import names
 from . import args as baargs
@@ -78,7 +79,17 @@ def _balanced_many(req_cpu, alloc_cpu, req_mem, alloc_mem) -> List[int]:
     return [int((1 - abs((c - m) / 2)) * mx) for c, m in zip(fc, fm)]
 
 
+def _balanced_columns(req_cpu, alloc_cpu, req_mem, alloc_mem):
+    """balanced_resource_scorer_cpu_memory over int64 columns: the same float64 operations,
+    int() truncating toward zero as astype does."""
+    np = numpy()
+    fc = np.minimum(req_cpu.astype(np.float64) / alloc_cpu.astype(np.float64), 1.0)
+    fm = np.minimum(req_mem.astype(np.float64) / alloc_mem.astype(np.float64), 1.0)
+    return ((1 - np.abs((fc - fm) / 2)) * _MAX_NODE_SCORE_F).astype(np.int64)
+
+
 balanced_resource_scorer_cpu_memory.many = _balanced_many  # type: ignore[attr-defined]
+balanced_resource_scorer_cpu_memory.columns = _balanced_columns  # type: ignore[attr-defined]
 
 
 class BalancedAllocation(Plugin):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence
 
 from harness.framework import MAX_NODE_SCORE
+from harness.framework.node_table import numpy
 
 from ._gomath import go_div
 from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights
@@ -53,7 +54,15 @@ def least_resource_scorer_cpu_memory(resources: Sequence[ResourceSpec]) -> Optio
         mem = [0 if r > a else (a - r) * max_score // a for r, a in zip(req_mem, alloc_mem)]
         return [(c * w_cpu + m * w_mem) // weight_sum for c, m in zip(cpu, mem)]
 
+    def columns(req_cpu, alloc_cpu, req_mem, alloc_mem):
+        """scorer over int64 columns (every value below 2**56, so nothing overflows)."""
+        np = numpy()
+        cpu = np.where(req_cpu > alloc_cpu, 0, (alloc_cpu - req_cpu) * max_score // alloc_cpu)
+        mem = np.where(req_mem > alloc_mem, 0, (alloc_mem - req_mem) * max_score // alloc_mem)
+        return (cpu * w_cpu + mem * w_mem) // weight_sum
+
     scorer.many = many  # type: ignore[attr-defined]
+    scorer.columns = columns  # type: ignore[attr-defined]
     return scorer
 
 

@@ -10,6 +10,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from harness.api.pod_resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
                                        is_scalar_resource_name, pod_requests, status_resources_spec)
 from harness.framework import Code, Status
+from harness.framework.node_table import NodeRows
 
 # One entry of the args' resources: (resource name, weight).
 ResourceSpec = Tuple[str, int]
@@ -29,6 +30,9 @@ NON_MISSING_DEFAULTS: Dict[str, Fraction] = {
 
 # How calculateResourceAllocatableRequest treats a resource name (its switch, decided once).
 _CPU, _MEMORY, _EPHEMERAL, _SCALAR, _OTHER = range(5)
+
+# the pod's requests the column form takes (the table's own values are below 2**55)
+_COLUMN_LIMIT = 1 << 55
 
 
 def _kind(name: str) -> int:
@@ -159,6 +163,16 @@ class ResourceAllocationScorer:
             return out
         pc, pm = pod_request_list[0], pod_request_list[1]
         use_requested = self.use_requested
+        columns = getattr(fast, "columns", None)
+        if (columns is not None and nodes.__class__ is NodeRows and nodes
+                and -_COLUMN_LIMIT < pc < _COLUMN_LIMIT and -_COLUMN_LIMIT < pm < _COLUMN_LIMIT):
+            t, r = nodes.table, nodes.rows
+            acpu = t.alloc_cpu[r]
+            amem = t.alloc_mem[r]
+            if acpu.min() > 0 and amem.min() > 0:
+                rcpu = (t.req_cpu if use_requested else t.nz_cpu)[r] + pc
+                rmem = (t.req_mem if use_requested else t.nz_mem)[r] + pm
+                return columns(rcpu, acpu, rmem, amem)
         many = getattr(fast, "many", None)
         if many is not None:
             allocs = [ni.allocatable for ni in nodes]

@@ -16,10 +16,11 @@ from ..errors import ConfigError
 from . import parallelize
 from .blocking import Task, drive, is_task
 from .cycle_state import CycleState
+from .node_table import NodeRows
 from .hookspecs import PROJECT, ExtensionPointSpecs
 from .status import Code, Status
 from .types import (ClusterEvent, ClusterEventWithHint, EventResource, ActionType, NodeInfo,
-                    NodeScore, NodePluginScores, NodeToStatus, PodInfo, PostFilterResult,
+                    NodeScore, NodePluginScores, NodeScoreColumns, NodeToStatus, PodInfo, PostFilterResult,
                     PreFilterResult)
 
 MAX_NODE_SCORE = 100
@@ -592,7 +593,12 @@ class Framework:
             name = pc.name
             if name in skip:
                 continue
-            sub = [nodes[i] for i in alive] if len(alive) != len(nodes) else nodes
+            if len(alive) == len(nodes):
+                sub = nodes
+            elif nodes.__class__ is NodeRows:
+                sub = nodes.take(alive)
+            else:
+                sub = [nodes[i] for i in alive]
             sts = None
             bfn = batch.get(name) if self.use_batch else None
             if bfn is not None:
@@ -727,7 +733,6 @@ class Framework:
         `node_map(plugin, fn, nodes)`, when given, calls a plugin's Score on each node (on the
         Parallelizer's threads, `--parallel`) instead of the batch form or a plain loop."""
         plugins = [pc for pc in self.score_plugins if pc.name not in state.skip_score_plugins]
-        names = [ni.node.name for ni in nodes]
         columns: List[Tuple[str, List[int]]] = []
         for pc in plugins:
             bfn = self._score_batch.get(pc.name) if (self.use_batch and node_map is None) else None
@@ -762,6 +767,9 @@ class Framework:
                     if normalized is not None:
                         scores, call = normalized, None
             if call is not None or detail is not None:
+                if scores.__class__ is not list:
+                    scores = list(scores) if not hasattr(scores, "tolist") else scores.tolist()
+                names = [ni.node.name for ni in nodes]
                 node_scores = [NodeScore(name, sc) for name, sc in zip(names, scores)]
                 if detail is not None:
                     raw = [NodeScore(name, sc) for name, sc in zip(names, scores)]
@@ -778,6 +786,10 @@ class Framework:
                 if detail is not None:
                     detail[pc.name] = (raw, node_scores, self.score_plugin_weight[pc.name])
             columns.append((pc.name, scores))
+        if columns and all(hasattr(sc, "dtype") for _, sc in columns):
+            return self._weigh_columns(nodes, columns)
+        columns = [(name, sc.tolist() if hasattr(sc, "dtype") else sc) for name, sc in columns]
+        names = [ni.node.name for ni in nodes]
         totals = [0] * len(names)
         weighted: List[Tuple[str, List[int]]] = []
         for name, scores in columns:
@@ -793,6 +805,25 @@ class Framework:
             totals = list(map(add, totals, col))
         out = list(map(NodePluginScores, names, repeat(None), totals, repeat(weighted), range(len(names))))
         return out, None
+
+    def _weigh_columns(self, nodes: List[NodeInfo], columns) -> Tuple[Any, Optional[Status]]:
+        """The end of run_score_plugins when every plugin gave an int64 column (batch forms on
+        the node table): the same range check and weighted totals, with the scores given as a
+        NodeScoreColumns that builds its NodePluginScores only when they are read."""
+        weighted = []
+        totals = None
+        for name, scores in columns:
+            if len(scores) and (int(scores.max()) > MAX_NODE_SCORE or int(scores.min()) < MIN_NODE_SCORE):
+                bad = next(sc for sc in scores.tolist() if sc > MAX_NODE_SCORE or sc < MIN_NODE_SCORE)
+                return [], Status(Code.Error, err=RuntimeError(
+                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
+                    f'invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, '
+                    f'{MAX_NODE_SCORE}] after normalizing'), plugin=name)
+            w = self.score_plugin_weight[name]
+            col = scores if w == 1 else scores * w
+            weighted.append((name, col))
+            totals = col if totals is None else totals + col
+        return NodeScoreColumns(nodes, totals, weighted), None
 
     def run_reserve_plugins_reserve(self, state, pod, node_name: str) -> Optional[Status]:
         """RunReservePluginsReserve."""

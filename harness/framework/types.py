@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 from fractions import Fraction
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
@@ -592,6 +593,42 @@ class NodePluginScores:
 
     def __repr__(self) -> str:
         return f"NodePluginScores({self.name!r}, {self.scores!r}, {self.total_score})"
+
+
+class NodeScoreColumns(Sequence):
+    """The []NodePluginScores of RunScorePlugins when every plugin gave an int64 column (the
+    batch forms on the node table): the weighted columns and their totals, with the per-node
+    NodePluginScores built only when something reads them (reports); selectHost reads the
+    totals column (see schedule_one.select_host)."""
+
+    __slots__ = ("nodes", "totals", "columns", "_items")
+
+    def __init__(self, nodes: List["NodeInfo"], totals: Any, columns: List[Tuple[str, Any]]):
+        self.nodes = nodes
+        self.totals = totals
+        self.columns = columns
+        self._items: Optional[List[NodePluginScores]] = None
+
+    def items(self) -> List[NodePluginScores]:
+        if self._items is None:
+            cols = [(name, col.tolist()) for name, col in self.columns]
+            self._items = [NodePluginScores(ni.node.name, None, total, cols, i)
+                           for i, (ni, total) in enumerate(zip(self.nodes, self.totals.tolist()))]
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __getitem__(self, i):
+        return self.items()[i]
+
+    def __iter__(self):
+        return iter(self.items())
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, (list, NodeScoreColumns)):
+            return NotImplemented
+        return list(self) == list(other)
 
 
 class NodeToStatus:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from ..framework import parallelize
+from ..framework import node_table, parallelize
 from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
+from ..framework.node_table import NodeRows
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, NodeToStatus,
@@ -87,6 +88,11 @@ def select_host(scores: List[NodePluginScores], rng) -> str:
     seed (upstream samples the tied nodes uniformly too, by reservoir sampling)."""
     if not scores:
         raise RuntimeError("empty priorityList")
+    totals = getattr(scores, "totals", None)
+    if totals is not None:  # NodeScoreColumns: the same pick from the totals column
+        top = (totals == totals.max()).nonzero()[0]
+        k = int(top[rng.randrange(len(top))]) if len(top) > 1 else int(top[0])
+        return scores.nodes[k].node.name
     best = max(s.total_score for s in scores)
     top = [s.name for s in scores if s.total_score == best]
     return top[rng.randrange(len(top))] if len(top) > 1 else top[0]
@@ -289,6 +295,9 @@ class SchedulingCycles:
             # A node with nominated pods goes through RunFilterPluginsWithNominatedPods; on the
             # others that is one RunFilterPlugins, which the batch gives.
             nominated_for = fw.nominated_pods_for_node if use_nominated else None
+            # chunks of the snapshot's own list carry their rows of its column table
+            table = node_table.table_of(s.snapshot) if nodes is s.snapshot.node_info_list else None
+            pieces: Optional[list] = [] if table is not None else None
             i = 0
             while i < n and len(feasible) < to_find:
                 size = min(to_find - len(feasible), n - i)
@@ -296,6 +305,8 @@ class SchedulingCycles:
                 chunk = nodes[lo:lo + size]
                 if len(chunk) < size:  # wraps around the end of the list
                     chunk = chunk + nodes[:size - len(chunk)]
+                if table is not None:
+                    chunk = NodeRows(chunk, table, node_table.rows_of_chunk(table, lo, size, n))
                 i += size
                 if nominated_for is None:
                     sts = fw.run_filter_plugins_batch(state, pod, chunk)
@@ -303,20 +314,32 @@ class SchedulingCycles:
                     sts = [None] * len(chunk)
                     plain = [k for k, ni in enumerate(chunk) if not nominated_for(ni.node.name)]
                     if plain:
-                        for k, st in zip(plain, fw.run_filter_plugins_batch(state, pod, [chunk[k] for k in plain])):
+                        sub = chunk.take(plain) if table is not None else [chunk[k] for k in plain]
+                        for k, st in zip(plain, fw.run_filter_plugins_batch(state, pod, sub)):
                             sts[k] = st
                     if len(plain) != len(chunk):
                         plain_set = set(plain)
                         for k, ni in enumerate(chunk):
                             if k not in plain_set:
                                 sts[k] = run(state, pod, ni)
-                for ni, st in zip(chunk, sts):
+                if sts.count(None) == len(sts):
+                    feasible.extend(chunk)
+                    if pieces is not None:
+                        pieces.append(chunk.rows)
+                    continue
+                kept = []
+                for k, (ni, st) in enumerate(zip(chunk, sts)):
                     if st is None or st.code == Code.Success:
                         feasible.append(ni)
+                        kept.append(k)
                         continue
                     if st.code == Code.Error:
                         raise _FilterError(st, feasible)
                     _record_rejection(diagnosis, statuses, ni, st)
+                if pieces is not None and kept:
+                    pieces.append(chunk.take(kept).rows)
+            if pieces and len(feasible) > 1:
+                return NodeRows(feasible, table, node_table.concat_rows(pieces))
             return feasible
         return _walk_nodes(nodes, start, to_find, lambda i, ni: run(state, pod, ni), diagnosis,
                            statuses, feasible)

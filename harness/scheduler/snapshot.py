@@ -23,6 +23,7 @@ class Snapshot:
         # plugins that keep per-node results across cycles (new_journal starts it afresh).
         self.journal: List[str] = []
         self.journal_epoch = 0
+        self.node_table = None  # node_table.NodeTable, built by the batch Filter/Score path
 
     def note_changed(self, name: str) -> None:
         if len(self.journal) >= 100_000:

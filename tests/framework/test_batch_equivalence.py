@@ -14,6 +14,7 @@ from hypothesis import strategies as st  # noqa: E402
 from builtin_plugins import node_sums  # noqa: E402
 from builtin_plugins.podtopologyspread import filtering as pts_filtering  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
+from harness.framework import node_table  # noqa: E402
 from harness.config.defaults import set_defaults  # noqa: E402
 from harness.framework.registry import default_registry  # noqa: E402
 from harness.framework.runtime import Framework  # noqa: E402
@@ -155,11 +156,15 @@ def test_batch_and_per_node_paths_agree(nodes, bound, pending, percentage, min_n
     # a small numFeasibleNodesToFind so that the search stops early, in several chunks
     saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND
     schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
+    # the batch run reads the node table however small the cluster, each row checked on use
+    saved_table = node_table.MIN_NODES, node_table.CHECK
+    node_table.MIN_NODES, node_table.CHECK = 0, True
     try:
         batch = _run(node_objs, pods, percentage, True)
         per_node = _run(node_objs, pods, percentage, False)
     finally:
         schedule_one.MIN_FEASIBLE_NODES_TO_FIND = saved
+        node_table.MIN_NODES, node_table.CHECK = saved_table
         pts_filtering.USE_NODE_COUNTS_CACHE = True
         node_sums.ENABLED = True
     assert batch == per_node
@@ -198,3 +203,27 @@ def _replicas(change):
     bound.raw["metadata"]["name"] = "b0"
     pods = [type(bound)(bound.raw)] + [_pod(100 + i, shape, 4, None) for i in range(6)]
     assert _run(nodes, pods, 0, True) == _run(nodes, pods, 0, False)
+
+
+# Nodes with room in cpu and memory and pods without affinity or spread: the shape of most
+# workloads, where every Score plugin that runs gives a column of the node table.
+table_node_st = st.fixed_dictionaries({
+    "cpu": st.sampled_from(["500m", "1", "2", "4"]),
+    "memory": st.sampled_from(["512Mi", "1Gi", "4Gi"]),
+    "pods": st.sampled_from(["1", "3", "110", "110"]),
+    "zone": st.sampled_from(ZONES + [None]),
+    "taints": st.lists(st.sampled_from(range(len(TAINTS))), max_size=2, unique=True),
+    "unschedulable": st.sampled_from([False, False, False, True]),
+    "images": st.lists(st.sampled_from(IMAGES), max_size=2, unique=True),
+    "gpu": st.sampled_from([None, "1", "2"]),
+})
+table_pod_st = pod_st.map(lambda d: dict(d, zone_affinity=None, spread=None, pod_affinity=None))
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(nodes=st.lists(table_node_st, min_size=2, max_size=9), bound=st.lists(table_pod_st, max_size=5),
+       pending=st.lists(st.tuples(table_pod_st, st.integers(1, 4)), min_size=1, max_size=3),
+       percentage=st.sampled_from([0, 100]), min_nodes=st.sampled_from([3, 100]))
+def test_node_table_path_agrees_with_per_node_hooks(nodes, bound, pending, percentage, min_nodes):
+    test_batch_and_per_node_paths_agree.hypothesis.inner_test(nodes, bound, pending, percentage, min_nodes)

@@ -1,0 +1,170 @@
+"""A column table of the snapshot's nodes for the batch forms of in-tree plugins: not an
+upstream type. Row i holds, for snapshot.node_info_list[i], the numbers that NodeResourcesFit,
+the resource scorers, TaintToleration, NodeUnschedulable and ImageLocality read from its
+NodeInfo, as numpy int64 columns, so that one Filter or Score over a chunk of nodes is a few
+array operations instead of a Python loop.
+
+The table follows the snapshot as NodeSums does (builtin_plugins/node_sums.py): it is rebuilt
+when the snapshot's node list is replaced, and otherwise brought up to date from the nodes the
+snapshot's journal names since its last use (UpdateSnapshot notes every NodeInfo it changes in
+place). Plugins only see it through NodeRows, which the framework builds for chunks of the
+snapshot's own node list, so a NodeInfo that is not the snapshot's (a preemption copy, a node
+with nominated pods added) never meets it.
+
+Integer columns are int64, as in Go; a node whose numbers could overflow int64 arithmetic in
+the scorers (any value at or above 2**55) turns the table off for the whole snapshot, and the
+plugins take their Python path, which computes with unbounded integers as before."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional
+
+# Tables are built for snapshots of at least this many nodes: below it the plain loops are as
+# fast and numpy's import (~0.1 s) is not paid. Tests set it to 0 to run the table everywhere.
+MIN_NODES = int(os.environ.get("SCHEDHARNESS_NODE_TABLE_MIN", "64"))
+# "1": check every row against its NodeInfo each time the table is used (tests set it).
+CHECK = os.environ.get("SCHEDHARNESS_CHECK_NODE_TABLE") == "1"
+
+_LIMIT = 1 << 55
+
+# column order of the data array
+COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
+           "num_pods", "nz_cpu", "nz_mem", "unschedulable", "tainted", "has_images", "has_scalars")
+
+_np: Any = None
+
+
+def numpy():
+    global _np
+    if _np is None:
+        import numpy as np
+        _np = np
+    return _np
+
+
+def _row(ni) -> tuple:
+    a = ni.allocatable
+    r = ni.requested
+    z = ni.non_zero_requested
+    node = ni.node
+    return (a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number,
+            r.milli_cpu, r.memory, r.ephemeral_storage, len(ni.pods), z.milli_cpu, z.memory,
+            1 if node.unschedulable else 0, 1 if node.taints else 0, 1 if ni.image_states else 0,
+            1 if (a.scalar_resources or r.scalar_resources) else 0)
+
+
+def _safe(row: tuple) -> bool:
+    for v in row:
+        if v >= _LIMIT or v <= -_LIMIT:
+            return False
+    return True
+
+
+class NodeTable:
+    """Columns over snapshot.node_info_list (see the module docstring)."""
+
+    __slots__ = ("nodes", "epoch", "pos", "row_of", "data", "safe", "unsafe_rows") + COLUMNS
+
+    def __init__(self, snap: Any) -> None:
+        np = numpy()
+        nodes = snap.node_info_list
+        self.nodes: List[Any] = nodes
+        self.epoch = snap.journal_epoch
+        self.pos = len(snap.journal)
+        self.row_of: Dict[str, int] = {ni.node.name: i for i, ni in enumerate(nodes)}
+        rows = [_row(ni) for ni in nodes]
+        self.unsafe_rows = {i for i, row in enumerate(rows) if not _safe(row)}
+        self.safe = not self.unsafe_rows
+        data = np.array(rows, dtype=np.int64) if self.safe and rows else np.zeros((len(rows), len(COLUMNS)), np.int64)
+        self.data = np.ascontiguousarray(data.reshape(len(rows), len(COLUMNS)).T)
+        self._bind_columns()
+
+    def _bind_columns(self) -> None:
+        for k, name in enumerate(COLUMNS):
+            setattr(self, name, self.data[k])
+
+    def catch_up(self, snap: Any) -> None:
+        """Refresh the rows of the nodes the journal names since the last use."""
+        journal = snap.journal
+        if self.pos == len(journal):
+            return
+        row_of = self.row_of
+        data = self.data
+        nodes = self.nodes
+        for name in dict.fromkeys(journal[self.pos:]):
+            i = row_of.get(name)
+            if i is None:
+                continue  # a node the list does not hold (it is rebuilt when that changes)
+            row = _row(nodes[i])
+            if _safe(row):
+                data[:, i] = row
+                if self.unsafe_rows:
+                    self.unsafe_rows.discard(i)
+            else:
+                self.unsafe_rows.add(i)
+        self.safe = not self.unsafe_rows
+        self.pos = len(journal)
+
+    def check(self) -> None:
+        """Every row against its NodeInfo (SCHEDHARNESS_CHECK_NODE_TABLE=1)."""
+        if not self.safe:
+            return
+        for i, ni in enumerate(self.nodes):
+            want = _row(ni)
+            got = tuple(int(v) for v in self.data[:, i])
+            if got != want:
+                raise AssertionError(f"node table row {i} ({ni.node.name}) is stale: {got} != {want}")
+
+
+def table_of(snap: Any) -> Optional[NodeTable]:
+    """The snapshot's table, built or brought up to date; None when the snapshot is too small,
+    has no journal, or holds numbers the int64 columns cannot take."""
+    nodes = snap.node_info_list
+    if len(nodes) < MIN_NODES or getattr(snap, "journal", None) is None:
+        return None
+    t = getattr(snap, "node_table", None)
+    if t is None or t.nodes is not nodes or t.epoch != snap.journal_epoch:
+        t = NodeTable(snap)
+        snap.node_table = t
+    else:
+        t.catch_up(snap)
+    if CHECK:
+        t.check()
+    return t if t.safe else None
+
+
+class NodeRows(list):
+    """A list of NodeInfo that are rows of a NodeTable: `rows` indexes the table's columns in
+    the list's order (a slice for a contiguous run, else an int array). The framework passes
+    it to batch Filter and Score forms; a plugin that does not know it sees a plain list."""
+
+    __slots__ = ("table", "rows")
+
+    def __init__(self, items, table: NodeTable, rows) -> None:
+        super().__init__(items)
+        self.table = table
+        self.rows = rows
+
+    def take(self, positions: List[int]) -> "NodeRows":
+        """The sub-list at `positions` (ascending), with its rows."""
+        np = numpy()
+        rows = self.rows
+        full = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
+        return NodeRows([self[i] for i in positions], self.table, full[np.asarray(positions, dtype=np.intp)])
+
+
+def rows_of_chunk(table: NodeTable, lo: int, size: int, n: int):
+    """The rows of nodes[lo:lo+size] of the snapshot's list, wrapping around its end."""
+    if lo + size <= n:
+        return slice(lo, lo + size)
+    np = numpy()
+    return np.concatenate((np.arange(lo, n), np.arange(0, lo + size - n)))
+
+
+def concat_rows(pieces: list):
+    """One row index for the rows of consecutive chunks."""
+    if len(pieces) == 1:
+        return pieces[0]
+    np = numpy()
+    return np.concatenate([np.arange(p.start, p.stop) if isinstance(p, slice) else p for p in pieces])
