@@ -81,7 +81,7 @@ def compute_pod_resource_request(pod: Pod, enable_pod_level_resources: bool = Tr
         r.set_max_resource(reqs)
         return r
 
-    return pod.memo("noderesources.pod_request:%d" % enable_pod_level_resources, compute)
+    return pod.resource_memo("noderesources.pod_request:%d" % enable_pod_level_resources, compute)
 
 
 @dataclass

@@ -230,7 +230,7 @@ class ResourceAllocationScorer:
                 out.append(0 if q is None else (_ceil(q * 1000) if name == "cpu" else _ceil(q)))
             return out
 
-        return list(pod.memo(self._memo_key, compute))
+        return list(pod.resource_memo(self._memo_key, compute))
 
     @staticmethod
     def is_best_effort_pod(pod_request_list: Sequence[int]) -> bool:

@@ -97,6 +97,28 @@ class Pod(KubeObject):
             v = self._memo[key] = compute(self)
             return v
 
+    def resource_memo(self, key: str, compute):
+        """memo for a value derived only from what the pod's resource requests are computed
+        from (requests, limits, overhead, pod-level resources, the container statuses and
+        conditions that in-place resize reads): shared by every pod with the same such content,
+        as a Deployment's replicas or a benchmark's pods are, so each shape is computed once."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            pass
+        rkey = self._memo.get("_resources_key")
+        if rkey is None:
+            rkey = self._memo["_resources_key"] = _resources_key(self)
+        shared = (key, rkey)
+        v = _SHARED_RESOURCE_MEMO.get(shared, _MISSING)
+        if v is _MISSING:
+            v = compute(self)
+            if len(_SHARED_RESOURCE_MEMO) >= 10_000:
+                _SHARED_RESOURCE_MEMO.clear()
+            _SHARED_RESOURCE_MEMO[shared] = v
+        self._memo[key] = v
+        return v
+
     def with_node(self, node_name: str) -> "Pod":
         """A copy bound to node_name (the assumed pod of the scheduling cycle)."""
         raw = dict(self.raw)
@@ -125,6 +147,23 @@ class Pod(KubeObject):
 
     def deep_copy(self) -> "Pod":
         return Pod(copy.deepcopy(self.raw))
+
+
+_SHARED_RESOURCE_MEMO: Dict[tuple, Any] = {}
+_MISSING = object()
+
+
+def _resources_key(pod: Pod) -> str:
+    """Everything of the pod that its resource requests are computed from, as one string
+    (repr of plain YAML values: equal strings mean equal contents)."""
+    spec = pod.spec_
+    status = pod.status
+    return repr((
+        [(c.get("name"), c.get("resources"), c.get("restartPolicy")) for c in spec.get("containers") or ()],
+        [(c.get("name"), c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],
+        spec.get("overhead"), spec.get("resources"),
+        status.get("containerStatuses"), status.get("initContainerStatuses"), status.get("conditions"),
+        status.get("resize")))
 
 
 class Node(KubeObject):

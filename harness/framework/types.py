@@ -125,7 +125,7 @@ def calculate_resource(pod: Pod) -> PodResource:
         return PodResource(res, _ceil(non0.get("cpu", 0) * 1000) if "cpu" in non0 else 0,
                            _ceil(non0["memory"]) if "memory" in non0 else 0)
 
-    return pod.memo("calculate_resource", compute)
+    return pod.resource_memo("calculate_resource", compute)
 
 
 # ---------------------------------------------------------------------------------------------

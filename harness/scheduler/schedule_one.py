@@ -202,7 +202,8 @@ class SchedulingCycles:
         feasible, diagnosis = self.find_nodes_that_fit_pod(fw, state, pod, record)
         if not feasible:
             raise FitError(pod, s.snapshot.num_nodes(), diagnosis)
-        record.feasible = [ni.node.name for ni in feasible]
+        if s.keep_records:  # read by reports only
+            record.feasible = [ni.node.name for ni in feasible]
         if len(feasible) == 1:
             record.picked = feasible[0].node.name
             return ScheduleResult(feasible[0].node.name, 1 + diagnosis.node_to_status.length(), 1)
