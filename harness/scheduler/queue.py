@@ -220,6 +220,7 @@ class SchedulingQueue:
                     # Node/UpdateNodeTaint too (with the default hint, Queue).
                     rows.append((ClusterEvent(EventResource.Node, ActionType.UpdateNodeTaint), plugin, None))
             self.hint_map[name] = rows
+        self._interest: Dict[ClusterEvent, bool] = {}  # is_event_of_interest's answers (hint_map is fixed)
         # pluginToEventsMap (buildEventMap over every profile): the events that can ungate a pod
         self.plugin_events: Dict[str, List[ClusterEvent]] = {}
         for rows in self.hint_map.values():
@@ -492,9 +493,11 @@ class SchedulingQueue:
 
     def is_event_of_interest(self, event: ClusterEvent) -> bool:
         """isEventOfInterest: a wildcard event, or one some plugin of some profile registered."""
-        if event.is_wildcard():
-            return True
-        return any(match_cluster_events(ev, event) for rows in self.hint_map.values() for ev, _, _ in rows)
+        known = self._interest.get(event)
+        if known is None:
+            known = self._interest[event] = event.is_wildcard() or any(
+                match_cluster_events(ev, event) for rows in self.hint_map.values() for ev, _, _ in rows)
+        return known
 
     def is_pod_worth_requeuing(self, pinfo: QueuedPodInfo, event: ClusterEvent, old, new) -> Strategy:
         """isPodWorthRequeuing: the hints of the plugins that rejected the pod. Queue from a
