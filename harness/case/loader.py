@@ -78,7 +78,41 @@ def is_case_document(data: Any) -> bool:
 
 
 def load_case(path: str) -> Case:
-    return case_from_data(load_yaml_file(path, CaseError), path)
+    data = _take_classified(path)
+    if data is _NOT_KEPT:
+        data = load_yaml_file(path, CaseError)
+    return case_from_data(data, path)
+
+
+# Documents classify_file parsed, kept for the load_case that follows (a directory run reads
+# each file once): path -> (mtime_ns, size, data). load_case takes an entry out; a file changed
+# since is read again.
+_CLASSIFIED: Dict[str, Tuple[int, int, Any]] = {}
+_NOT_KEPT = object()
+
+
+def _file_stamp(path: str) -> Optional[Tuple[int, int]]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def _keep_classified(path: str, data: Any) -> None:
+    stamp = _file_stamp(path)
+    if stamp is None:
+        return
+    if len(_CLASSIFIED) >= 2000:
+        _CLASSIFIED.clear()
+    _CLASSIFIED[os.path.abspath(path)] = (stamp[0], stamp[1], data)
+
+
+def _take_classified(path: str) -> Any:
+    kept = _CLASSIFIED.pop(os.path.abspath(path), None)
+    if kept is None or _file_stamp(path) != (kept[0], kept[1]):
+        return _NOT_KEPT
+    return kept[2]
 
 
 def _describe(v: Any) -> str:
@@ -254,7 +288,10 @@ def classify_file(path: str) -> Tuple[str, str]:
         if API_VERSION.encode() in head or re.search(rb"kind:\s*Case\b", head):
             return "invalid", e.detail
         return "skip", f"not a case ({e.detail})"
-    return classify_data(data)
+    verdict = classify_data(data)
+    if verdict[0] == "case":
+        _keep_classified(path, data)
+    return verdict
 
 
 def _looks_like_case(path: str, skipped: Optional[List[Tuple[str, str]]] = None) -> bool:
