@@ -38,4 +38,6 @@ def test_bad_input_is_refused_on_one_line(name, command, capsys):
     assert lines[0].startswith(f"error: {path}"), lines[0]
     assert EXPECTED[name] in lines[0], lines[0]
     assert len(lines[0]) < 800, lines[0]
-    assert elapsed < 1.0, f"{name}: {elapsed:.2f}s"
+    # refused without hanging (an unbounded alias expansion or nesting would take minutes); not a
+    # speed measure: the first call also pays imports and the registry on a shared machine
+    assert elapsed < 10.0, f"{name}: {elapsed:.2f}s"
