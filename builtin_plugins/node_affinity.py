@@ -12,6 +12,9 @@ from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, Cluster
                                EventResource, NotFoundError, Plugin, PreFilterResult, QueueingHint,
                                Status, hookimpl)
 
+from harness.framework import node_table
+from harness.framework.node_table import NodeRows, numpy
+
 from . import names, node_sums
 from .helper import default_normalize_ints, default_normalize_score
 
@@ -208,6 +211,8 @@ class NodeAffinity(Plugin):
             return None
         rna = s.required_node_selector_and_affinity
         sig = pod.memo("node_affinity.required_signature", _required_signature)
+        if nodes.__class__ is NodeRows and node_sums.ENABLED:
+            return self._filter_rows(nodes, rna, sig)
         cache = self.__dict__.setdefault("_match_cache", {}) if node_sums.ENABLED else {}
         out = []
         append = out.append
@@ -220,6 +225,37 @@ class NodeAffinity(Plugin):
                 matched = rna.match(node)
                 cache[node.name] = (node, sig, matched)
             append(None if matched else Status.unresolvable(ERR_REASON_POD))
+        return out
+
+    def _filter_rows(self, nodes, rna, sig):
+        """filter_nodes on rows of the node table: per pod shape, a column of whether each row's
+        node matches, filled for the rows visited and refilled for rows whose Node object was
+        replaced since (the table's node_version)."""
+        np = numpy()
+        t = nodes.table
+        kept = self.__dict__.get("_match_columns")
+        if kept is None or kept[0] is not t:
+            kept = self._match_columns = (t, {})
+        columns = kept[1]
+        entry = columns.get(sig)
+        if entry is None:
+            if len(columns) >= 64:
+                columns.clear()
+            # version -1: not known yet
+            entry = columns[sig] = (np.zeros(len(t.nodes), dtype=bool), np.full(len(t.nodes), -1, dtype=np.int64))
+        matched, known = entry
+        rows = node_table.row_index(nodes.rows)
+        stale = rows[known[rows] != t.node_version[rows]]
+        if len(stale):
+            tnodes = t.nodes
+            for i in stale.tolist():
+                matched[i] = rna.match(tnodes[i].node)
+            known[stale] = t.node_version[stale]
+        m = matched[rows]
+        out = [None] * len(nodes)
+        if not m.all():
+            for k in (~m).nonzero()[0].tolist():
+                out[k] = Status.unresolvable(ERR_REASON_POD)
         return out
 
     # ---- scoring ------------------------------------------------------------------------------

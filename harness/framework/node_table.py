@@ -64,7 +64,8 @@ def _safe(row: tuple) -> bool:
 class NodeTable:
     """Columns over snapshot.node_info_list (see the module docstring)."""
 
-    __slots__ = ("nodes", "epoch", "pos", "row_of", "data", "safe", "unsafe_rows") + COLUMNS
+    __slots__ = ("nodes", "epoch", "pos", "row_of", "data", "safe", "unsafe_rows", "node_objs",
+                 "node_version", "_versions") + COLUMNS
 
     def __init__(self, snap: Any) -> None:
         np = numpy()
@@ -79,6 +80,11 @@ class NodeTable:
         data = np.array(rows, dtype=np.int64) if self.safe and rows else np.zeros((len(rows), len(COLUMNS)), np.int64)
         self.data = np.ascontiguousarray(data.reshape(len(rows), len(COLUMNS)).T)
         self._bind_columns()
+        # node_version[i] changes whenever row i's Node object is replaced (an update of the
+        # node), for plugins that keep per-node answers that read only the Node object
+        self.node_objs = [ni.node for ni in nodes]
+        self.node_version = np.zeros(len(nodes), dtype=np.int64)
+        self._versions = 0
 
     def _bind_columns(self) -> None:
         for k, name in enumerate(COLUMNS):
@@ -96,7 +102,12 @@ class NodeTable:
             i = row_of.get(name)
             if i is None:
                 continue  # a node the list does not hold (it is rebuilt when that changes)
-            row = _row(nodes[i])
+            ni = nodes[i]
+            if ni.node is not self.node_objs[i]:
+                self.node_objs[i] = ni.node
+                self._versions += 1
+                self.node_version[i] = self._versions
+            row = _row(ni)
             if _safe(row):
                 data[:, i] = row
                 if self.unsafe_rows:
@@ -111,6 +122,8 @@ class NodeTable:
         if not self.safe:
             return
         for i, ni in enumerate(self.nodes):
+            if ni.node is not self.node_objs[i]:
+                raise AssertionError(f"node table row {i} ({ni.node.name}) holds an old Node object")
             want = _row(ni)
             got = tuple(int(v) for v in self.data[:, i])
             if got != want:
@@ -152,6 +165,13 @@ class NodeRows(list):
         rows = self.rows
         full = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
         return NodeRows([self[i] for i in positions], self.table, full[np.asarray(positions, dtype=np.intp)])
+
+
+def row_index(rows):
+    """rows (a slice or an int array) as an int array."""
+    if isinstance(rows, slice):
+        return numpy().arange(rows.start, rows.stop)
+    return rows
 
 
 def rows_of_chunk(table: NodeTable, lo: int, size: int, n: int):
