@@ -7,11 +7,13 @@ A topology-pair count is a dict keyed by ``(topology_key, topology_value)``.
 from __future__ import annotations
 
 import json
+from itertools import compress
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from harness.framework import NotFoundError, PodInfo, Status, hookimpl
 from harness.framework.types import AffinityTerm
 
+from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, rejection
 from ..node_sums import NodeSums
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,7 +89,8 @@ class PreFilterState:
     """preFilterState: the counts Filter reads, and the incoming pod's (merged) terms."""
 
     __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
-                 "pod", "required_affinity_terms", "required_anti_affinity_terms", "namespace_labels")
+                 "pod", "required_affinity_terms", "required_anti_affinity_terms", "namespace_labels",
+                 "filter_plan")
 
     def __init__(self, pod: "Pod", required_affinity_terms: List, required_anti_affinity_terms: List,
                  namespace_labels) -> None:
@@ -101,6 +104,8 @@ class PreFilterState:
         self.required_affinity_terms = required_affinity_terms
         self.required_anti_affinity_terms = required_anti_affinity_terms
         self.namespace_labels = namespace_labels
+        # what filter_nodes derives from the counts (_FilterPlan), dropped when they change
+        self.filter_plan = None
 
     def clone(self) -> "PreFilterState":
         c = PreFilterState.__new__(PreFilterState)
@@ -112,10 +117,12 @@ class PreFilterState:
         c.required_affinity_terms = self.required_affinity_terms
         c.required_anti_affinity_terms = self.required_anti_affinity_terms
         c.namespace_labels = self.namespace_labels
+        c.filter_plan = None
         return c
 
     def update_with_pod(self, p_info: PodInfo, node: "Node", multiplier: int) -> None:
         """preFilterState.updateWithPod."""
+        self.filter_plan = None
         update_with_anti_affinity_terms(self.existing_anti_affinity_counts, p_info.required_anti_affinity_terms,
                                         self.pod, self.namespace_labels, node, multiplier)
         update_with_affinity_terms(self.affinity_counts, self.required_affinity_terms, p_info.pod, node,
@@ -182,9 +189,8 @@ def _existing_contribution(pod: "Pod", ns_labels, node_info) -> Dict:
     return out
 
 
-def _incoming_contribution(affinity_terms, anti_affinity_terms, node_info) -> Dict:
-    """One node's part of getIncomingAffinityAntiAffinityCounts: keys (0, pair) for affinity,
-    (1, pair) for anti-affinity."""
+def _incoming_contribution(affinity_terms, anti_affinity_terms, node_info) -> Tuple[Dict, Dict]:
+    """One node's part of getIncomingAffinityAntiAffinityCounts: (affinity, anti-affinity)."""
     aff: Dict = {}
     anti: Dict = {}
     node = node_info.node
@@ -196,9 +202,7 @@ def _incoming_contribution(affinity_terms, anti_affinity_terms, node_info) -> Di
         for t in anti_affinity_terms:
             if t.matches(ep, None):
                 _append(anti, node, t.topology_key, 1)
-    out = {(0, k): v for k, v in aff.items()}
-    out.update({(1, k): v for k, v in anti.items()})
-    return out
+    return aff, anti
 
 
 def terms_signature(term_lists) -> Optional[str]:
@@ -284,21 +288,28 @@ class FilteringMixin:
         affinity_terms = self.merge_affinity_term_namespaces_if_not_empty(pod_info.required_affinity_terms)
         anti_affinity_terms = self.merge_affinity_term_namespaces_if_not_empty(
             pod_info.required_anti_affinity_terms)
+        if not nodes_with_required_anti_affinity_pods and not affinity_terms and not anti_affinity_terms:
+            # no existing pod's anti-affinity to count and no term of the pod's own: the counts
+            # below would all be empty, and PreFilter skips
+            return None, Status.skip()
         s = PreFilterState(pod, affinity_terms, anti_affinity_terms,
                            self.get_namespace_labels_snapshot(pod.namespace))
         snap = self.handle.snapshot
         if getattr(snap, "journal", None) is not None and nodes is snap.node_info_list:
             # the same counts, kept across pods of the same shape (node_sums)
             ns_labels = s.namespace_labels
-            s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
-                snap, json.dumps([pod.namespace, pod.labels, ns_labels], sort_keys=True),
-                lambda ni: _existing_contribution(pod, ns_labels, ni))
+            if nodes_with_required_anti_affinity_pods:
+                s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
+                    snap, json.dumps([pod.namespace, pod.labels, ns_labels], sort_keys=True),
+                    lambda ni: _existing_contribution(pod, ns_labels, ni))
             if affinity_terms or anti_affinity_terms:
-                both = _sums(self, "_incoming_sums").sums(
-                    snap, terms_signature([affinity_terms, anti_affinity_terms]),
-                    lambda ni: _incoming_contribution(affinity_terms, anti_affinity_terms, ni))
-                s.affinity_counts = {k[1]: v for k, v in both.items() if k[0] == 0}
-                s.anti_affinity_counts = {k[1]: v for k, v in both.items() if k[0] == 1}
+                sig = terms_signature([affinity_terms, anti_affinity_terms])
+                if affinity_terms:
+                    s.affinity_counts = _sums(self, "_affinity_sums").sums(
+                        snap, sig, lambda ni: _incoming_contribution(affinity_terms, (), ni)[0])
+                if anti_affinity_terms:
+                    s.anti_affinity_counts = _sums(self, "_anti_affinity_sums").sums(
+                        snap, sig, lambda ni: _incoming_contribution((), anti_affinity_terms, ni)[1])
         else:
             s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
                 pod, s.namespace_labels, nodes_with_required_anti_affinity_pods)
@@ -346,25 +357,108 @@ class FilteringMixin:
         return _filter_nodes(self, state, pod, nodes)
 
 
+class _FilterPlan:
+    """What filter_nodes derives once a cycle from a PreFilterState: the three predicates as
+    tests on a node's labels, with satisfyPodAffinity decided once per topology value."""
+
+    __slots__ = ("aff_keys", "aff_memo", "aff_counts_empty", "aff_self_match", "terms", "pod",
+                 "counts", "anti_keys", "anti_pos", "existing_pos")
+
+    def __init__(self, s: PreFilterState) -> None:
+        self.terms = s.required_affinity_terms
+        self.pod = s.pod
+        self.aff_keys = tuple(t.topology_key for t in self.terms)
+        self.aff_memo: Dict = {}
+        self.counts = s.affinity_counts
+        self.aff_counts_empty = not s.affinity_counts
+        self.aff_self_match: Optional[bool] = None
+        # satisfyPodAntiAffinity: only with counts; a node is rejected when one of its values
+        # of the terms' topology keys has a positive count
+        self.anti_keys = tuple(dict.fromkeys(t.topology_key for t in s.required_anti_affinity_terms)) \
+            if s.anti_affinity_counts else ()
+        self.anti_pos = _positive_pairs(s.anti_affinity_counts) if self.anti_keys else None
+        # satisfyExistingPodsAntiAffinity: a node is rejected when one of its labels has a
+        # positive count
+        self.existing_pos = _positive_pairs(s.existing_anti_affinity_counts) \
+            if s.existing_anti_affinity_counts else None
+
+    def affinity_ok(self, values: tuple) -> bool:
+        """satisfyPodAffinity on a node whose values of the terms' topology keys are `values`
+        (None: the node lacks the key)."""
+        pods_exist = True
+        counts = self.counts
+        for key, tv in zip(self.aff_keys, values):
+            if tv is None:
+                return False
+            if counts.get((key, tv), 0) <= 0:
+                pods_exist = False
+        if not pods_exist:
+            if self.aff_counts_empty:
+                if self.aff_self_match is None:
+                    self.aff_self_match = pod_matches_all_affinity_terms(self.terms, self.pod)
+                return self.aff_self_match
+            return False
+        return True
+
+
+def _positive_pairs(counts: TopologyToMatchedTermCount):
+    """The topology pairs with a count above zero (the dict's own keys when all are)."""
+    if min(counts.values()) > 0:
+        return counts.keys()
+    return {pair for pair, n in counts.items() if n > 0}
+
+
 def _filter_nodes(plugin, state, pod, nodes):
-    """filter on each node (the batch form): the same three predicates in the same order."""
+    """filter on each node (the batch form): the same three predicates in the same order, each
+    as one pass over the nodes' labels. None when the state cannot be read (filter reports the
+    error on each node)."""
     try:
         s = get_pre_filter_state(state)
     except RuntimeError:
         return None
-    out = []
-    append = out.append
-    check_affinity = bool(s.required_affinity_terms)
-    for ni in nodes:
-        if check_affinity and not satisfy_pod_affinity(s, ni):
-            append(Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH))
-        elif s.anti_affinity_counts and not satisfy_pod_anti_affinity(s, ni):
-            append(Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH))
-        elif s.existing_anti_affinity_counts and not satisfy_existing_pods_anti_affinity(s, ni):
-            append(Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
+    plan = s.filter_plan
+    if plan is None:
+        plan = s.filter_plan = _FilterPlan(s)
+    n = len(nodes)
+    labels = [ni.node.labels for ni in nodes]
+    stages = []
+    pos = plan.existing_pos
+    if pos is not None:
+        bad = [not pos.isdisjoint(lb.items()) for lb in labels]
+        if True in bad:
+            stages.append((bad, UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
+    keys = plan.anti_keys
+    if keys:
+        pos = plan.anti_pos
+        if len(keys) == 1:
+            k = keys[0]
+            bad = [(k, lb.get(k)) in pos for lb in labels]
         else:
-            append(None)
-    return out
+            bad = [any((k, lb.get(k)) in pos for k in keys) for lb in labels]
+        if True in bad:
+            stages.append((bad, UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH))
+    keys = plan.aff_keys
+    if keys:
+        memo = plan.aff_memo
+        if len(keys) == 1:
+            k = keys[0]
+            values = [(lb.get(k),) for lb in labels]
+        else:
+            values = [tuple([lb.get(k) for k in keys]) for lb in labels]
+        for v in set(values).difference(memo):
+            memo[v] = not plan.affinity_ok(v)
+        bad = [memo[v] for v in values]
+        if True in bad:
+            stages.append((bad, UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH))
+    if not stages:
+        return [None] * n
+    # later stages overwrite: a node gets the first predicate (in Filter's order) it fails
+    reasons = [None] * n
+    for bad, code, msg in stages:
+        what = (code, msg)
+        for i in compress(range(n), bad):
+            reasons[i] = what
+    return [None if r is None else rejection(*r) for r in reasons]
 
 
 __all__ = [

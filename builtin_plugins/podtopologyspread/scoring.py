@@ -75,20 +75,26 @@ def init_pre_score_state(pl, s: PreScoreState, pod, filtered_nodes, require_all_
     n = len(s.constraints)
     s.topology_value_to_pod_counts = [{} for _ in range(n)]
     topo_size = [0] * n
-    for node_info in filtered_nodes:
-        node = node_info.node
-        if require_all_topologies and not node_labels_match_spread_constraints(node.labels, s.constraints):
+    # one pass per constraint over the nodes' labels; each map gets its values in the order
+    # in which the nodes first show them, as the walk node by node gives
+    labels = [ni.node.labels for ni in filtered_nodes]
+    if require_all_topologies:
+        keys = [c.topology_key for c in s.constraints]
+        if len(keys) == 1:
+            key = keys[0]
+            missing = [key not in lb for lb in labels]
+        else:
+            missing = [not node_labels_match_spread_constraints(lb, s.constraints) for lb in labels]
+        if True in missing:
             # Nodes without every topology key are ignored when scoring.
-            s.ignored_nodes.add(node.name)
-            continue
-        for i, c in enumerate(s.constraints):
-            if c.topology_key == LABEL_HOSTNAME:
-                continue  # per-node counts are calculated during Score
-            value = node.labels.get(c.topology_key, "")
-            m = s.topology_value_to_pod_counts[i]
-            if value not in m:
-                m[value] = 0
-                topo_size[i] += 1
+            s.ignored_nodes.update([ni.node.name for ni, miss in zip(filtered_nodes, missing) if miss])
+            labels = [lb for lb, miss in zip(labels, missing) if not miss]
+    for i, c in enumerate(s.constraints):
+        if c.topology_key == LABEL_HOSTNAME:
+            continue  # per-node counts are calculated during Score
+        key = c.topology_key
+        m = s.topology_value_to_pod_counts[i] = dict.fromkeys([lb.get(key, "") for lb in labels], 0)
+        topo_size[i] = len(m)
     s.topology_normalizing_weight = []
     for i, c in enumerate(s.constraints):
         sz = topo_size[i]
@@ -271,8 +277,9 @@ def normalize_score(cycle_state: CycleState, pod, scores) -> Optional[Status]:
 
 
 def score_nodes(cycle_state: CycleState, pod, nodes):
-    """score on each node (the batch form): the same float64 sums in constraint order, each
-    (constraint, topology value) term computed once. None when the state cannot be read."""
+    """score on each node (the batch form): the same float64 sums in constraint order. Without
+    a hostname constraint a node's score depends only on its topology values, so it is computed
+    once per distinct tuple of values. None when the state cannot be read."""
     try:
         s = get_pre_score_state(cycle_state)
     except RuntimeError:
@@ -281,28 +288,29 @@ def score_nodes(cycle_state: CycleState, pod, nodes):
     parts = [(c.topology_key, c.topology_key == LABEL_HOSTNAME, c.selector, s.topology_value_to_pod_counts[i],
               c.max_skew, s.topology_normalizing_weight[i], {}) for i, c in enumerate(s.constraints)]
     ns = pod.namespace
+    if not any(p[1] for p in parts):
+        scored = [ni for ni in nodes if ni.node.name not in ignored] if ignored else nodes
+        labels = [ni.node.labels for ni in scored]
+        if len(parts) == 1:
+            key = parts[0][0]
+            values = [(lb.get(key),) for lb in labels]
+        else:
+            keys = [p[0] for p in parts]
+            values = [tuple([lb.get(k) for k in keys]) for lb in labels]
+        by_values: Dict[tuple, int] = {}
+        for vs in set(values):
+            total = 0.0
+            for (_, _, _, counts, max_skew, weight, _), tp_val in zip(parts, vs):
+                if tp_val is not None:
+                    total += score_for_count(counts[tp_val], max_skew, weight)
+            by_values[vs] = go_round(total)
+        out = [by_values[vs] for vs in values]
+        if scored is not nodes:
+            it = iter(out)
+            out = [0 if ni.node.name in ignored else next(it) for ni in nodes]
+        return out
     out = []
     append = out.append
-    if not any(p[1] for p in parts):
-        # without a hostname constraint a node's score depends only on its topology values
-        keys = [p[0] for p in parts]
-        by_values: Dict[tuple, int] = {}
-        for ni in nodes:
-            node = ni.node
-            if node.name in ignored:
-                append(0)
-                continue
-            labels = node.labels
-            values = tuple([labels.get(k) for k in keys])
-            sc = by_values.get(values)
-            if sc is None:
-                total = 0.0
-                for (key, _, _, counts, max_skew, weight, _), tp_val in zip(parts, values):
-                    if tp_val is not None:
-                        total += score_for_count(counts[tp_val], max_skew, weight)
-                sc = by_values[values] = go_round(total)
-            append(sc)
-        return out
     for ni in nodes:
         node = ni.node
         if node.name in ignored:
@@ -327,29 +335,27 @@ def score_nodes(cycle_state: CycleState, pod, nodes):
 
 def normalize_scores(cycle_state: CycleState, pod, scores):
     """normalize_score on plain scores (the batch form), when no node is ignored (ignored nodes
-    are known by name: None lets the framework call normalize_score)."""
+    are known by name: None lets the framework call normalize_score); the formula once per
+    distinct score."""
     try:
         s = get_pre_score_state(cycle_state)
     except RuntimeError:
         return None
     if s is None or s.ignored_nodes:
         return None
-    min_score = MAX_INT64
-    max_score = 0
-    for sc in scores:
-        if sc < min_score:
-            min_score = sc
-        if sc > max_score:
-            max_score = sc
-    out = []
-    for sc in scores:
+    if not scores:
+        return []
+    min_score = min(MAX_INT64, min(scores))
+    max_score = max(0, max(scores))
+    memo = {}
+    for sc in set(scores):
         if sc == INVALID_SCORE:
-            out.append(0)
+            memo[sc] = 0
         elif max_score == 0:
-            out.append(MAX_NODE_SCORE)
+            memo[sc] = MAX_NODE_SCORE
         else:
-            out.append(_go_div(MAX_NODE_SCORE * (max_score + min_score - sc), max_score))
-    return out
+            memo[sc] = _go_div(MAX_NODE_SCORE * (max_score + min_score - sc), max_score)
+    return [memo[sc] for sc in scores]
 
 
 def _go_div(a: int, b: int) -> int:
