@@ -7,6 +7,9 @@ code must already be a Code member."""
 
 from __future__ import annotations
 
+from itertools import compress
+from typing import List, Optional
+
 from harness.framework.status import Code, Status
 
 _new = object.__new__
@@ -25,4 +28,17 @@ def rejection(code: Code, reason: str) -> Status:
     return s
 
 
-__all__ = ["rejection", "UNSCHEDULABLE", "UNRESOLVABLE"]
+def fill_rejections(out: List[Optional[Status]], bad: List[bool], code: Code, reason: str) -> None:
+    """out[i] = Status(code, reason) wherever bad[i] and out[i] is still None."""
+    new, cls = _new, Status
+    for i in compress(range(len(out)), bad):
+        if out[i] is None:
+            s = new(cls)
+            s.code = code
+            s.reasons = [reason]
+            s.err = None
+            s.plugin = ""
+            out[i] = s
+
+
+__all__ = ["rejection", "fill_rejections", "UNSCHEDULABLE", "UNRESOLVABLE"]

@@ -7,14 +7,15 @@ A topology-pair count is a dict keyed by ``(topology_key, topology_value)``.
 from __future__ import annotations
 
 import json
-from itertools import compress
+from operator import or_
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from harness.framework import NotFoundError, PodInfo, Status, hookimpl
 from harness.framework.types import AffinityTerm
 
-from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, rejection
+from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, fill_rejections
 from ..node_sums import NodeSums
+from ..topology_values import NodeColumns
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness.api.objects import Node, Pod
@@ -90,7 +91,7 @@ class PreFilterState:
 
     __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
                  "pod", "required_affinity_terms", "required_anti_affinity_terms", "namespace_labels",
-                 "filter_plan")
+                 "filter_plan", "existing_keys", "counts_positive")
 
     def __init__(self, pod: "Pod", required_affinity_terms: List, required_anti_affinity_terms: List,
                  namespace_labels) -> None:
@@ -106,6 +107,10 @@ class PreFilterState:
         self.namespace_labels = namespace_labels
         # what filter_nodes derives from the counts (_FilterPlan), dropped when they change
         self.filter_plan = None
+        # when known, the topology keys of existing_anti_affinity_counts' pairs (or more)
+        self.existing_keys = None
+        # every count above zero (so as PreFilter leaves them; AddPod/RemovePod may not)
+        self.counts_positive = False
 
     def clone(self) -> "PreFilterState":
         c = PreFilterState.__new__(PreFilterState)
@@ -118,11 +123,15 @@ class PreFilterState:
         c.required_anti_affinity_terms = self.required_anti_affinity_terms
         c.namespace_labels = self.namespace_labels
         c.filter_plan = None
+        c.existing_keys = None
+        c.counts_positive = False
         return c
 
     def update_with_pod(self, p_info: PodInfo, node: "Node", multiplier: int) -> None:
         """preFilterState.updateWithPod."""
         self.filter_plan = None
+        self.existing_keys = None
+        self.counts_positive = False
         update_with_anti_affinity_terms(self.existing_anti_affinity_counts, p_info.required_anti_affinity_terms,
                                         self.pod, self.namespace_labels, node, multiplier)
         update_with_affinity_terms(self.affinity_counts, self.required_affinity_terms, p_info.pod, node,
@@ -299,9 +308,12 @@ class FilteringMixin:
             # the same counts, kept across pods of the same shape (node_sums)
             ns_labels = s.namespace_labels
             if nodes_with_required_anti_affinity_pods:
+                sig = json.dumps([pod.namespace, pod.labels, ns_labels], sort_keys=True)
                 s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
-                    snap, json.dumps([pod.namespace, pod.labels, ns_labels], sort_keys=True),
-                    lambda ni: _existing_contribution(pod, ns_labels, ni))
+                    snap, sig, lambda ni: _existing_contribution(pod, ns_labels, ni))
+                # the topology keys of those pairs, for filter_nodes
+                s.existing_keys = _sums(self, "_existing_key_sums").sums(
+                    snap, sig, lambda ni: dict.fromkeys([k for k, _ in _existing_contribution(pod, ns_labels, ni)], 1))
             if affinity_terms or anti_affinity_terms:
                 sig = terms_signature([affinity_terms, anti_affinity_terms])
                 if affinity_terms:
@@ -317,6 +329,7 @@ class FilteringMixin:
                 affinity_terms, anti_affinity_terms, nodes)
         if not s.existing_anti_affinity_counts and not affinity_terms and not anti_affinity_terms:
             return None, Status.skip()
+        s.counts_positive = True  # sums of +1 per matching pod and term
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
@@ -362,7 +375,7 @@ class _FilterPlan:
     tests on a node's labels, with satisfyPodAffinity decided once per topology value."""
 
     __slots__ = ("aff_keys", "aff_memo", "aff_counts_empty", "aff_self_match", "terms", "pod",
-                 "counts", "anti_keys", "anti_pos", "existing_pos")
+                 "counts", "anti_keys", "anti_pos", "existing_pos", "existing_keys")
 
     def __init__(self, s: PreFilterState) -> None:
         self.terms = s.required_affinity_terms
@@ -376,11 +389,12 @@ class _FilterPlan:
         # of the terms' topology keys has a positive count
         self.anti_keys = tuple(dict.fromkeys(t.topology_key for t in s.required_anti_affinity_terms)) \
             if s.anti_affinity_counts else ()
-        self.anti_pos = _positive_pairs(s.anti_affinity_counts) if self.anti_keys else None
+        self.anti_pos = _positive_pairs(s.anti_affinity_counts, s.counts_positive) if self.anti_keys else None
         # satisfyExistingPodsAntiAffinity: a node is rejected when one of its labels has a
         # positive count
-        self.existing_pos = _positive_pairs(s.existing_anti_affinity_counts) \
+        self.existing_pos = _positive_pairs(s.existing_anti_affinity_counts, s.counts_positive) \
             if s.existing_anti_affinity_counts else None
+        self.existing_keys = tuple(s.existing_keys) if s.existing_keys is not None else None
 
     def affinity_ok(self, values: tuple) -> bool:
         """satisfyPodAffinity on a node whose values of the terms' topology keys are `values`
@@ -401,17 +415,27 @@ class _FilterPlan:
         return True
 
 
-def _positive_pairs(counts: TopologyToMatchedTermCount):
+def _positive_pairs(counts: TopologyToMatchedTermCount, positive: bool):
     """The topology pairs with a count above zero (the dict's own keys when all are)."""
-    if min(counts.values()) > 0:
+    if positive or min(counts.values()) > 0:
         return counts.keys()
     return {pair for pair, n in counts.items() if n > 0}
 
 
+def _any_pair_in(pos, keys, cols: NodeColumns) -> List[bool]:
+    """Per node: is one of its (key, value) pairs of `keys` in `pos`?"""
+    contains = pos.__contains__
+    bad = None
+    for k in keys:
+        b = list(map(contains, cols.pairs(k)))
+        bad = b if bad is None else list(map(or_, bad, b))
+    return bad
+
+
 def _filter_nodes(plugin, state, pod, nodes):
     """filter on each node (the batch form): the same three predicates in the same order, each
-    as one pass over the nodes' labels. None when the state cannot be read (filter reports the
-    error on each node)."""
+    as one pass over the nodes' topology values. None when the state cannot be read (filter
+    reports the error on each node)."""
     try:
         s = get_pre_filter_state(state)
     except RuntimeError:
@@ -420,45 +444,39 @@ def _filter_nodes(plugin, state, pod, nodes):
     if plan is None:
         plan = s.filter_plan = _FilterPlan(s)
     n = len(nodes)
-    labels = [ni.node.labels for ni in nodes]
+    cols = NodeColumns(plugin, nodes)
     stages = []
     pos = plan.existing_pos
     if pos is not None:
-        bad = [not pos.isdisjoint(lb.items()) for lb in labels]
+        keys = plan.existing_keys
+        if keys and len(keys) <= 4:
+            # a pair of a node's labels can only be counted under one of these keys
+            bad = _any_pair_in(pos, keys, cols)
+        else:
+            bad = [not pos.isdisjoint(lb.items()) for lb in cols.labels()]
         if True in bad:
             stages.append((bad, UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
     keys = plan.anti_keys
     if keys:
-        pos = plan.anti_pos
-        if len(keys) == 1:
-            k = keys[0]
-            bad = [(k, lb.get(k)) in pos for lb in labels]
-        else:
-            bad = [any((k, lb.get(k)) in pos for k in keys) for lb in labels]
+        bad = _any_pair_in(plan.anti_pos, keys, cols)
         if True in bad:
             stages.append((bad, UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH))
     keys = plan.aff_keys
     if keys:
-        memo = plan.aff_memo
-        if len(keys) == 1:
-            k = keys[0]
-            values = [(lb.get(k),) for lb in labels]
-        else:
-            values = [tuple([lb.get(k) for k in keys]) for lb in labels]
+        memo = plan.aff_memo  # topology value (tuple of values for several terms) -> rejected
+        values = cols.tuples(keys)
+        one = len(keys) == 1
         for v in set(values).difference(memo):
-            memo[v] = not plan.affinity_ok(v)
-        bad = [memo[v] for v in values]
-        if True in bad:
-            stages.append((bad, UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH))
-    if not stages:
-        return [None] * n
-    # later stages overwrite: a node gets the first predicate (in Filter's order) it fails
-    reasons = [None] * n
-    for bad, code, msg in stages:
-        what = (code, msg)
-        for i in compress(range(n), bad):
-            reasons[i] = what
-    return [None if r is None else rejection(*r) for r in reasons]
+            memo[v] = not plan.affinity_ok((v,) if one else v)
+        if True in memo.values():
+            bad = list(map(memo.__getitem__, values))
+            if True in bad:
+                stages.append((bad, UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH))
+    out = [None] * n
+    # a node gets the first predicate (in Filter's order) it fails
+    for bad, code, msg in reversed(stages):
+        fill_rejections(out, bad, code, msg)
+    return out
 
 
 __all__ = [

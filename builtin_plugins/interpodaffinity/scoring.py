@@ -9,9 +9,12 @@ the existing pods' terms over the incoming pod).
 from __future__ import annotations
 
 import json
+from itertools import repeat
 from typing import TYPE_CHECKING, Dict, Sequence
 
 from harness.framework import MAX_NODE_SCORE, NotFoundError, PodInfo, Status, hookimpl
+
+from ..topology_values import NodeColumns
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness.api.objects import Node, Pod
@@ -199,13 +202,11 @@ class ScoringMixin:
         except RuntimeError:
             return None
         items = list(s.topology_score.items())
-        labels = [ni.node.labels for ni in nodes]
+        cols = NodeColumns(self, nodes)
         if len(items) == 1:
             key, tp_values = items[0]
-            get = tp_values.get
-            return [get(lb.get(key), 0) for lb in labels]
-        keys = [k for k, _ in items]
-        values = [tuple([lb.get(k) for k in keys]) for lb in labels]
+            return list(map(tp_values.get, cols.get(key), repeat(0)))
+        values = cols.tuples([k for k, _ in items])
         memo = {}
         for vs in set(values):
             score = 0
@@ -213,7 +214,7 @@ class ScoringMixin:
                 if v is not None:
                     score += tp_values.get(v, 0)
             memo[vs] = score
-        return [memo[vs] for vs in values]
+        return list(map(memo.__getitem__, values))
 
     def normalize_scores(self, state, pod, scores):
         """normalize_score on plain scores (the batch form the framework calls): the same

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional
 from harness.framework import CycleState, NotFoundError, Status
 
 from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, rejection
+from ..topology_values import NodeColumns
 from .common import (MAX_INT32, TopologySpreadConstraint,
                      count_pods_match_selector, node_labels_match_spread_constraints,
                      required_affinity_match, required_node_affinity)
@@ -303,7 +304,7 @@ def filter_node(cycle_state, pod, node_info):
 
 
 
-def filter_nodes(cycle_state, pod, nodes):
+def filter_nodes(cycle_state, pod, nodes, plugin=None):
     """filter_node on each node (the batch form): a node's status depends only on its values of
     the constraints' topology keys, so it is decided once per distinct tuple of values. None
     when the state cannot be read (filter_node reports the error)."""
@@ -322,18 +323,12 @@ def filter_nodes(cycle_state, pod, nodes):
             self_match_num = 1 if c.selector.matches(pod.labels) else 0
         checks.append((c.topology_key, s.tp_value_to_match_num[i],
                        self_match_num - s.min_match_num(i, c.min_domains), c.max_skew))
-    labels = [ni.node.labels for ni in nodes]
-    if len(checks) == 1:
-        key = checks[0][0]
-        values = [(lb.get(key),) for lb in labels]
-    else:
-        keys = [ch[0] for ch in checks]
-        values = [tuple([lb.get(k) for k in keys]) for lb in labels]
+    values = NodeColumns(plugin, nodes).tuples([ch[0] for ch in checks])
     memo = {}
     rejected = False
     for vs in set(values):
         r = None
-        for (_, m, delta, max_skew), v in zip(checks, vs):
+        for (_, m, delta, max_skew), v in zip(checks, vs if len(checks) > 1 else (vs,)):
             if v is None:
                 r = (UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
                 break
@@ -345,4 +340,4 @@ def filter_nodes(cycle_state, pod, nodes):
             rejected = True
     if not rejected:
         return [None] * len(nodes)
-    return [None if r is None else rejection(*r) for r in [memo[vs] for vs in values]]
+    return [None if r is None else rejection(*r) for r in map(memo.__getitem__, values)]

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import math
+from itertools import compress, repeat
+from operator import is_, not_, or_
 from typing import Dict, List, Optional, Set
 
 from harness.framework import MAX_NODE_SCORE, CycleState, NotFoundError, Status
 
+from ..topology_values import NodeColumns
 from . import filtering
 from .common import (LABEL_HOSTNAME, TopologySpreadConstraint, count_pods_match_selector,
                      node_labels_match_spread_constraints, required_affinity_match,
@@ -77,23 +80,26 @@ def init_pre_score_state(pl, s: PreScoreState, pod, filtered_nodes, require_all_
     topo_size = [0] * n
     # one pass per constraint over the nodes' labels; each map gets its values in the order
     # in which the nodes first show them, as the walk node by node gives
-    labels = [ni.node.labels for ni in filtered_nodes]
+    cols = NodeColumns(pl, filtered_nodes)
+    keep = None
     if require_all_topologies:
-        keys = [c.topology_key for c in s.constraints]
-        if len(keys) == 1:
-            key = keys[0]
-            missing = [key not in lb for lb in labels]
-        else:
-            missing = [not node_labels_match_spread_constraints(lb, s.constraints) for lb in labels]
+        missing = None
+        for c in s.constraints:
+            m = list(map(is_, cols.get(c.topology_key), repeat(None)))
+            missing = m if missing is None else list(map(or_, missing, m))
         if True in missing:
             # Nodes without every topology key are ignored when scoring.
-            s.ignored_nodes.update([ni.node.name for ni, miss in zip(filtered_nodes, missing) if miss])
-            labels = [lb for lb, miss in zip(labels, missing) if not miss]
+            s.ignored_nodes.update([ni.node.name for ni in compress(filtered_nodes, missing)])
+            keep = list(map(not_, missing))
     for i, c in enumerate(s.constraints):
         if c.topology_key == LABEL_HOSTNAME:
             continue  # per-node counts are calculated during Score
-        key = c.topology_key
-        m = s.topology_value_to_pod_counts[i] = dict.fromkeys([lb.get(key, "") for lb in labels], 0)
+        values = cols.get(c.topology_key)
+        if keep is not None:
+            values = list(compress(values, keep))
+        elif None in values:  # (only without require_all: a missing label counts as "")
+            values = ["" if v is None else v for v in values]
+        m = s.topology_value_to_pod_counts[i] = dict.fromkeys(values, 0)
         topo_size[i] = len(m)
     s.topology_normalizing_weight = []
     for i, c in enumerate(s.constraints):
@@ -276,7 +282,7 @@ def normalize_score(cycle_state: CycleState, pod, scores) -> Optional[Status]:
     return None
 
 
-def score_nodes(cycle_state: CycleState, pod, nodes):
+def score_nodes(cycle_state: CycleState, pod, nodes, plugin=None):
     """score on each node (the batch form): the same float64 sums in constraint order. Without
     a hostname constraint a node's score depends only on its topology values, so it is computed
     once per distinct tuple of values. None when the state cannot be read."""
@@ -290,21 +296,16 @@ def score_nodes(cycle_state: CycleState, pod, nodes):
     ns = pod.namespace
     if not any(p[1] for p in parts):
         scored = [ni for ni in nodes if ni.node.name not in ignored] if ignored else nodes
-        labels = [ni.node.labels for ni in scored]
-        if len(parts) == 1:
-            key = parts[0][0]
-            values = [(lb.get(key),) for lb in labels]
-        else:
-            keys = [p[0] for p in parts]
-            values = [tuple([lb.get(k) for k in keys]) for lb in labels]
-        by_values: Dict[tuple, int] = {}
+        values = NodeColumns(plugin, scored).tuples([p[0] for p in parts])
+        one = len(parts) == 1
+        by_values: Dict = {}
         for vs in set(values):
             total = 0.0
-            for (_, _, _, counts, max_skew, weight, _), tp_val in zip(parts, vs):
+            for (_, _, _, counts, max_skew, weight, _), tp_val in zip(parts, (vs,) if one else vs):
                 if tp_val is not None:
                     total += score_for_count(counts[tp_val], max_skew, weight)
             by_values[vs] = go_round(total)
-        out = [by_values[vs] for vs in values]
+        out = list(map(by_values.__getitem__, values))
         if scored is not nodes:
             it = iter(out)
             out = [0 if ni.node.name in ignored else next(it) for ni in nodes]
