@@ -6,7 +6,6 @@ A topology-pair count is a dict keyed by ``(topology_key, topology_value)``.
 
 from __future__ import annotations
 
-import json
 from operator import or_
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
@@ -227,9 +226,9 @@ def terms_signature(term_lists) -> Optional[str]:
                 w = None
             if type(t) is not AffinityTerm:
                 return None
-            row.append([sorted(t.namespaces), repr(t.selector), t.topology_key, repr(t.namespace_selector), w])
+            row.append((sorted(t.namespaces), repr(t.selector), t.topology_key, repr(t.namespace_selector), w))
         out.append(row)
-    return json.dumps(out)
+    return repr(out)
 
 
 def _sums(plugin, attr: str) -> NodeSums:
@@ -308,7 +307,7 @@ class FilteringMixin:
             # the same counts, kept across pods of the same shape (node_sums)
             ns_labels = s.namespace_labels
             if nodes_with_required_anti_affinity_pods:
-                sig = json.dumps([pod.namespace, pod.labels, ns_labels], sort_keys=True)
+                sig = repr((pod.namespace, pod.labels, ns_labels))
                 s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
                     snap, sig, lambda ni: _existing_contribution(pod, ns_labels, ni))
                 # the topology keys of those pairs, for filter_nodes

@@ -8,13 +8,13 @@ the existing pods' terms over the incoming pod).
 
 from __future__ import annotations
 
-import json
 from itertools import repeat
 from typing import TYPE_CHECKING, Dict, Sequence
 
 from harness.framework import MAX_NODE_SCORE, NotFoundError, PodInfo, Status, hookimpl
 
 from ..topology_values import NodeColumns
+from .filtering import _sums, terms_signature
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness.api.objects import Node, Pod
@@ -150,11 +150,9 @@ class ScoringMixin:
         topo_score: ScoreMap = {}
         sig = None
         if getattr(snapshot, "journal", None) is not None:
-            from .filtering import _sums, terms_signature
             terms_sig = terms_signature([preferred_affinity, preferred_anti_affinity])
             if terms_sig is not None:
-                sig = json.dumps([pod.namespace, pod.labels, s.namespace_labels, has_constraints, terms_sig],
-                                 sort_keys=True)
+                sig = repr((pod.namespace, pod.labels, s.namespace_labels, has_constraints, terms_sig))
         if sig is not None:
             # the same sums, kept across pods of the same shape (node_sums)
             def contribution(node_info):

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Dict, List, Optional
 
 from harness.framework import CycleState, NotFoundError, Status
@@ -216,9 +215,11 @@ def pod_signature(pod, constraints, inclusion: bool) -> str:
     namespace, nodeSelector, required node affinity, tolerations."""
     spec = pod.spec
     aff = (spec.get("affinity") or {}).get("nodeAffinity") or {}
-    return json.dumps([pod.namespace, inclusion, [repr(c._key()) for c in constraints],
-                       spec.get("nodeSelector"), aff.get("requiredDuringSchedulingIgnoredDuringExecution"),
-                       spec.get("tolerations")], sort_keys=True, default=repr)
+    # repr: equal for equal specs written in the same order (a different order only costs a
+    # recount); the values are YAML scalars, lists and maps, whose repr tells them apart
+    return repr((pod.namespace, inclusion, [c._key() for c in constraints],
+                 spec.get("nodeSelector"), aff.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                 spec.get("tolerations")))
 
 
 def pre_filter(pl, cycle_state: CycleState, pod, nodes):
