@@ -6,13 +6,15 @@ A topology-pair count is a dict keyed by ``(topology_key, topology_value)``.
 
 from __future__ import annotations
 
-import json
+from operator import or_
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from harness.framework import NotFoundError, PodInfo, Status, hookimpl
 from harness.framework.types import AffinityTerm
 
+from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, fill_rejections
 from ..node_sums import NodeSums
+from ..topology_values import NodeColumns
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness.api.objects import Node, Pod
@@ -87,7 +89,8 @@ class PreFilterState:
     """preFilterState: the counts Filter reads, and the incoming pod's (merged) terms."""
 
     __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
-                 "pod", "required_affinity_terms", "required_anti_affinity_terms", "namespace_labels")
+                 "pod", "required_affinity_terms", "required_anti_affinity_terms", "namespace_labels",
+                 "filter_plan", "existing_keys", "counts_positive")
 
     def __init__(self, pod: "Pod", required_affinity_terms: List, required_anti_affinity_terms: List,
                  namespace_labels) -> None:
@@ -101,6 +104,12 @@ class PreFilterState:
         self.required_affinity_terms = required_affinity_terms
         self.required_anti_affinity_terms = required_anti_affinity_terms
         self.namespace_labels = namespace_labels
+        # what filter_nodes derives from the counts (_FilterPlan), dropped when they change
+        self.filter_plan = None
+        # when known, the topology keys of existing_anti_affinity_counts' pairs (or more)
+        self.existing_keys = None
+        # every count above zero (so as PreFilter leaves them; AddPod/RemovePod may not)
+        self.counts_positive = False
 
     def clone(self) -> "PreFilterState":
         c = PreFilterState.__new__(PreFilterState)
@@ -112,10 +121,16 @@ class PreFilterState:
         c.required_affinity_terms = self.required_affinity_terms
         c.required_anti_affinity_terms = self.required_anti_affinity_terms
         c.namespace_labels = self.namespace_labels
+        c.filter_plan = None
+        c.existing_keys = None
+        c.counts_positive = False
         return c
 
     def update_with_pod(self, p_info: PodInfo, node: "Node", multiplier: int) -> None:
         """preFilterState.updateWithPod."""
+        self.filter_plan = None
+        self.existing_keys = None
+        self.counts_positive = False
         update_with_anti_affinity_terms(self.existing_anti_affinity_counts, p_info.required_anti_affinity_terms,
                                         self.pod, self.namespace_labels, node, multiplier)
         update_with_affinity_terms(self.affinity_counts, self.required_affinity_terms, p_info.pod, node,
@@ -182,9 +197,8 @@ def _existing_contribution(pod: "Pod", ns_labels, node_info) -> Dict:
     return out
 
 
-def _incoming_contribution(affinity_terms, anti_affinity_terms, node_info) -> Dict:
-    """One node's part of getIncomingAffinityAntiAffinityCounts: keys (0, pair) for affinity,
-    (1, pair) for anti-affinity."""
+def _incoming_contribution(affinity_terms, anti_affinity_terms, node_info) -> Tuple[Dict, Dict]:
+    """One node's part of getIncomingAffinityAntiAffinityCounts: (affinity, anti-affinity)."""
     aff: Dict = {}
     anti: Dict = {}
     node = node_info.node
@@ -196,9 +210,7 @@ def _incoming_contribution(affinity_terms, anti_affinity_terms, node_info) -> Di
         for t in anti_affinity_terms:
             if t.matches(ep, None):
                 _append(anti, node, t.topology_key, 1)
-    out = {(0, k): v for k, v in aff.items()}
-    out.update({(1, k): v for k, v in anti.items()})
-    return out
+    return aff, anti
 
 
 def terms_signature(term_lists) -> Optional[str]:
@@ -214,9 +226,9 @@ def terms_signature(term_lists) -> Optional[str]:
                 w = None
             if type(t) is not AffinityTerm:
                 return None
-            row.append([sorted(t.namespaces), repr(t.selector), t.topology_key, repr(t.namespace_selector), w])
+            row.append((sorted(t.namespaces), repr(t.selector), t.topology_key, repr(t.namespace_selector), w))
         out.append(row)
-    return json.dumps(out)
+    return repr(out)
 
 
 def _sums(plugin, attr: str) -> NodeSums:
@@ -284,21 +296,31 @@ class FilteringMixin:
         affinity_terms = self.merge_affinity_term_namespaces_if_not_empty(pod_info.required_affinity_terms)
         anti_affinity_terms = self.merge_affinity_term_namespaces_if_not_empty(
             pod_info.required_anti_affinity_terms)
+        if not nodes_with_required_anti_affinity_pods and not affinity_terms and not anti_affinity_terms:
+            # no existing pod's anti-affinity to count and no term of the pod's own: the counts
+            # below would all be empty, and PreFilter skips
+            return None, Status.skip()
         s = PreFilterState(pod, affinity_terms, anti_affinity_terms,
                            self.get_namespace_labels_snapshot(pod.namespace))
         snap = self.handle.snapshot
         if getattr(snap, "journal", None) is not None and nodes is snap.node_info_list:
             # the same counts, kept across pods of the same shape (node_sums)
             ns_labels = s.namespace_labels
-            s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
-                snap, json.dumps([pod.namespace, pod.labels, ns_labels], sort_keys=True),
-                lambda ni: _existing_contribution(pod, ns_labels, ni))
+            if nodes_with_required_anti_affinity_pods:
+                sig = repr((pod.namespace, pod.labels, ns_labels))
+                s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
+                    snap, sig, lambda ni: _existing_contribution(pod, ns_labels, ni))
+                # the topology keys of those pairs, for filter_nodes
+                s.existing_keys = _sums(self, "_existing_key_sums").sums(
+                    snap, sig, lambda ni: dict.fromkeys([k for k, _ in _existing_contribution(pod, ns_labels, ni)], 1))
             if affinity_terms or anti_affinity_terms:
-                both = _sums(self, "_incoming_sums").sums(
-                    snap, terms_signature([affinity_terms, anti_affinity_terms]),
-                    lambda ni: _incoming_contribution(affinity_terms, anti_affinity_terms, ni))
-                s.affinity_counts = {k[1]: v for k, v in both.items() if k[0] == 0}
-                s.anti_affinity_counts = {k[1]: v for k, v in both.items() if k[0] == 1}
+                sig = terms_signature([affinity_terms, anti_affinity_terms])
+                if affinity_terms:
+                    s.affinity_counts = _sums(self, "_affinity_sums").sums(
+                        snap, sig, lambda ni: _incoming_contribution(affinity_terms, (), ni)[0])
+                if anti_affinity_terms:
+                    s.anti_affinity_counts = _sums(self, "_anti_affinity_sums").sums(
+                        snap, sig, lambda ni: _incoming_contribution((), anti_affinity_terms, ni)[1])
         else:
             s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
                 pod, s.namespace_labels, nodes_with_required_anti_affinity_pods)
@@ -306,6 +328,7 @@ class FilteringMixin:
                 affinity_terms, anti_affinity_terms, nodes)
         if not s.existing_anti_affinity_counts and not affinity_terms and not anti_affinity_terms:
             return None, Status.skip()
+        s.counts_positive = True  # sums of +1 per matching pod and term
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
@@ -346,24 +369,112 @@ class FilteringMixin:
         return _filter_nodes(self, state, pod, nodes)
 
 
+class _FilterPlan:
+    """What filter_nodes derives once a cycle from a PreFilterState: the three predicates as
+    tests on a node's labels, with satisfyPodAffinity decided once per topology value."""
+
+    __slots__ = ("aff_keys", "aff_memo", "aff_counts_empty", "aff_self_match", "terms", "pod",
+                 "counts", "anti_keys", "anti_pos", "existing_pos", "existing_keys")
+
+    def __init__(self, s: PreFilterState) -> None:
+        self.terms = s.required_affinity_terms
+        self.pod = s.pod
+        self.aff_keys = tuple(t.topology_key for t in self.terms)
+        self.aff_memo: Dict = {}
+        self.counts = s.affinity_counts
+        self.aff_counts_empty = not s.affinity_counts
+        self.aff_self_match: Optional[bool] = None
+        # satisfyPodAntiAffinity: only with counts; a node is rejected when one of its values
+        # of the terms' topology keys has a positive count
+        self.anti_keys = tuple(dict.fromkeys(t.topology_key for t in s.required_anti_affinity_terms)) \
+            if s.anti_affinity_counts else ()
+        self.anti_pos = _positive_pairs(s.anti_affinity_counts, s.counts_positive) if self.anti_keys else None
+        # satisfyExistingPodsAntiAffinity: a node is rejected when one of its labels has a
+        # positive count
+        self.existing_pos = _positive_pairs(s.existing_anti_affinity_counts, s.counts_positive) \
+            if s.existing_anti_affinity_counts else None
+        self.existing_keys = tuple(s.existing_keys) if s.existing_keys is not None else None
+
+    def affinity_ok(self, values: tuple) -> bool:
+        """satisfyPodAffinity on a node whose values of the terms' topology keys are `values`
+        (None: the node lacks the key)."""
+        pods_exist = True
+        counts = self.counts
+        for key, tv in zip(self.aff_keys, values):
+            if tv is None:
+                return False
+            if counts.get((key, tv), 0) <= 0:
+                pods_exist = False
+        if not pods_exist:
+            if self.aff_counts_empty:
+                if self.aff_self_match is None:
+                    self.aff_self_match = pod_matches_all_affinity_terms(self.terms, self.pod)
+                return self.aff_self_match
+            return False
+        return True
+
+
+def _positive_pairs(counts: TopologyToMatchedTermCount, positive: bool):
+    """The topology pairs with a count above zero (the dict's own keys when all are)."""
+    if positive or min(counts.values()) > 0:
+        return counts.keys()
+    return {pair for pair, n in counts.items() if n > 0}
+
+
+def _any_pair_in(pos, keys, cols: NodeColumns) -> List[bool]:
+    """Per node: is one of its (key, value) pairs of `keys` in `pos`?"""
+    contains = pos.__contains__
+    bad = None
+    for k in keys:
+        b = list(map(contains, cols.pairs(k)))
+        bad = b if bad is None else list(map(or_, bad, b))
+    return bad
+
+
 def _filter_nodes(plugin, state, pod, nodes):
-    """filter on each node (the batch form): the same three predicates in the same order."""
+    """filter on each node (the batch form): the same three predicates in the same order, each
+    as one pass over the nodes' topology values. None when the state cannot be read (filter
+    reports the error on each node)."""
     try:
         s = get_pre_filter_state(state)
     except RuntimeError:
         return None
-    out = []
-    append = out.append
-    check_affinity = bool(s.required_affinity_terms)
-    for ni in nodes:
-        if check_affinity and not satisfy_pod_affinity(s, ni):
-            append(Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH))
-        elif s.anti_affinity_counts and not satisfy_pod_anti_affinity(s, ni):
-            append(Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH))
-        elif s.existing_anti_affinity_counts and not satisfy_existing_pods_anti_affinity(s, ni):
-            append(Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
+    plan = s.filter_plan
+    if plan is None:
+        plan = s.filter_plan = _FilterPlan(s)
+    n = len(nodes)
+    cols = NodeColumns(plugin, nodes)
+    stages = []
+    pos = plan.existing_pos
+    if pos is not None:
+        keys = plan.existing_keys
+        if keys and len(keys) <= 4:
+            # a pair of a node's labels can only be counted under one of these keys
+            bad = _any_pair_in(pos, keys, cols)
         else:
-            append(None)
+            bad = [not pos.isdisjoint(lb.items()) for lb in cols.labels()]
+        if True in bad:
+            stages.append((bad, UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
+    keys = plan.anti_keys
+    if keys:
+        bad = _any_pair_in(plan.anti_pos, keys, cols)
+        if True in bad:
+            stages.append((bad, UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH))
+    keys = plan.aff_keys
+    if keys:
+        memo = plan.aff_memo  # topology value (tuple of values for several terms) -> rejected
+        values = cols.tuples(keys)
+        one = len(keys) == 1
+        for v in set(values).difference(memo):
+            memo[v] = not plan.affinity_ok((v,) if one else v)
+        if True in memo.values():
+            bad = list(map(memo.__getitem__, values))
+            if True in bad:
+                stages.append((bad, UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH))
+    out = [None] * n
+    # a node gets the first predicate (in Filter's order) it fails
+    for bad, code, msg in reversed(stages):
+        fill_rejections(out, bad, code, msg)
     return out
 
 

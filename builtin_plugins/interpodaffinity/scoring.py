@@ -8,10 +8,13 @@ the existing pods' terms over the incoming pod).
 
 from __future__ import annotations
 
-import json
+from itertools import repeat
 from typing import TYPE_CHECKING, Dict, Sequence
 
 from harness.framework import MAX_NODE_SCORE, NotFoundError, PodInfo, Status, hookimpl
+
+from ..topology_values import NodeColumns
+from .filtering import _sums, terms_signature
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness.api.objects import Node, Pod
@@ -131,6 +134,8 @@ class ScoringMixin:
         pod_info = PodInfo.of(pod)
         if pod_info.parse_error is not None:
             return Status.error(f"failed to parse pod: {self.pod_info_error(pod)}")
+        if not all_nodes:
+            return Status.skip()  # no node to process: the score map stays empty
         preferred_affinity = [(t, wt.weight) for t, wt in zip(
             self.merge_affinity_term_namespaces_if_not_empty([wt.term for wt in pod_info.preferred_affinity_terms]),
             pod_info.preferred_affinity_terms)]
@@ -145,11 +150,9 @@ class ScoringMixin:
         topo_score: ScoreMap = {}
         sig = None
         if getattr(snapshot, "journal", None) is not None:
-            from .filtering import _sums, terms_signature
             terms_sig = terms_signature([preferred_affinity, preferred_anti_affinity])
             if terms_sig is not None:
-                sig = json.dumps([pod.namespace, pod.labels, s.namespace_labels, has_constraints, terms_sig],
-                                 sort_keys=True)
+                sig = repr((pod.namespace, pod.labels, s.namespace_labels, has_constraints, terms_sig))
         if sig is not None:
             # the same sums, kept across pods of the same shape (node_sums)
             def contribution(node_info):
@@ -187,6 +190,47 @@ class ScoringMixin:
             if v is not None:
                 score += tp_values.get(v, 0)
         return score, None
+
+    def score_nodes(self, state, pod, nodes):
+        """score on each node (the batch form the framework calls): a node's score depends only
+        on its values of the topology keys, so it is summed once per distinct tuple of values.
+        None when the state cannot be read (score reports the error)."""
+        try:
+            s = get_pre_score_state(state)
+        except RuntimeError:
+            return None
+        items = list(s.topology_score.items())
+        cols = NodeColumns(self, nodes)
+        if len(items) == 1:
+            key, tp_values = items[0]
+            return list(map(tp_values.get, cols.get(key), repeat(0)))
+        values = cols.tuples([k for k, _ in items])
+        memo = {}
+        for vs in set(values):
+            score = 0
+            for (_, tp_values), v in zip(items, vs):
+                if v is not None:
+                    score += tp_values.get(v, 0)
+            memo[vs] = score
+        return list(map(memo.__getitem__, values))
+
+    def normalize_scores(self, state, pod, scores):
+        """normalize_score on plain scores (the batch form the framework calls): the same
+        float64 formula, once per distinct score. None when the state cannot be read."""
+        try:
+            s = get_pre_score_state(state)
+        except RuntimeError:
+            return None
+        if not s.topology_score or not scores:
+            return list(scores)
+        min_count = min(scores)
+        diff = max(scores) - min_count
+        if diff <= 0:
+            return [0] * len(scores)
+        fmax = float(MAX_NODE_SCORE)
+        fdiff = float(diff)
+        memo = {sc: int(fmax * (float(sc - min_count) / fdiff)) for sc in set(scores)}
+        return [memo[sc] for sc in scores]
 
     @hookimpl
     def normalize_score(self, state, pod, scores):

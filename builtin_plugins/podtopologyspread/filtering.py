@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Dict, List, Optional
 
 from harness.framework import CycleState, NotFoundError, Status
 
+from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, rejection
+from ..topology_values import NodeColumns
 from .common import (MAX_INT32, TopologySpreadConstraint,
                      count_pods_match_selector, node_labels_match_spread_constraints,
                      required_affinity_match, required_node_affinity)
@@ -214,9 +215,11 @@ def pod_signature(pod, constraints, inclusion: bool) -> str:
     namespace, nodeSelector, required node affinity, tolerations."""
     spec = pod.spec
     aff = (spec.get("affinity") or {}).get("nodeAffinity") or {}
-    return json.dumps([pod.namespace, inclusion, [repr(c._key()) for c in constraints],
-                       spec.get("nodeSelector"), aff.get("requiredDuringSchedulingIgnoredDuringExecution"),
-                       spec.get("tolerations")], sort_keys=True, default=repr)
+    # repr: equal for equal specs written in the same order (a different order only costs a
+    # recount); the values are YAML scalars, lists and maps, whose repr tells them apart
+    return repr((pod.namespace, inclusion, [c._key() for c in constraints],
+                 spec.get("nodeSelector"), aff.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                 spec.get("tolerations")))
 
 
 def pre_filter(pl, cycle_state: CycleState, pod, nodes):
@@ -302,9 +305,10 @@ def filter_node(cycle_state, pod, node_info):
 
 
 
-def filter_nodes(cycle_state, pod, nodes):
-    """filter_node on each node (the batch form): each constraint's skew test decided once per
-    topology value. None when the state cannot be read (filter_node reports the error)."""
+def filter_nodes(cycle_state, pod, nodes, plugin=None):
+    """filter_node on each node (the batch form): a node's status depends only on its values of
+    the constraints' topology keys, so it is decided once per distinct tuple of values. None
+    when the state cannot be read (filter_node reports the error)."""
     try:
         s = get_pre_filter_state(cycle_state)
     except RuntimeError:
@@ -320,18 +324,21 @@ def filter_nodes(cycle_state, pod, nodes):
             self_match_num = 1 if c.selector.matches(pod.labels) else 0
         checks.append((c.topology_key, s.tp_value_to_match_num[i],
                        self_match_num - s.min_match_num(i, c.min_domains), c.max_skew))
-    out = []
-    append = out.append
-    for ni in nodes:
-        labels = ni.node.labels
-        st = None
-        for key, m, delta, max_skew in checks:
-            v = labels.get(key)
+    values = NodeColumns(plugin, nodes).tuples([ch[0] for ch in checks])
+    memo = {}
+    rejected = False
+    for vs in set(values):
+        r = None
+        for (_, m, delta, max_skew), v in zip(checks, vs if len(checks) > 1 else (vs,)):
             if v is None:
-                st = Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+                r = (UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
                 break
             if m.get(v, 0) + delta > max_skew:
-                st = Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                r = (UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
                 break
-        append(st)
-    return out
+        memo[vs] = r
+        if r is not None:
+            rejected = True
+    if not rejected:
+        return [None] * len(nodes)
+    return [None if r is None else rejection(*r) for r in map(memo.__getitem__, values)]

@@ -124,7 +124,7 @@ class PodTopologySpread(Plugin):
 
     def filter_nodes(self, state, pod, nodes):
         """filter on each node (the batch form the framework calls)."""
-        return filtering.filter_nodes(state, pod, nodes)
+        return filtering.filter_nodes(state, pod, nodes, self)
 
     @hookimpl
     def pre_score(self, state, pod, nodes):
@@ -140,7 +140,7 @@ class PodTopologySpread(Plugin):
 
     def score_nodes(self, state, pod, nodes):
         """score on each node (the batch form the framework calls)."""
-        return scoring.score_nodes(state, pod, nodes)
+        return scoring.score_nodes(state, pod, nodes, self)
 
     def normalize_scores(self, state, pod, scores):
         """normalize_score on plain scores (the batch form the framework calls)."""

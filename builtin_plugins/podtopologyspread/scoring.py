@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import math
+from itertools import compress, repeat
+from operator import is_, not_, or_
 from typing import Dict, List, Optional, Set
 
 from harness.framework import MAX_NODE_SCORE, CycleState, NotFoundError, Status
 
+from ..topology_values import NodeColumns
 from . import filtering
 from .common import (LABEL_HOSTNAME, TopologySpreadConstraint, count_pods_match_selector,
                      node_labels_match_spread_constraints, required_affinity_match,
@@ -75,20 +78,29 @@ def init_pre_score_state(pl, s: PreScoreState, pod, filtered_nodes, require_all_
     n = len(s.constraints)
     s.topology_value_to_pod_counts = [{} for _ in range(n)]
     topo_size = [0] * n
-    for node_info in filtered_nodes:
-        node = node_info.node
-        if require_all_topologies and not node_labels_match_spread_constraints(node.labels, s.constraints):
+    # one pass per constraint over the nodes' labels; each map gets its values in the order
+    # in which the nodes first show them, as the walk node by node gives
+    cols = NodeColumns(pl, filtered_nodes)
+    keep = None
+    if require_all_topologies:
+        missing = None
+        for c in s.constraints:
+            m = list(map(is_, cols.get(c.topology_key), repeat(None)))
+            missing = m if missing is None else list(map(or_, missing, m))
+        if True in missing:
             # Nodes without every topology key are ignored when scoring.
-            s.ignored_nodes.add(node.name)
-            continue
-        for i, c in enumerate(s.constraints):
-            if c.topology_key == LABEL_HOSTNAME:
-                continue  # per-node counts are calculated during Score
-            value = node.labels.get(c.topology_key, "")
-            m = s.topology_value_to_pod_counts[i]
-            if value not in m:
-                m[value] = 0
-                topo_size[i] += 1
+            s.ignored_nodes.update([ni.node.name for ni in compress(filtered_nodes, missing)])
+            keep = list(map(not_, missing))
+    for i, c in enumerate(s.constraints):
+        if c.topology_key == LABEL_HOSTNAME:
+            continue  # per-node counts are calculated during Score
+        values = cols.get(c.topology_key)
+        if keep is not None:
+            values = list(compress(values, keep))
+        elif None in values:  # (only without require_all: a missing label counts as "")
+            values = ["" if v is None else v for v in values]
+        m = s.topology_value_to_pod_counts[i] = dict.fromkeys(values, 0)
+        topo_size[i] = len(m)
     s.topology_normalizing_weight = []
     for i, c in enumerate(s.constraints):
         sz = topo_size[i]
@@ -270,9 +282,10 @@ def normalize_score(cycle_state: CycleState, pod, scores) -> Optional[Status]:
     return None
 
 
-def score_nodes(cycle_state: CycleState, pod, nodes):
-    """score on each node (the batch form): the same float64 sums in constraint order, each
-    (constraint, topology value) term computed once. None when the state cannot be read."""
+def score_nodes(cycle_state: CycleState, pod, nodes, plugin=None):
+    """score on each node (the batch form): the same float64 sums in constraint order. Without
+    a hostname constraint a node's score depends only on its topology values, so it is computed
+    once per distinct tuple of values. None when the state cannot be read."""
     try:
         s = get_pre_score_state(cycle_state)
     except RuntimeError:
@@ -281,28 +294,24 @@ def score_nodes(cycle_state: CycleState, pod, nodes):
     parts = [(c.topology_key, c.topology_key == LABEL_HOSTNAME, c.selector, s.topology_value_to_pod_counts[i],
               c.max_skew, s.topology_normalizing_weight[i], {}) for i, c in enumerate(s.constraints)]
     ns = pod.namespace
+    if not any(p[1] for p in parts):
+        scored = [ni for ni in nodes if ni.node.name not in ignored] if ignored else nodes
+        values = NodeColumns(plugin, scored).tuples([p[0] for p in parts])
+        one = len(parts) == 1
+        by_values: Dict = {}
+        for vs in set(values):
+            total = 0.0
+            for (_, _, _, counts, max_skew, weight, _), tp_val in zip(parts, (vs,) if one else vs):
+                if tp_val is not None:
+                    total += score_for_count(counts[tp_val], max_skew, weight)
+            by_values[vs] = go_round(total)
+        out = list(map(by_values.__getitem__, values))
+        if scored is not nodes:
+            it = iter(out)
+            out = [0 if ni.node.name in ignored else next(it) for ni in nodes]
+        return out
     out = []
     append = out.append
-    if not any(p[1] for p in parts):
-        # without a hostname constraint a node's score depends only on its topology values
-        keys = [p[0] for p in parts]
-        by_values: Dict[tuple, int] = {}
-        for ni in nodes:
-            node = ni.node
-            if node.name in ignored:
-                append(0)
-                continue
-            labels = node.labels
-            values = tuple([labels.get(k) for k in keys])
-            sc = by_values.get(values)
-            if sc is None:
-                total = 0.0
-                for (key, _, _, counts, max_skew, weight, _), tp_val in zip(parts, values):
-                    if tp_val is not None:
-                        total += score_for_count(counts[tp_val], max_skew, weight)
-                sc = by_values[values] = go_round(total)
-            append(sc)
-        return out
     for ni in nodes:
         node = ni.node
         if node.name in ignored:
@@ -327,29 +336,27 @@ def score_nodes(cycle_state: CycleState, pod, nodes):
 
 def normalize_scores(cycle_state: CycleState, pod, scores):
     """normalize_score on plain scores (the batch form), when no node is ignored (ignored nodes
-    are known by name: None lets the framework call normalize_score)."""
+    are known by name: None lets the framework call normalize_score); the formula once per
+    distinct score."""
     try:
         s = get_pre_score_state(cycle_state)
     except RuntimeError:
         return None
     if s is None or s.ignored_nodes:
         return None
-    min_score = MAX_INT64
-    max_score = 0
-    for sc in scores:
-        if sc < min_score:
-            min_score = sc
-        if sc > max_score:
-            max_score = sc
-    out = []
-    for sc in scores:
+    if not scores:
+        return []
+    min_score = min(MAX_INT64, min(scores))
+    max_score = max(0, max(scores))
+    memo = {}
+    for sc in set(scores):
         if sc == INVALID_SCORE:
-            out.append(0)
+            memo[sc] = 0
         elif max_score == 0:
-            out.append(MAX_NODE_SCORE)
+            memo[sc] = MAX_NODE_SCORE
         else:
-            out.append(_go_div(MAX_NODE_SCORE * (max_score + min_score - sc), max_score))
-    return out
+            memo[sc] = _go_div(MAX_NODE_SCORE * (max_score + min_score - sc), max_score)
+    return [memo[sc] for sc in scores]
 
 
 def _go_div(a: int, b: int) -> int:

@@ -220,6 +220,169 @@ table_node_st = st.fixed_dictionaries({
 table_pod_st = pod_st.map(lambda d: dict(d, zone_affinity=None, spread=None, pod_affinity=None))
 
 
+# ---------------------------------------------------------------------------------------------
+# InterPodAffinity and PodTopologySpread in depth: every kind of term (required and preferred,
+# affinity and anti-affinity, several at once), term namespaces (own, listed, namespaceSelector),
+# spread constraints on the zone and the hostname (DoNotSchedule and ScheduleAnyway, several at
+# once, node inclusion policies), nodes without the topology keys, pods of two namespaces and the
+# plugin's args, so that the batch forms' memos and the counts kept across cycles (node_sums,
+# the spread totals) meet what they must give identically.
+# ---------------------------------------------------------------------------------------------
+HOST = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+REGION = "topology.kubernetes.io/region"
+SELECTORS = [{"matchLabels": {"app": "a"}}, {"matchLabels": {"app": "b"}},
+             {"matchExpressions": [{"key": "tier", "operator": "Exists"}]}]
+TERM_NAMESPACES = [None, {"namespaces": ["default", "other"]}, {"namespaceSelector": {}},
+                   {"namespaceSelector": {"matchLabels": {"team": "t1"}}}]
+
+term_st = st.tuples(st.sampled_from([ZONE, HOST, REGION]), st.sampled_from(range(len(SELECTORS))),
+                    st.sampled_from(range(len(TERM_NAMESPACES))))
+spread_st = st.fixed_dictionaries({
+    "key": st.sampled_from([ZONE, HOST, REGION]),
+    "when": st.sampled_from(["DoNotSchedule", "ScheduleAnyway"]),
+    "max_skew": st.sampled_from([1, 2]),
+    "selector": st.sampled_from(range(len(SELECTORS))),
+    "min_domains": st.sampled_from([None, None, 3]),
+    "honor": st.sampled_from([None, "affinity", "taints"]),
+})
+
+def _spread(key, when, max_skew=1, selector=0):
+    return {"key": key, "when": when, "max_skew": max_skew, "selector": selector, "min_domains": None,
+            "honor": None}
+
+
+# several constraints at once (the batch forms decide per tuple of topology values)
+SPREAD_COMBOS = [
+    [_spread(ZONE, "ScheduleAnyway"), _spread(REGION, "ScheduleAnyway", 2)],
+    [_spread(ZONE, "DoNotSchedule"), _spread(REGION, "DoNotSchedule", 1, 2)],
+    [_spread(REGION, "DoNotSchedule"), _spread(ZONE, "DoNotSchedule", 2)],
+    [_spread(ZONE, "ScheduleAnyway"), _spread(HOST, "ScheduleAnyway")],
+    [_spread(REGION, "ScheduleAnyway", 1, 2), _spread(ZONE, "ScheduleAnyway", 2, 1), _spread(HOST, "DoNotSchedule")],
+]
+
+node2_st = st.fixed_dictionaries({
+    "zone": st.sampled_from(ZONES + [None]),
+    "hostname": st.sampled_from([True, True, True, False]),
+    "region": st.sampled_from([True, True, False]),
+    "pods": st.sampled_from(["2", "110"]),
+    "taint": st.booleans(),
+})
+
+pod2_st = st.fixed_dictionaries({
+    "app": st.sampled_from(["a", "b"]),
+    "tier": st.booleans(),
+    "namespace": st.sampled_from(["default", "default", "other"]),
+    "priority": st.sampled_from([0, 0, 10]),
+    "cpu": st.sampled_from(["100m", "100m", "2"]),
+    "affinity": st.lists(term_st, max_size=2),
+    "anti_affinity": st.lists(term_st, max_size=2),
+    "preferred_affinity": st.lists(term_st, max_size=2),
+    "preferred_anti_affinity": st.lists(term_st, max_size=1),
+    "spread": st.one_of(st.lists(spread_st, max_size=2, unique_by=lambda c: (c["key"], c["when"])),
+                        st.sampled_from(SPREAD_COMBOS)),
+    "zone_affinity": st.booleans(),
+    "tolerate": st.booleans(),
+    "bound_to": st.sampled_from([0, 1, 2, 3]),
+})
+
+
+def _node2(i, d):
+    labels = {"kind": "perf"}
+    if d["hostname"]:
+        labels[HOST] = f"n{i}"
+    if d["zone"]:
+        labels[ZONE] = d["zone"]
+    if d["region"]:
+        labels[REGION] = "r2" if d["zone"] == "z3" else "r1"
+    taints = [TAINTS[0]] if d["taint"] else []
+    return make_node(f"n{i}", labels=labels, allocatable={"cpu": "4", "memory": "8Gi", "pods": d["pods"]},
+                     taints=taints)
+
+
+def _term(t):
+    key, sel, ns = t
+    term = {"labelSelector": SELECTORS[sel], "topologyKey": key}
+    if TERM_NAMESPACES[ns]:
+        term.update(TERM_NAMESPACES[ns])
+    return term
+
+
+def _pod2(name, d, bound):
+    labels = {"app": d["app"]}
+    if d["tier"]:
+        labels["tier"] = "web"
+    spec = {"containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": d["cpu"]}}}]}
+    aff = {}
+    if d["affinity"] or d["preferred_affinity"]:
+        pa = aff["podAffinity"] = {}
+        if d["affinity"]:
+            pa["requiredDuringSchedulingIgnoredDuringExecution"] = [_term(t) for t in d["affinity"]]
+        if d["preferred_affinity"]:
+            pa["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": 10 + k, "podAffinityTerm": _term(t)} for k, t in enumerate(d["preferred_affinity"])]
+    if d["anti_affinity"] or d["preferred_anti_affinity"]:
+        paa = aff["podAntiAffinity"] = {}
+        if d["anti_affinity"]:
+            paa["requiredDuringSchedulingIgnoredDuringExecution"] = [_term(t) for t in d["anti_affinity"]]
+        if d["preferred_anti_affinity"]:
+            paa["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": 7, "podAffinityTerm": _term(t)} for t in d["preferred_anti_affinity"]]
+    if d["zone_affinity"]:
+        aff["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["z1", "z2"]}]}]}}
+    if aff:
+        spec["affinity"] = aff
+    if d["tolerate"]:
+        spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+    tscs = []
+    for c in d["spread"]:
+        tsc = {"maxSkew": c["max_skew"], "topologyKey": c["key"], "whenUnsatisfiable": c["when"],
+               "labelSelector": SELECTORS[c["selector"]]}
+        if c["min_domains"] is not None and c["when"] == "DoNotSchedule":
+            tsc["minDomains"] = c["min_domains"]
+        if c["honor"] == "affinity":
+            tsc["nodeAffinityPolicy"] = "Ignore"
+        elif c["honor"] == "taints":
+            tsc["nodeTaintsPolicy"] = "Honor"
+        tscs.append(tsc)
+    if tscs:
+        spec["topologySpreadConstraints"] = tscs
+    return make_pod(name, namespace=d["namespace"], labels=labels, node_name=bound or "", spec=spec,
+                    priority=d["priority"], uid=f"uid-{name}")
+
+
+def _run2(nodes, bound, pending, percentage, args, batch: bool):
+    """_run with bound pods created before the scheduler starts, a labelled namespace and the
+    InterPodAffinity args."""
+    pts_filtering.USE_NODE_COUNTS_CACHE = batch
+    node_sums.ENABLED = batch
+    from harness.api.objects import make_object
+    cluster = Cluster()
+    cluster.create(make_object({"apiVersion": "v1", "kind": "Namespace",
+                                "metadata": {"name": "other", "labels": {"team": "t1"}}}), notify=False)
+    for o in nodes + bound:
+        cluster.create(o, notify=False)
+    cfg = set_defaults({"percentageOfNodesToScore": percentage,
+                        "profiles": [{"schedulerName": "default-scheduler",
+                                      "pluginConfig": [{"name": "InterPodAffinity", "args": args}]}]},
+                       REGISTRY)
+    sched = Scheduler(cfg, REGISTRY, cluster, seed=7)
+    for fw in sched.profiles.values():
+        fw.use_batch = batch
+    sched.start()
+    for p in pending:
+        cluster.create(p)
+    sched.run_until_quiet()
+    records = {}
+    for key, recs in sched.records.items():
+        records[key] = [(r.attempt, {n: _status(s) for n, s in r.node_statuses.items()}, r.feasible,
+                         [(s.name, s.scores, s.total_score) for s in r.scores], r.picked, r.message)
+                        for r in recs]
+    bindings = {p.key: p.node_name for p in cluster.list("Pod")}
+    return records, bindings
+
+
 @settings(max_examples=1000, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(nodes=st.lists(table_node_st, min_size=2, max_size=9), bound=st.lists(table_pod_st, max_size=5),
@@ -227,3 +390,31 @@ table_pod_st = pod_st.map(lambda d: dict(d, zone_affinity=None, spread=None, pod
        percentage=st.sampled_from([0, 100]), min_nodes=st.sampled_from([3, 100]))
 def test_node_table_path_agrees_with_per_node_hooks(nodes, bound, pending, percentage, min_nodes):
     test_batch_and_per_node_paths_agree.hypothesis.inner_test(nodes, bound, pending, percentage, min_nodes)
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(nodes=st.lists(node2_st, min_size=1, max_size=8), bound=st.lists(pod2_st, max_size=5),
+       pending=st.lists(st.tuples(pod2_st, st.integers(1, 4)), min_size=1, max_size=3),
+       percentage=st.sampled_from([0, 50, 100]), min_nodes=st.sampled_from([1, 2, 3, 100]),
+       hard_weight=st.sampled_from([0, 1, 5]), ignore_preferred=st.booleans())
+def test_batch_and_per_node_paths_agree_on_affinity_and_spread(nodes, bound, pending, percentage, min_nodes,
+                                                               hard_weight, ignore_preferred):
+    node_objs = [_node2(i, d) for i, d in enumerate(nodes)]
+    bound_pods = [_pod2(f"b{i}", d, f"n{d['bound_to'] % len(nodes)}") for i, d in enumerate(bound)]
+    shapes = [d for d, n in pending for _ in range(n)]
+    pending_pods = [_pod2(f"p{100 + i}", d, None) for i, d in enumerate(shapes)]
+    args = {"hardPodAffinityWeight": hard_weight, "ignorePreferredTermsOfExistingPods": ignore_preferred}
+    saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND
+    schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
+    saved_table = node_table.MIN_NODES, node_table.CHECK
+    node_table.MIN_NODES, node_table.CHECK = 0, True
+    try:
+        batch = _run2(node_objs, bound_pods, pending_pods, percentage, args, True)
+        per_node = _run2(node_objs, bound_pods, pending_pods, percentage, args, False)
+    finally:
+        schedule_one.MIN_FEASIBLE_NODES_TO_FIND = saved
+        node_table.MIN_NODES, node_table.CHECK = saved_table
+        pts_filtering.USE_NODE_COUNTS_CACHE = True
+        node_sums.ENABLED = True
+    assert batch == per_node
