@@ -195,6 +195,9 @@ def get_earliest_pod_start_time(victims: Victims) -> Optional[Tuple[int, int]]:
 # ---------------------------------------------------------------------------------------------
 def nodes_for_status_code(m: NodeToStatus, nodes: Sequence[NodeInfo], code: Code) -> List[NodeInfo]:
     """NodeToStatus.NodesForStatusCode, keeping the node list's order."""
+    if type(m) is NodeToStatus:  # m.get inlined
+        get, absent = m.node_to_status.get, m.absent_nodes_status
+        return [ni for ni in nodes if get(ni.node.name if ni.node is not None else "", absent).code == code]
     return [ni for ni in nodes if m.get(ni.name).code == code]
 
 
@@ -217,24 +220,9 @@ def pick_one_node_for_preemption(nodes_to_victims: Dict[str, Victims],
         return ""
     all_candidates = list(nodes_to_victims)
     if not score_funcs:
-        def min_num_pdb_violating(node: str) -> int:
-            return -nodes_to_victims[node].num_pdb_violations
-
-        def min_highest_priority(node: str) -> int:
-            return -nodes_to_victims[node].pods[0].priority
-
-        def min_sum_priorities(node: str) -> int:
-            return -sum(p.priority + MAX_INT32 + 1 for p in nodes_to_victims[node].pods)
-
-        def min_num_pods(node: str) -> int:
-            return -len(nodes_to_victims[node].pods)
-
-        def latest_start_time(node: str) -> Tuple[int, int]:
-            t = get_earliest_pod_start_time(nodes_to_victims[node])
-            return (MIN_INT64, 0) if t is None else t
-
-        score_funcs = [min_num_pdb_violating, min_highest_priority, min_sum_priorities,
-                       min_num_pods, latest_start_time]
+        if all(v.pods for v in nodes_to_victims.values()):
+            return _pick_by_default_criteria(nodes_to_victims, all_candidates)
+        score_funcs = default_score_funcs(nodes_to_victims)
     for f in score_funcs:
         selected: List[str] = []
         max_score: Any = None
@@ -249,6 +237,51 @@ def pick_one_node_for_preemption(nodes_to_victims: Dict[str, Victims],
             return selected[0]
         all_candidates = selected
     return all_candidates[0]
+
+
+def default_score_funcs(nodes_to_victims: Dict[str, Victims]) -> List[Callable[[str], Any]]:
+    """pickOneNodeForPreemption's default criteria, as score functions (greater is better)."""
+
+    def min_num_pdb_violating(node: str) -> int:
+        return -nodes_to_victims[node].num_pdb_violations
+
+    def min_highest_priority(node: str) -> int:
+        return -nodes_to_victims[node].pods[0].priority
+
+    def min_sum_priorities(node: str) -> int:
+        return -sum(p.priority + MAX_INT32 + 1 for p in nodes_to_victims[node].pods)
+
+    def min_num_pods(node: str) -> int:
+        return -len(nodes_to_victims[node].pods)
+
+    def latest_start_time(node: str) -> Tuple[int, int]:
+        t = get_earliest_pod_start_time(nodes_to_victims[node])
+        return (MIN_INT64, 0) if t is None else t
+
+    return [min_num_pdb_violating, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
+
+
+def _pick_by_default_criteria(nodes_to_victims: Dict[str, Victims], all_candidates: List[str]) -> str:
+    """pick_one_node_for_preemption's default criteria, fewer calls: narrowing the candidates by
+    each score in turn (keeping the maxima, in order) and taking the first left is taking the
+    first candidate whose tuple of scores is the greatest (max keeps the first of equal maxima);
+    the start times are looked up only for the candidates tied on the four other scores. Every
+    candidate has at least one victim."""
+
+    def scores(node: str) -> Tuple[int, int, int, int]:
+        v = nodes_to_victims[node]
+        pods = v.pods
+        total = 0
+        for p in pods:
+            total += p.priority + MAX_INT32 + 1
+        return (-v.num_pdb_violations, -pods[0].priority, -total, -len(pods))
+
+    keyed = [(scores(node), node) for node in all_candidates]
+    best = max(k for k, _ in keyed)
+    tied = [node for k, node in keyed if k == best]
+    if len(tied) == 1:
+        return tied[0]
+    return max(tied, key=lambda node: get_earliest_pod_start_time(nodes_to_victims[node]))
 
 
 def get_lower_priority_nominated_pods(handle, pod: Pod, node_name: str) -> List[Pod]:
