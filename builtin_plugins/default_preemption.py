@@ -12,8 +12,9 @@ from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 from harness.framework import parallelize
-from harness.framework.filter_memo import (NODE_LOCAL_FILTER_PLUGINS, ShapeIds, copy_status,  # noqa: F401
-                                           node_local_filters, nominated_lister)
+from harness.framework.filter_memo import (MEMO_SHAPES_LIMIT, NODE_LOCAL_FILTER_PLUGINS,  # noqa: F401
+                                           ShapeIds, copy_status, node_local_filters, nominated_lister,
+                                           same_pods)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
                                           Candidate, Evaluator, Victims, more_important_pod,
                                           sort_by_importance)
@@ -27,11 +28,6 @@ ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_PREEMPT_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_TERMINATING_ON_NOMINATED_NODE = "not eligible due to a terminating pod on the nominated node."
 ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
-
-# the dry run of a node with only in-tree node-local Filter plugins running (the others Skipped)
-# is a function of the node's generation, the preemptor's spec and the nominated pods on the node,
-# which is what DefaultPreemption's dry-run memo is keyed by (see harness.framework.filter_memo)
-_MEMO_SHAPES_LIMIT = 1_000  # (pod shape, filters) pairs; the memo starts afresh beyond it
 
 
 class DefaultPreemption(Plugin):
@@ -185,7 +181,7 @@ class DefaultPreemption(Plugin):
         if ran is None:
             return None
         memo = self._dry_run_memo
-        if len(memo) > _MEMO_SHAPES_LIMIT:
+        if len(memo) >= MEMO_SHAPES_LIMIT:
             memo.clear()
         per_node = memo.setdefault((self._shapes.of(pod), ran), {})
         nominated_on = nominated_lister(handle)
@@ -193,18 +189,19 @@ class DefaultPreemption(Plugin):
 
         def check(node_info) -> Tuple[List[Any], int, Status]:
             """select_victims_on_node on copies of node_info and state, or its remembered answer."""
-            name = node_info.name
+            node = node_info.node
+            name = node.name if node is not None else ""
             noms = nominated_on(name)
-            nominated = tuple(pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid) if noms else ()
+            nominated = [pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid] if noms else []
             hit = per_node.get(name)
-            if hit is not None and hit[0] == node_info.generation and len(hit[1]) == len(nominated) \
-                    and all(a is b for a, b in zip(hit[1], nominated)):
-                _, _, pods, n, status = hit
+            if hit is not None and hit[0] == node_info.generation and same_pods(hit[1], nominated):
+                _, _, pods, n, status, ok = hit
                 # a successful status is only tested by the caller; a failed one is kept by it
-                return list(pods), n, (status if status.code == Code.Success else copy_status(status))
+                return list(pods), n, (status if ok else copy_status(status))
             pods, n, status = self.select_victims_on_node(state.clone(), pod, node_info.snapshot(), pdbs)
             if status is not None and status.code != Code.Error:
-                per_node[name] = (node_info.generation, nominated, tuple(pods), n, copy_status(status))
+                per_node[name] = (node_info.generation, nominated, tuple(pods), n, copy_status(status),
+                                  status.code == Code.Success)
             return pods, n, status
 
         return check

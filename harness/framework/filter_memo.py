@@ -27,7 +27,7 @@ from .status import Status
 # pod's namespace and spec (and status resources), the plugin's args and that node (its NodeInfo)
 NODE_LOCAL_FILTER_PLUGINS = frozenset(["NodeUnschedulable", "NodeName", "TaintToleration",
                                        "NodeAffinity", "NodePorts", "NodeResourcesFit"])
-MEMO_LIMIT = 200_000  # entries; a memo starts afresh beyond it
+MEMO_SHAPES_LIMIT = 1_000  # (pod shape, filters) pairs; a memo starts afresh beyond them
 
 
 def pod_filter_shape(pod) -> str:
@@ -73,6 +73,16 @@ def _framework_lister():
     return Framework.nominated_pods_for_node
 
 
+def same_pods(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    """Whether two sequences hold the very same objects in the same order."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is not y:
+            return False
+    return True
+
+
 def copy_status(s: Optional[Status]) -> Optional[Status]:
     """A fresh Status equal to s (callers set .plugin and keep it)."""
     if s is None:
@@ -97,50 +107,49 @@ class ShapeIds:
 
 
 class NominatedFilterMemo:
-    """One framework's memo of RunFilterPluginsWithNominatedPods (see the module docstring)."""
+    """One framework's memo of RunFilterPluginsWithNominatedPods (see the module docstring): per
+    (pod shape, filters that run), per node, the answer for one generation and one set of
+    nominated pods (a newer one replaces it)."""
 
     def __init__(self, fw) -> None:
         self.fw = fw
         self.shapes = ShapeIds()
-        self.memo: Dict[Any, Any] = {}
-        self.nominated_on: Callable[[str], Sequence[Any]] = fw.nominated_pods_for_node
+        self.memo: Dict[Any, Dict[str, Any]] = {}
 
-    def _prefix(self, state, pod) -> Any:
-        """(framework, (shape id, filters that run, priority, uid)) for this cycle's state, or
-        (framework, None) when the memo does not apply; computed once per CycleState."""
+    def _cycle(self, state, pod) -> Any:
+        """(per-node memo, priority, uid, nominated lister, snapshot's node map) for this
+        cycle's state, or None when the memo does not apply; computed once per CycleState."""
         cached = state.filter_memo_key
         if cached is not None and cached[0] is self:
             return cached[1]
         ran = node_local_filters(self.fw, state)
-        self.nominated_on = nominated_lister(self.fw)
-        prefix = None
-        if ran is not None:
-            prefix = (self.shapes.of(pod), ran, pod.priority, pod.uid)
-        state.filter_memo_key = (self, prefix)
-        return prefix
+        node_map = getattr(self.fw.snapshot, "node_info_map", None)
+        cycle = None
+        if ran is not None and type(node_map) is dict:
+            memo = self.memo
+            if len(memo) >= MEMO_SHAPES_LIMIT:
+                memo.clear()
+            per_node = memo.setdefault((self.shapes.of(pod), ran), {})
+            cycle = (per_node, pod.priority, pod.uid, nominated_lister(self.fw), node_map)
+        state.filter_memo_key = (self, cycle)
+        return cycle
 
     def run(self, state, pod, info, slow: Callable[[Any, Any, Any], Optional[Status]]) -> Optional[Status]:
         """slow(state, pod, info), or its remembered answer."""
-        prefix = self._prefix(state, pod)
-        if prefix is None:
+        cycle = self._cycle(state, pod)
+        if cycle is None:
             return slow(state, pod, info)
+        per_node, priority, uid, nominated_on, node_map = cycle
         node = info.node
-        snap = self.fw.snapshot
         name = node.name if node is not None else ""
-        if node is None or snap is None or getattr(snap, "node_info_map", {}).get(name) is not info:
+        if node is None or node_map.get(name) is not info:  # e.g. a dry run's copy
             return slow(state, pod, info)
-        _, _, priority, uid = prefix
-        noms = self.nominated_on(name)
-        nominated = tuple(pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid) if noms else ()
-        key = (name, info.generation, prefix[0], prefix[1], tuple(map(id, nominated)))
-        memo = self.memo
-        hit = memo.get(key)
-        # the entry keeps its nominated PodInfos alive, so their ids in the key are theirs
-        if hit is not None:
-            return copy_status(hit[1])
+        noms = nominated_on(name)
+        nominated = [pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid] if noms else []
+        hit = per_node.get(name)
+        if hit is not None and hit[0] == info.generation and same_pods(hit[1], nominated):
+            return copy_status(hit[2])
         status = slow(state, pod, info)
         if status is None or status.code != 1:  # Code.Error: not remembered
-            if len(memo) >= MEMO_LIMIT:
-                memo.clear()
-            memo[key] = (nominated, copy_status(status))
+            per_node[name] = (info.generation, nominated, copy_status(status))
         return status

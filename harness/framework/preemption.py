@@ -139,15 +139,19 @@ def get_pod_start_time(pod: Pod) -> Tuple[int, int]:
     earlier are taken to have started earlier."""
 
     start = pod.status.get("startTime")
-
-    def compute(p: Pod) -> Tuple[int, int]:
-        t = parse_time_ns(start)
-        if t is None:
-            t = parse_time_ns(p.raw.get("metadata", {}).get("creationTimestamp"))
-        return (_NOW if t is None else t, p.creation_index)
-
-    # keyed by startTime too: copies made by status updates share the memo
-    return pod.memo(f"preemption_start_time:{start}", compute)
+    # remembered with the startTime it was computed for: copies made by status updates share
+    # the memo
+    memo = getattr(pod, "_memo", None)
+    hit = memo.get("preemption_start_time") if type(memo) is dict else None
+    if hit is not None and hit[0] == start:
+        return hit[1]
+    t = parse_time_ns(start)
+    if t is None:
+        t = parse_time_ns(pod.raw.get("metadata", {}).get("creationTimestamp"))
+    value = (_NOW if t is None else t, pod.creation_index)
+    if type(memo) is dict:
+        memo["preemption_start_time"] = (start, value)
+    return value
 
 
 def more_important_pod(pod1: Pod, pod2: Pod) -> bool:
@@ -175,11 +179,12 @@ def sort_by_importance(items: List[Any], more_important: Callable[[Pod, Pod], bo
 
 def get_earliest_pod_start_time(victims: Victims) -> Optional[Tuple[int, int]]:
     """util.GetEarliestPodStartTime: the earliest start time among the highest-priority victims."""
-    if not victims.pods:
+    pods = victims.pods
+    if not pods:
         return None
-    earliest = get_pod_start_time(victims.pods[0])
-    max_priority = victims.pods[0].priority
-    for pod in victims.pods:
+    earliest = get_pod_start_time(pods[0])
+    max_priority = pods[0].priority
+    for pod in pods[1:]:  # (pods[0] would leave both as they are)
         if pod.priority == max_priority:
             t = get_pod_start_time(pod)
             if t < earliest:
