@@ -24,7 +24,7 @@ class CycleState:
         self._skip_filter_plugins: Set[str] = set()
         # the framework's Filter plugins minus the skipped ones, computed once per cycle
         self.filter_calls = None
-        # (memo, key prefix) of harness.framework.filter_memo for this cycle, computed once
+        # (memo, this cycle's part) of harness.framework.filter_memo, computed once per cycle
         self.filter_memo_key = None
         self.skip_score_plugins: Set[str] = set()
         self.skip_pre_bind_plugins: Set[str] = set()

@@ -48,7 +48,8 @@ def node_local_filters(fw, state) -> Optional[Tuple[str, ...]]:
         for pc in getattr(fw, ep, None) or []:
             if pc.name in skip:
                 continue
-            if pc.name not in NODE_LOCAL_FILTER_PLUGINS or not type(pc.plugin).__module__.startswith("builtin_plugins."):
+            if (pc.name not in NODE_LOCAL_FILTER_PLUGINS
+                    or not type(pc.plugin).__module__.startswith("builtin_plugins.")):
                 return None
     return tuple(sorted(pc.name for pc in fw.filter_plugins if pc.name not in skip))
 
