@@ -5,8 +5,6 @@ which pods may be victims, in which order they are reprieved, and how many nodes
 
 from __future__ import annotations
 
-import copy
-import json
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness.api import labels as labelsel
@@ -14,6 +12,9 @@ from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 from harness.framework import parallelize
+from harness.framework.filter_memo import (MEMO_SHAPES_LIMIT, NODE_LOCAL_FILTER_PLUGINS,  # noqa: F401
+                                           ShapeIds, copy_status, node_local_filters, nominated_lister,
+                                           same_pods)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
                                           Candidate, Evaluator, Victims, more_important_pod,
                                           sort_by_importance)
@@ -27,14 +28,6 @@ ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_PREEMPT_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_TERMINATING_ON_NOMINATED_NODE = "not eligible due to a terminating pod on the nominated node."
 ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
-
-# In-tree Filter plugins whose PreFilter state and Filter verdict on a node depend only on the
-# pod's spec, the plugin's args and that node (its NodeInfo): the dry run of a node with these
-# alone (the others Skipped) is a function of the node's generation, the preemptor's spec and the
-# nominated pods on the node, which is what DefaultPreemption's dry-run memo is keyed by.
-NODE_LOCAL_FILTER_PLUGINS = frozenset([names.NodeUnschedulable, names.NodeName, names.TaintToleration,
-                                       names.NodeAffinity, names.NodePorts, names.NodeResourcesFit])
-_MEMO_LIMIT = 200_000  # entries; the memo starts afresh beyond it
 
 
 class DefaultPreemption(Plugin):
@@ -60,8 +53,8 @@ class DefaultPreemption(Plugin):
         # MoreImportantPod: higher priority, then earlier start.
         self.more_important_pod = more_important_pod
         self.evaluator = Evaluator(self.name, handle, self, self.enable_async_preemption)
-        self._dry_run_memo: Dict[Any, Any] = {}
-        self._shape_ids: Dict[str, int] = {}
+        self._dry_run_memo: Dict[Any, Dict[str, Any]] = {}
+        self._shapes = ShapeIds()
 
     # -- args ------------------------------------------------------------------------------------
     @classmethod
@@ -172,44 +165,43 @@ class DefaultPreemption(Plugin):
         select_victims_on_node gives on copies of that node and of `state`, remembering the
         answer across dry runs. None (the plain per-node path) unless every Filter plugin that
         runs and every PreFilter extension that runs is an in-tree node-local one
-        (NODE_LOCAL_FILTER_PLUGINS), there is no PDB, and the victim policy is the default one:
-        then the answer depends only on the node's NodeInfo (its generation), the preemptor's
-        namespace and spec, and the nominated pods of equal or higher priority on the node
-        (compared by identity), which make the key."""
+        (filter_memo.node_local_filters), there is no PDB, and the victim policy is the default
+        one: then the answer depends only on the node's NodeInfo (its generation), what the
+        plugins read of the preemptor (filter_memo.pod_filter_shape), and the nominated pods of
+        equal or higher priority on the node (compared by identity), which make the key. One
+        entry per node and shape: a node's newer generation replaces its entry."""
         if not self.memo_dry_run or pdbs or type(self) is not DefaultPreemption:
             return None
         if self.more_important_pod is not more_important_pod or self.is_eligible_pod is not any_pod_eligible:
             return None
         handle = self.handle
-        skip = state.skip_filter_plugins
-        for ep in ("filter_plugins", "pre_filter_plugins"):
-            for pc in getattr(handle, ep, None) or []:
-                if pc.name in skip:
-                    continue
-                if pc.name not in NODE_LOCAL_FILTER_PLUGINS or not type(pc.plugin).__module__.startswith("builtin_plugins."):
-                    return None
         if not hasattr(handle, "nominated_pods_for_node"):
             return None
-        shape = json.dumps([pod.namespace, pod.spec], sort_keys=True, default=str)
-        shape_id = self._shape_ids.setdefault(shape, len(self._shape_ids))
-        ran = tuple(sorted(pc.name for pc in handle.filter_plugins if pc.name not in skip))
+        ran = node_local_filters(handle, state)
+        if ran is None:
+            return None
         memo = self._dry_run_memo
-        if len(memo) > _MEMO_LIMIT:
+        if len(memo) >= MEMO_SHAPES_LIMIT:
             memo.clear()
+        per_node = memo.setdefault((self._shapes.of(pod), ran), {})
+        nominated_on = nominated_lister(handle)
         priority, uid = pod.priority, pod.uid
 
         def check(node_info) -> Tuple[List[Any], int, Status]:
             """select_victims_on_node on copies of node_info and state, or its remembered answer."""
-            nominated = tuple(pi for pi in handle.nominated_pods_for_node(node_info.name)
-                              if pi.pod.priority >= priority and pi.pod.uid != uid)
-            key = (node_info.name, node_info.generation, shape_id, ran, tuple(map(id, nominated)))
-            hit = memo.get(key)
-            if hit is not None and all(a is b for a, b in zip(hit[0], nominated)):
-                _, pods, n, status = hit
-                return list(pods), n, copy.copy(status)
+            node = node_info.node
+            name = node.name if node is not None else ""
+            noms = nominated_on(name)
+            nominated = [pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid] if noms else []
+            hit = per_node.get(name)
+            if hit is not None and hit[0] == node_info.generation and same_pods(hit[1], nominated):
+                _, _, pods, n, status, ok = hit
+                # a successful status is only tested by the caller; a failed one is kept by it
+                return list(pods), n, (status if ok else copy_status(status))
             pods, n, status = self.select_victims_on_node(state.clone(), pod, node_info.snapshot(), pdbs)
-            if status is None or status.code != Code.Error:
-                memo[key] = (nominated, list(pods), n, copy.copy(status))
+            if status is not None and status.code != Code.Error:
+                per_node[name] = (node_info.generation, nominated, tuple(pods), n, copy_status(status),
+                                  status.code == Code.Success)
             return pods, n, status
 
         return check

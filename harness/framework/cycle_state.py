@@ -15,7 +15,7 @@ class CycleState:
 
     __slots__ = ("_storage", "skip_score_plugins",
                  "skip_pre_bind_plugins", "record_plugin_metrics", "get", "_skip_filter_plugins",
-                 "filter_calls")
+                 "filter_calls", "filter_memo_key")
 
     def __init__(self) -> None:
         self._storage: Dict[str, Any] = {}
@@ -24,6 +24,8 @@ class CycleState:
         self._skip_filter_plugins: Set[str] = set()
         # the framework's Filter plugins minus the skipped ones, computed once per cycle
         self.filter_calls = None
+        # (memo, this cycle's part) of harness.framework.filter_memo, computed once per cycle
+        self.filter_memo_key = None
         self.skip_score_plugins: Set[str] = set()
         self.skip_pre_bind_plugins: Set[str] = set()
         self.record_plugin_metrics = False
@@ -36,6 +38,7 @@ class CycleState:
     def skip_filter_plugins(self, value: Set[str]) -> None:
         self._skip_filter_plugins = value
         self.filter_calls = None
+        self.filter_memo_key = None
 
     def read(self, key: str) -> Any:
         try:

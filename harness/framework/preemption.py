@@ -139,15 +139,19 @@ def get_pod_start_time(pod: Pod) -> Tuple[int, int]:
     earlier are taken to have started earlier."""
 
     start = pod.status.get("startTime")
-
-    def compute(p: Pod) -> Tuple[int, int]:
-        t = parse_time_ns(start)
-        if t is None:
-            t = parse_time_ns(p.raw.get("metadata", {}).get("creationTimestamp"))
-        return (_NOW if t is None else t, p.creation_index)
-
-    # keyed by startTime too: copies made by status updates share the memo
-    return pod.memo(f"preemption_start_time:{start}", compute)
+    # remembered with the startTime it was computed for: copies made by status updates share
+    # the memo
+    memo = getattr(pod, "_memo", None)
+    hit = memo.get("preemption_start_time") if type(memo) is dict else None
+    if hit is not None and hit[0] == start:
+        return hit[1]
+    t = parse_time_ns(start)
+    if t is None:
+        t = parse_time_ns(pod.raw.get("metadata", {}).get("creationTimestamp"))
+    value = (_NOW if t is None else t, pod.creation_index)
+    if type(memo) is dict:
+        memo["preemption_start_time"] = (start, value)
+    return value
 
 
 def more_important_pod(pod1: Pod, pod2: Pod) -> bool:
@@ -175,11 +179,12 @@ def sort_by_importance(items: List[Any], more_important: Callable[[Pod, Pod], bo
 
 def get_earliest_pod_start_time(victims: Victims) -> Optional[Tuple[int, int]]:
     """util.GetEarliestPodStartTime: the earliest start time among the highest-priority victims."""
-    if not victims.pods:
+    pods = victims.pods
+    if not pods:
         return None
-    earliest = get_pod_start_time(victims.pods[0])
-    max_priority = victims.pods[0].priority
-    for pod in victims.pods:
+    earliest = get_pod_start_time(pods[0])
+    max_priority = pods[0].priority
+    for pod in pods[1:]:  # (pods[0] would leave both as they are)
         if pod.priority == max_priority:
             t = get_pod_start_time(pod)
             if t < earliest:
@@ -195,6 +200,9 @@ def get_earliest_pod_start_time(victims: Victims) -> Optional[Tuple[int, int]]:
 # ---------------------------------------------------------------------------------------------
 def nodes_for_status_code(m: NodeToStatus, nodes: Sequence[NodeInfo], code: Code) -> List[NodeInfo]:
     """NodeToStatus.NodesForStatusCode, keeping the node list's order."""
+    if type(m) is NodeToStatus:  # m.get inlined
+        get, absent = m.node_to_status.get, m.absent_nodes_status
+        return [ni for ni in nodes if get(ni.node.name if ni.node is not None else "", absent).code == code]
     return [ni for ni in nodes if m.get(ni.name).code == code]
 
 
@@ -217,24 +225,9 @@ def pick_one_node_for_preemption(nodes_to_victims: Dict[str, Victims],
         return ""
     all_candidates = list(nodes_to_victims)
     if not score_funcs:
-        def min_num_pdb_violating(node: str) -> int:
-            return -nodes_to_victims[node].num_pdb_violations
-
-        def min_highest_priority(node: str) -> int:
-            return -nodes_to_victims[node].pods[0].priority
-
-        def min_sum_priorities(node: str) -> int:
-            return -sum(p.priority + MAX_INT32 + 1 for p in nodes_to_victims[node].pods)
-
-        def min_num_pods(node: str) -> int:
-            return -len(nodes_to_victims[node].pods)
-
-        def latest_start_time(node: str) -> Tuple[int, int]:
-            t = get_earliest_pod_start_time(nodes_to_victims[node])
-            return (MIN_INT64, 0) if t is None else t
-
-        score_funcs = [min_num_pdb_violating, min_highest_priority, min_sum_priorities,
-                       min_num_pods, latest_start_time]
+        if all(v.pods for v in nodes_to_victims.values()):
+            return _pick_by_default_criteria(nodes_to_victims, all_candidates)
+        score_funcs = default_score_funcs(nodes_to_victims)
     for f in score_funcs:
         selected: List[str] = []
         max_score: Any = None
@@ -249,6 +242,51 @@ def pick_one_node_for_preemption(nodes_to_victims: Dict[str, Victims],
             return selected[0]
         all_candidates = selected
     return all_candidates[0]
+
+
+def default_score_funcs(nodes_to_victims: Dict[str, Victims]) -> List[Callable[[str], Any]]:
+    """pickOneNodeForPreemption's default criteria, as score functions (greater is better)."""
+
+    def min_num_pdb_violating(node: str) -> int:
+        return -nodes_to_victims[node].num_pdb_violations
+
+    def min_highest_priority(node: str) -> int:
+        return -nodes_to_victims[node].pods[0].priority
+
+    def min_sum_priorities(node: str) -> int:
+        return -sum(p.priority + MAX_INT32 + 1 for p in nodes_to_victims[node].pods)
+
+    def min_num_pods(node: str) -> int:
+        return -len(nodes_to_victims[node].pods)
+
+    def latest_start_time(node: str) -> Tuple[int, int]:
+        t = get_earliest_pod_start_time(nodes_to_victims[node])
+        return (MIN_INT64, 0) if t is None else t
+
+    return [min_num_pdb_violating, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
+
+
+def _pick_by_default_criteria(nodes_to_victims: Dict[str, Victims], all_candidates: List[str]) -> str:
+    """pick_one_node_for_preemption's default criteria, fewer calls: narrowing the candidates by
+    each score in turn (keeping the maxima, in order) and taking the first left is taking the
+    first candidate whose tuple of scores is the greatest (max keeps the first of equal maxima);
+    the start times are looked up only for the candidates tied on the four other scores. Every
+    candidate has at least one victim."""
+
+    def scores(node: str) -> Tuple[int, int, int, int]:
+        v = nodes_to_victims[node]
+        pods = v.pods
+        total = 0
+        for p in pods:
+            total += p.priority + MAX_INT32 + 1
+        return (-v.num_pdb_violations, -pods[0].priority, -total, -len(pods))
+
+    keyed = [(scores(node), node) for node in all_candidates]
+    best = max(k for k, _ in keyed)
+    tied = [node for k, node in keyed if k == best]
+    if len(tied) == 1:
+        return tied[0]
+    return max(tied, key=lambda node: get_earliest_pod_start_time(nodes_to_victims[node]))
 
 
 def get_lower_priority_nominated_pods(handle, pod: Pod, node_name: str) -> List[Pod]:

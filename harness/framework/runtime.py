@@ -16,6 +16,7 @@ from ..errors import ConfigError
 from . import parallelize
 from .blocking import Task, drive, is_task
 from .cycle_state import CycleState
+from .filter_memo import NominatedFilterMemo
 from .node_table import NodeRows
 from .hookspecs import PROJECT, ExtensionPointSpecs
 from .status import Code, Status
@@ -674,7 +675,21 @@ class Framework:
                 rejector = pc.name
         return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
 
+    # remember RunFilterPluginsWithNominatedPods's answers where only node-local in-tree plugins
+    # run (harness.framework.filter_memo; off = every call filters)
+    memo_nominated_filters = True
+    _nominated_filter_memo = None
+
     def run_filter_plugins_with_nominated_pods(self, state, pod, info: NodeInfo) -> Optional[Status]:
+        """RunFilterPluginsWithNominatedPods, or its remembered answer (filter_memo)."""
+        if not self.memo_nominated_filters:
+            return self.run_filter_plugins_with_nominated_pods_uncached(state, pod, info)
+        memo = self._nominated_filter_memo
+        if memo is None:
+            memo = self._nominated_filter_memo = NominatedFilterMemo(self)
+        return memo.run(state, pod, info, self.run_filter_plugins_with_nominated_pods_uncached)
+
+    def run_filter_plugins_with_nominated_pods_uncached(self, state, pod, info: NodeInfo) -> Optional[Status]:
         """RunFilterPluginsWithNominatedPods: filter twice, with and without the nominated pods of
         equal or higher priority."""
         status: Optional[Status] = None
