@@ -13,7 +13,7 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, C
                                NodeInfo, Plugin, QueueingHint, Resource, Status,
                                hookimpl)
 
-from harness.framework.node_table import NodeRows
+from harness.framework.node_table import NodeRows, numpy
 
 from .. import names
 from . import args as fitargs
@@ -159,6 +159,45 @@ def _insufficient_cpu_memory(cpu: int, mem: int, node_info: NodeInfo) -> Status:
         if mem > alloc.memory:
             code = Code.UnschedulableAndUnresolvable
     return Status(code, *reasons)
+
+
+_COLUMN_LIMIT = 1 << 55
+_KEY_REASONS = ((1, ERR_REASON_TOO_MANY_PODS), (2, "Insufficient cpu"), (4, "Insufficient memory"),
+                (8, "Insufficient ephemeral-storage"))
+# key (bits of _KEY_REASONS, 16: some request exceeds the node's allocatable) -> (code, reasons)
+_FIT_STATUSES = {key: (Code.UnschedulableAndUnresolvable if key & 16 else Code.Unschedulable,
+                       tuple(reason for bit, reason in _KEY_REASONS if key & bit))
+                 for key in range(32)}
+
+
+def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> List[Optional[Status]]:
+    """Filter over rows of the node table for a pod without scalar requests: fitsRequest's
+    tests on the columns (pods, then cpu, memory and ephemeral storage the pod requests; a
+    request above the allocatable is unresolvable), one Status per rejected node with its
+    reasons in fitsRequest's order."""
+    t, r = nodes.table, nodes.rows
+    key = (t.num_pods[r] + 1 > t.alloc_pods[r]).astype(numpy().int64)
+    for bit, req, alloc, used in ((2, cpu, t.alloc_cpu, t.req_cpu), (4, mem, t.alloc_mem, t.req_mem),
+                                  (8, eph, t.alloc_eph, t.req_eph)):
+        if req > 0:
+            a = alloc[r]
+            short = req > a - used[r]
+            key |= short * bit
+            key |= (short & (req > a)) * 16
+    out: List[Optional[Status]] = [None] * len(nodes)
+    if not key.any():
+        return out
+    new, cls = object.__new__, Status
+    keys = key.tolist()
+    for k in key.nonzero()[0].tolist():
+        code, reasons = _FIT_STATUSES[keys[k]]
+        st = new(cls)
+        st.code = code
+        st.reasons = list(reasons)
+        st.err = None
+        st.plugin = ""
+        out[k] = st
+    return out
 
 
 def fits(pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True) -> List[InsufficientResource]:
@@ -336,22 +375,8 @@ class Fit(Plugin):
             return None
         cpu, mem, eph = s.milli_cpu, s.memory, s.ephemeral_storage
         flt = self.filter
-        if nodes.__class__ is NodeRows:
-            # the fast path's test on the table's columns; filter for the nodes it fails
-            t, r = nodes.table, nodes.rows
-            ok = t.num_pods[r] < t.alloc_pods[r]
-            if cpu > 0:
-                ok &= t.req_cpu[r] <= t.alloc_cpu[r] - cpu
-            if mem > 0:
-                ok &= t.req_mem[r] <= t.alloc_mem[r] - mem
-            if eph > 0:
-                ok &= t.req_eph[r] <= t.alloc_eph[r] - eph
-            if ok.all():
-                return [None] * len(nodes)
-            out = [None] * len(nodes)
-            for k in (~ok).nonzero()[0].tolist():
-                out[k] = flt(state, pod, nodes[k])
-            return out
+        if nodes.__class__ is NodeRows and max(cpu, mem, eph) < _COLUMN_LIMIT:
+            return _fit_rows(nodes, cpu, mem, eph)
         if cpu > 0 and mem > 0 and eph <= 0:
             # the usual pod: the fast path's test in one comprehension, filter for the others
             ok = [len(ni.pods) < (a := ni.allocatable).allowed_pod_number

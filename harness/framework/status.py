@@ -28,7 +28,7 @@ class Status:
 
     def __init__(self, code: Code = Code.Success, *reasons: str, err: Optional[BaseException] = None,
                  plugin: str = ""):
-        self.code = Code(code)
+        self.code = code if code.__class__ is Code else Code(code)
         self.reasons: List[str] = list(reasons)
         self.err = err
         self.plugin = plugin
