@@ -19,7 +19,7 @@ from .cycle_state import CycleState
 from .filter_memo import NominatedFilterMemo
 from .node_table import NodeRows
 from .hookspecs import PROJECT, ExtensionPointSpecs
-from .status import Code, Status
+from .status import REJECTED_CODES, Code, Status
 from .types import (ClusterEvent, ClusterEventWithHint, EventResource, ActionType, NodeInfo,
                     NodeScore, NodePluginScores, NodeScoreColumns, NodeToStatus, PodInfo, PostFilterResult,
                     PreFilterResult)
@@ -618,12 +618,12 @@ class Framework:
                         sts.append(st)
                     except Exception as e:
                         sts.append(_raised(e))
-            if sts.count(None) == len(sts):
+            if not any(sts):  # every node still feasible (a Status is truthy, None is not)
                 continue  # every node still feasible
             still = []
             for i, s in zip(alive, sts):
                 if s is not None and s.code != 0:  # Code.Success
-                    if not s.is_rejected():
+                    if s.code not in REJECTED_CODES:
                         s = Status(Code.Error, err=RuntimeError(
                             f'running "{name}" filter plugin: {s.as_error()}'))
                     s.plugin = name

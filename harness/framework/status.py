@@ -21,6 +21,10 @@ class Code(enum.IntEnum):
         return self.name
 
 
+# the codes Status.is_rejected answers True for (a set: membership without a method call)
+REJECTED_CODES = frozenset((Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending))
+
+
 class Status:
     """framework.Status. `None` stands for Success wherever a Status is returned."""
 

@@ -323,20 +323,23 @@ class SchedulingCycles:
                         for k, ni in enumerate(chunk):
                             if k not in plain_set:
                                 sts[k] = run(state, pod, ni)
-                if sts.count(None) == len(sts):
+                if not any(sts):  # all None: every node feasible
                     feasible.extend(chunk)
                     if pieces is not None:
                         pieces.append(chunk.rows)
                     continue
                 kept = []
+                rejected = []
                 for k, (ni, st) in enumerate(zip(chunk, sts)):
-                    if st is None or st.code == Code.Success:
+                    if st is None or st.code == 0:  # Code.Success
                         feasible.append(ni)
                         kept.append(k)
                         continue
-                    if st.code == Code.Error:
+                    if st.code == 1:  # Code.Error
+                        _record_rejections(diagnosis, statuses, rejected)
                         raise _FilterError(st, feasible)
-                    _record_rejection(diagnosis, statuses, ni, st)
+                    rejected.append((ni, st))
+                _record_rejections(diagnosis, statuses, rejected)
                 if pieces is not None and kept:
                     pieces.append(chunk.take(kept).rows)
             if pieces and len(feasible) > 1:
@@ -499,6 +502,20 @@ def _record_rejection(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status]
         statuses[ni.node.name] = st
     diagnosis.node_to_status.set(ni.node.name, st)
     diagnosis.add_plugin_status(st)
+
+
+def _record_rejections(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status]],
+                        rejected: List[Tuple[NodeInfo, Status]]) -> None:
+    """_record_rejection for many nodes: the statuses by node name, then each distinct
+    (plugin, code) once into the diagnosis' plugin sets."""
+    if not rejected:
+        return
+    by_name = {ni.node.name: st for ni, st in rejected}
+    if statuses is not None:
+        statuses.update(by_name)
+    diagnosis.node_to_status.node_to_status.update(by_name)
+    for plugin, code in {(st.plugin, st.code) for _, st in rejected}:
+        diagnosis.add_plugin_status(Status(code, plugin=plugin))
 
 
 class _CycleError(Exception):
