@@ -98,27 +98,14 @@ class TopologyValues:
 
     def column_at(self, where, key: str, n: int) -> List[Optional[str]]:
         """The values of `key` at `where` (from positions) for n nodes."""
-        col = self._column(key)
-        start, idx = where
-        if idx is None:
-            out = col[start:start + n]
-            if len(out) < n:
-                out += col[:n - len(out)]
-            return out
-        return list(map(col.__getitem__, idx))
+        return _at(self._column(key), where, n)
 
     def pairs_at(self, where, key: str, n: int) -> List[tuple]:
         """The (key, value) pairs of `key` at `where` for n nodes."""
         col = self._pair_columns.get(key)
         if col is None:
             col = self._pair_columns[key] = list(zip(repeat(key), self._column(key)))
-        start, idx = where
-        if idx is None:
-            out = col[start:start + n]
-            if len(out) < n:
-                out += col[:n - len(out)]
-            return out
-        return list(map(col.__getitem__, idx))
+        return _at(col, where, n)
 
     def values(self, snap: Any, nodes: List[Any], key: str) -> Optional[List[Optional[str]]]:
         """Each node's value of label `key` (None: no such label), or None (see positions)."""
@@ -182,3 +169,14 @@ class NodeColumns:
 
 
 __all__ = ["TopologyValues", "topology_values", "NodeColumns"]
+
+
+def _at(col: List[Any], where, n: int) -> List[Any]:
+    """col's entries at `where` (positions: a start in the list, wrapping, or an index list)."""
+    start, idx = where
+    if idx is None:
+        out = col[start:start + n]
+        if len(out) < n:
+            out += col[:n - len(out)]
+        return out
+    return list(map(col.__getitem__, idx))

@@ -112,6 +112,17 @@ def _status(s):
     return None if s is None else (int(s.code), tuple(s.get_reasons()), s.plugin)
 
 
+def _observed(sched, cluster):
+    """Each pod's cycles (statuses per node, feasible nodes, scores, pick, message) and bindings."""
+    records = {}
+    for key, recs in sched.records.items():
+        records[key] = [(r.attempt, {n: _status(s) for n, s in r.node_statuses.items()}, r.feasible,
+                         [(s.name, s.scores, s.total_score) for s in r.scores], r.picked, r.message)
+                        for r in recs]
+    bindings = {p.key: p.node_name for p in cluster.list("Pod")}
+    return records, bindings
+
+
 def _run(nodes, pods, percentage, batch: bool):
     """batch: the fast paths (batch forms, per-node caches); else the per-node reference."""
     pts_filtering.USE_NODE_COUNTS_CACHE = batch
@@ -128,13 +139,7 @@ def _run(nodes, pods, percentage, batch: bool):
         if not (p.node_name and p.raw["metadata"]["name"].startswith("b")):
             cluster.create(p)
     sched.run_until_quiet()
-    records = {}
-    for key, recs in sched.records.items():
-        records[key] = [(r.attempt, {n: _status(s) for n, s in r.node_statuses.items()}, r.feasible,
-                         [(s.name, s.scores, s.total_score) for s in r.scores], r.picked, r.message)
-                        for r in recs]
-    bindings = {p.key: p.node_name for p in cluster.list("Pod")}
-    return records, bindings
+    return _observed(sched, cluster)
 
 
 @settings(max_examples=1000, deadline=None, derandomize=True,
@@ -374,13 +379,7 @@ def _run2(nodes, bound, pending, percentage, args, batch: bool):
     for p in pending:
         cluster.create(p)
     sched.run_until_quiet()
-    records = {}
-    for key, recs in sched.records.items():
-        records[key] = [(r.attempt, {n: _status(s) for n, s in r.node_statuses.items()}, r.feasible,
-                         [(s.name, s.scores, s.total_score) for s in r.scores], r.picked, r.message)
-                        for r in recs]
-    bindings = {p.key: p.node_name for p in cluster.list("Pod")}
-    return records, bindings
+    return _observed(sched, cluster)
 
 
 @settings(max_examples=1000, deadline=None, derandomize=True,
