@@ -28,6 +28,16 @@ def rejection(code: Code, reason: str) -> Status:
     return s
 
 
+def rejection_of(code: Code, reasons: tuple) -> Status:
+    """Status(code, *reasons): equal to it in every field."""
+    s = _new(Status)
+    s.code = code
+    s.reasons = list(reasons)
+    s.err = None
+    s.plugin = ""
+    return s
+
+
 def fill_rejections(out: List[Optional[Status]], bad: List[bool], code: Code, reason: str) -> None:
     """out[i] = Status(code, reason) wherever bad[i] and out[i] is still None."""
     new, cls = _new, Status
@@ -41,4 +51,4 @@ def fill_rejections(out: List[Optional[Status]], bad: List[bool], code: Code, re
             out[i] = s
 
 
-__all__ = ["rejection", "fill_rejections", "UNSCHEDULABLE", "UNRESOLVABLE"]
+__all__ = ["rejection", "rejection_of", "fill_rejections", "UNSCHEDULABLE", "UNRESOLVABLE"]

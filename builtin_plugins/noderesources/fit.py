@@ -13,9 +13,11 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, C
                                NodeInfo, Plugin, QueueingHint, Resource, Status,
                                hookimpl)
 
+from harness.framework import node_table
 from harness.framework.node_table import NodeRows, numpy
 
 from .. import names
+from ..batch_status import rejection_of
 from . import args as fitargs
 from .least_allocated import least_resource_scorer, least_resource_scorer_cpu_memory
 from .most_allocated import most_resource_scorer, most_resource_scorer_cpu_memory
@@ -161,7 +163,6 @@ def _insufficient_cpu_memory(cpu: int, mem: int, node_info: NodeInfo) -> Status:
     return Status(code, *reasons)
 
 
-_COLUMN_LIMIT = 1 << 55
 _KEY_REASONS = ((1, ERR_REASON_TOO_MANY_PODS), (2, "Insufficient cpu"), (4, "Insufficient memory"),
                 (8, "Insufficient ephemeral-storage"))
 # key (bits of _KEY_REASONS, 16: some request exceeds the node's allocatable) -> (code, reasons)
@@ -187,16 +188,9 @@ def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> List[Optional[Status]]:
     out: List[Optional[Status]] = [None] * len(nodes)
     if not key.any():
         return out
-    new, cls = object.__new__, Status
     keys = key.tolist()
     for k in key.nonzero()[0].tolist():
-        code, reasons = _FIT_STATUSES[keys[k]]
-        st = new(cls)
-        st.code = code
-        st.reasons = list(reasons)
-        st.err = None
-        st.plugin = ""
-        out[k] = st
+        out[k] = rejection_of(*_FIT_STATUSES[keys[k]])
     return out
 
 
@@ -375,7 +369,7 @@ class Fit(Plugin):
             return None
         cpu, mem, eph = s.milli_cpu, s.memory, s.ephemeral_storage
         flt = self.filter
-        if nodes.__class__ is NodeRows and max(cpu, mem, eph) < _COLUMN_LIMIT:
+        if nodes.__class__ is NodeRows and max(cpu, mem, eph) < node_table.LIMIT:
             return _fit_rows(nodes, cpu, mem, eph)
         if cpu > 0 and mem > 0 and eph <= 0:
             # the usual pod: the fast path's test in one comprehension, filter for the others

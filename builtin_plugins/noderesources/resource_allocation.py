@@ -10,6 +10,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from harness.api.pod_resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
                                        is_scalar_resource_name, pod_requests, status_resources_spec)
 from harness.framework import Code, Status
+from harness.framework import node_table
 from harness.framework.node_table import NodeRows
 
 # One entry of the args' resources: (resource name, weight).
@@ -31,8 +32,6 @@ NON_MISSING_DEFAULTS: Dict[str, Fraction] = {
 # How calculateResourceAllocatableRequest treats a resource name (its switch, decided once).
 _CPU, _MEMORY, _EPHEMERAL, _SCALAR, _OTHER = range(5)
 
-# the pod's requests the column form takes (the table's own values are below 2**55)
-_COLUMN_LIMIT = 1 << 55
 
 
 def _kind(name: str) -> int:
@@ -165,7 +164,7 @@ class ResourceAllocationScorer:
         use_requested = self.use_requested
         columns = getattr(fast, "columns", None)
         if (columns is not None and nodes.__class__ is NodeRows and nodes
-                and -_COLUMN_LIMIT < pc < _COLUMN_LIMIT and -_COLUMN_LIMIT < pm < _COLUMN_LIMIT):
+                and -node_table.LIMIT < pc < node_table.LIMIT and -node_table.LIMIT < pm < node_table.LIMIT):
             t, r = nodes.table, nodes.rows
             acpu = t.alloc_cpu[r]
             amem = t.alloc_mem[r]

@@ -26,11 +26,13 @@ MIN_NODES = int(os.environ.get("SCHEDHARNESS_NODE_TABLE_MIN", "64"))
 # "1": check every row against its NodeInfo each time the table is used (tests set it).
 CHECK = os.environ.get("SCHEDHARNESS_CHECK_NODE_TABLE") == "1"
 
-_LIMIT = 1 << 55
+# numbers the columns take: below it, (allocatable - requested) * 100 and a weighted sum of
+# scores stay inside int64
+LIMIT = 1 << 55
 
 # column order of the data array
 COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
-           "num_pods", "nz_cpu", "nz_mem", "unschedulable", "tainted", "has_images", "has_scalars")
+           "num_pods", "nz_cpu", "nz_mem", "unschedulable", "tainted", "has_images")
 
 _np: Any = None
 
@@ -50,13 +52,12 @@ def _row(ni) -> tuple:
     node = ni.node
     return (a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number,
             r.milli_cpu, r.memory, r.ephemeral_storage, len(ni.pods), z.milli_cpu, z.memory,
-            1 if node.unschedulable else 0, 1 if node.taints else 0, 1 if ni.image_states else 0,
-            1 if (a.scalar_resources or r.scalar_resources) else 0)
+            1 if node.unschedulable else 0, 1 if node.taints else 0, 1 if ni.image_states else 0)
 
 
 def _safe(row: tuple) -> bool:
     for v in row:
-        if v >= _LIMIT or v <= -_LIMIT:
+        if v >= LIMIT or v <= -LIMIT:
             return False
     return True
 
@@ -161,10 +162,8 @@ class NodeRows(list):
 
     def take(self, positions: List[int]) -> "NodeRows":
         """The sub-list at `positions` (ascending), with its rows."""
-        np = numpy()
-        rows = self.rows
-        full = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
-        return NodeRows([self[i] for i in positions], self.table, full[np.asarray(positions, dtype=np.intp)])
+        index = row_index(self.rows)[numpy().asarray(positions, dtype=numpy().intp)]
+        return NodeRows([self[i] for i in positions], self.table, index)
 
 
 def row_index(rows):
@@ -186,5 +185,4 @@ def concat_rows(pieces: list):
     """One row index for the rows of consecutive chunks."""
     if len(pieces) == 1:
         return pieces[0]
-    np = numpy()
-    return np.concatenate([np.arange(p.start, p.stop) if isinstance(p, slice) else p for p in pieces])
+    return numpy().concatenate([row_index(p) for p in pieces])

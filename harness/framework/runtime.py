@@ -618,8 +618,8 @@ class Framework:
                         sts.append(st)
                     except Exception as e:
                         sts.append(_raised(e))
-            if not any(sts):  # every node still feasible (a Status is truthy, None is not)
-                continue  # every node still feasible
+            if not any(sts):  # all None (a Status is truthy): every node still feasible
+                continue
             still = []
             for i, s in zip(alive, sts):
                 if s is not None and s.code != 0:  # Code.Success

@@ -88,7 +88,7 @@ class Status:
         return self.code == Code.Skip
 
     def is_rejected(self) -> bool:
-        return self.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
+        return self.code in REJECTED_CODES
 
     def as_error(self) -> Optional[Exception]:
         if self.code in (Code.Success, Code.Wait, Code.Skip):

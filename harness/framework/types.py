@@ -16,7 +16,7 @@ from ..api.pod_resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUE
                                  is_pod_level_requests_set, is_scalar_resource_name, pod_requests,
                                  status_resources_spec)
 from ..api.quantity import parse_quantity
-from .status import Status
+from .status import REJECTED_CODES, Code, Status
 
 _generation = itertools.count(1)
 
@@ -680,12 +680,17 @@ class Diagnosis:
     post_filter_msg: str = ""
 
     def add_plugin_status(self, st: Optional[Status]) -> None:
-        if st is None or not st.plugin:
+        if st is not None:
+            self.add_plugin_code(st.plugin, st.code)
+
+    def add_plugin_code(self, plugin: str, code: int) -> None:
+        """AddPluginStatus for a status of `code` from `plugin` (nothing for an unnamed one)."""
+        if not plugin:
             return
-        if st.is_rejected():
-            self.unschedulable_plugins.add(st.plugin)
-        if int(st.code) == 6:
-            self.pending_plugins.add(st.plugin)
+        if code in REJECTED_CODES:
+            self.unschedulable_plugins.add(plugin)
+        if code == Code.Pending:
+            self.pending_plugins.add(plugin)
 
 
 class FitError(Exception):

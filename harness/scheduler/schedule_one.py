@@ -331,11 +331,11 @@ class SchedulingCycles:
                 kept = []
                 rejected = []
                 for k, (ni, st) in enumerate(zip(chunk, sts)):
-                    if st is None or st.code == 0:  # Code.Success
+                    if st is None or st.code == Code.Success:
                         feasible.append(ni)
                         kept.append(k)
                         continue
-                    if st.code == 1:  # Code.Error
+                    if st.code == Code.Error:
                         _record_rejections(diagnosis, statuses, rejected)
                         raise _FilterError(st, feasible)
                     rejected.append((ni, st))
@@ -515,7 +515,7 @@ def _record_rejections(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status
         statuses.update(by_name)
     diagnosis.node_to_status.node_to_status.update(by_name)
     for plugin, code in {(st.plugin, st.code) for _, st in rejected}:
-        diagnosis.add_plugin_status(Status(code, plugin=plugin))
+        diagnosis.add_plugin_code(plugin, code)
 
 
 class _CycleError(Exception):
