@@ -90,7 +90,7 @@ class ImageLocality(Plugin):
         if nodes.__class__ is NodeRows:
             np = numpy()
             out = np.full(len(nodes), base, dtype=np.int64)
-            for k in nodes.table.has_images[nodes.rows].nonzero()[0].tolist():
+            for k in nodes.flagged("has_images"):
                 out[k] = calculate_priority(sum_image_scores(nodes[k], pod, total_num_nodes), pi.num_containers)
             return out
         return [base if not ni.image_states

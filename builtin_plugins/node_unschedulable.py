@@ -65,7 +65,7 @@ class NodeUnschedulable(Plugin):
         flt = self.filter
         if nodes.__class__ is NodeRows:
             out = [None] * len(nodes)
-            for k in nodes.table.unschedulable[nodes.rows].nonzero()[0].tolist():
+            for k in nodes.flagged("unschedulable"):
                 out[k] = flt(state, pod, nodes[k])
             return out
         return [None if not ni.node.unschedulable else flt(state, pod, ni) for ni in nodes]

@@ -90,7 +90,7 @@ class TaintToleration(Plugin):
         flt = self.filter
         if nodes.__class__ is NodeRows:
             out = [None] * len(nodes)
-            for k in nodes.table.tainted[nodes.rows].nonzero()[0].tolist():
+            for k in nodes.flagged("tainted"):
                 out[k] = flt(state, pod, nodes[k])
             return out
         return [None if not ni.node.taints else flt(state, pod, ni) for ni in nodes]
@@ -120,7 +120,7 @@ class TaintToleration(Plugin):
         if nodes.__class__ is NodeRows:
             np = numpy()
             out = np.zeros(len(nodes), dtype=np.int64)
-            for k in nodes.table.tainted[nodes.rows].nonzero()[0].tolist():
+            for k in nodes.flagged("tainted"):
                 out[k] = count_intolerable_taints_prefer_no_schedule(nodes[k].node.taints, tol)
             return out
         return [0 if not ni.node.taints else count_intolerable_taints_prefer_no_schedule(ni.node.taints, tol)

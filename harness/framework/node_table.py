@@ -160,6 +160,10 @@ class NodeRows(list):
         self.table = table
         self.rows = rows
 
+    def flagged(self, column: str) -> List[int]:
+        """The positions in this list whose row has a non-zero `column` (e.g. "tainted")."""
+        return getattr(self.table, column)[self.rows].nonzero()[0].tolist()
+
     def take(self, positions: List[int]) -> "NodeRows":
         """The sub-list at `positions` (ascending), with its rows."""
         index = row_index(self.rows)[numpy().asarray(positions, dtype=numpy().intp)]
