@@ -9,6 +9,7 @@ from ..framework import node_table, parallelize
 from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
+from ..framework.filter_memo import nominated_lister
 from ..framework.node_table import NodeRows
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
@@ -295,7 +296,8 @@ class SchedulingCycles:
             # below would visit every node of such a chunk, so the batch visits the same nodes.
             # A node with nominated pods goes through RunFilterPluginsWithNominatedPods; on the
             # others that is one RunFilterPlugins, which the batch gives.
-            nominated_for = fw.nominated_pods_for_node if use_nominated else None
+            # fw.nominated_pods_for_node, read without its copy where that is the queue's own
+            nominated_for = nominated_lister(fw) if use_nominated else None
             # chunks of the snapshot's own list carry their rows of its column table
             table = node_table.table_of(s.snapshot) if nodes is s.snapshot.node_info_list else None
             pieces: Optional[list] = [] if table is not None else None
