@@ -126,7 +126,7 @@ class CaseRun:
                                                  features=features)
         self.config = cfg
         self.api = ApiServerDefaults(case.cluster, case.path, features)
-        self.cluster = Cluster()
+        self.cluster = Cluster(features)
         self.seen = set()
         self.index = 0
         self.preempted: List[str] = []  # pods deleted by the scheduler (preemption)

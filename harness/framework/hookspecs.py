@@ -126,13 +126,26 @@ class ExtensionPointSpecs:
         """Permit: returns (Status, timeout seconds). Wait holds the pod before binding until
         allowed, rejected or timed out (virtual time)."""
 
+    @hookspec
+    def sign_pod(self, pod) -> Tuple[List[Any], Optional[Any]]:
+        """SignPlugin.SignPod (v1.35 on, OpportunisticBatching): returns (fragments, Status).
+        Each fragment is a ``(key, value)`` pair (or an object with ``key`` and ``value``) of the
+        pod's fields this plugin's PreFilter/Filter/PreScore/Score read; two pods with equal
+        fragments from every plugin must get the same feasibility and scores on the same nodes.
+        Unschedulable: the pod cannot be signed (no batching for it). Optional: when a
+        PreFilter, Filter, PreScore or Score plugin of a profile does not implement it, that
+        profile schedules every pod without batching, as upstream does."""
+
     # ---- binding cycle ----------------------------------------------------------------------
     @hookspec
     def pre_bind_pre_flight(self, state, pod, node_name) -> Optional[Any]:
-        """PreBindPreFlight: Success means PreBind will do work; Skip means it will not.
-        kube-scheduler v1.34 calls it only with the NominatedNodeNameForExpectation feature
-        gate (alpha, off by default), so the harness's binding cycle does not call it either;
-        ``Framework.run_pre_bind_pre_flights`` runs it for plugin tests."""
+        """PreBindPreFlight: Success means PreBind will do work; Skip means it will not (and
+        this plugin's PreBind is skipped). The binding cycle calls it first, with the
+        NominatedNodeNameForExpectation feature gate (beta, on from v1.35; alpha, off in v1.34):
+        when any plugin returns Success (or the pod waits at Permit) the pod's
+        status.nominatedNodeName is set to the node before PreBind. Without the gate it is not
+        called and every PreBind runs. A PreBind plugin that does not implement it counts as
+        Success."""
 
     @hookspec
     def pre_bind(self, state, pod, node_name) -> Optional[Any]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ..framework import node_table, parallelize
+from ..framework.batch import SortedScoredNodes
 from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT = 3
+CLEAR_NOMINATED_NODE = ("ModeOverride", "")  # clearNominatedNode
 
 
 class NoNodesAvailable(Exception):
@@ -99,10 +101,27 @@ def select_host(scores: List[NodePluginScores], rng) -> str:
     return top[rng.randrange(len(top))] if len(top) > 1 else top[0]
 
 
+def sorted_rest(scores: List[NodePluginScores], host: str, rng) -> SortedScoredNodes:
+    """newSortedNodeScores after its first Pop (v1.35): the nodes but the one picked, highest
+    total first; ties in random order (upstream: each node's Randomizer, drawn in
+    prioritizeNodes; here from the scheduler's batch stream, so that the pick itself draws as
+    select_host always did)."""
+    totals = getattr(scores, "totals", None)
+    if totals is not None:
+        pairs = [(int(totals[k]), ni.node.name) for k, ni in enumerate(scores.nodes)]
+    else:
+        pairs = [(sc.total_score, sc.name) for sc in scores]
+    rest = [(-total, rng.random(), name) for total, name in pairs if name != host]
+    rest.sort()
+    return SortedScoredNodes(name for _, _, name in rest)
+
+
 class SchedulingCycles:
     """The cycle functions of Scheduler, kept apart so each reads like its upstream namesake."""
 
     sched: "Scheduler"
+    batch_hint: str = ""  # OpportunisticBatching: this cycle's node hint and pod signature
+    batch_signature: Optional[str] = None
 
     # ------------------------------------------------------------------------------------------
     def schedule_one(self) -> bool:
@@ -123,6 +142,15 @@ class SchedulingCycles:
             s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
         if status is not None and status.is_wait():
+            # the binding goroutine starts now: its PreBindPreFlight step runs before it blocks
+            # in WaitOnPermit (here: before the pod joins the waiting pods' loop)
+            st = self.binding_pre_flight(state, fw, result, assumed_pinfo)
+            if st is not None:
+                # upstream's goroutine returns before WaitOnPermit, leaving the waiting pod in
+                # the map until its timeout rejects it unheard; here it leaves the map now
+                fw.waiting_pods.pop(pod.uid, None)
+                self.handle_binding_cycle_error(state, fw, assumed_pinfo, result, st, record)
+                return True
             s.waiting.append((state, fw, result, assumed_pinfo, record))
             return True
         if status is not None and not status.is_success():
@@ -132,10 +160,16 @@ class SchedulingCycles:
         return True
 
     def binding_goroutine(self, state: CycleState, fw: Framework, result: ScheduleResult,
-                          assumed: QueuedPodInfo, record: CycleRecord) -> Task:
+                          assumed: QueuedPodInfo, record: CycleRecord, pre_flight: bool = True) -> Task:
         """The goroutine scheduleOne starts after a scheduling cycle: the binding cycle, then
-        handleBindingCycleError on failure. A task: it may wait (PreBind) in virtual time."""
-        status = yield from self.binding_cycle_task(state, fw, result, assumed)
+        handleBindingCycleError on failure. A task: it may wait (PreBind) in virtual time.
+        `pre_flight`: False for a pod that waited at Permit (its PreBindPreFlight step ran when
+        the scheduling cycle ended)."""
+        status = None
+        if pre_flight:
+            status = self.binding_pre_flight(state, fw, result, assumed)
+        if status is None:
+            status = yield from self.binding_cycle_task(state, fw, result, assumed)
         if status is not None and not status.is_success():
             self.handle_binding_cycle_error(state, fw, assumed, result, status, record)
 
@@ -147,11 +181,13 @@ class SchedulingCycles:
         try:
             result = self.schedule_pod(fw, state, pod, record)
         except NoNodesAvailable as e:
-            return (ScheduleResult(nominating_info=("ModeOverride", "")), pinfo,
+            return (ScheduleResult(nominating_info=self.failure_nominating_info()), pinfo,
                     Status(Code.UnschedulableAndUnresolvable, err=e))
         except FitError as fit_error:
             if not fw.has_post_filter_plugins():
-                return ScheduleResult(), pinfo, Status(Code.Unschedulable, err=fit_error)
+                # v1.34: ScheduleResult{} (the nomination left as it is); v1.35: cleared
+                nominating = CLEAR_NOMINATED_NODE if s.features.has("ClearNominatedNodeOnFailure") else None
+                return ScheduleResult(nominating_info=nominating), pinfo, Status(Code.Unschedulable, err=fit_error)
             pf_result, pf_status = fw.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
             fit_error.diagnosis.post_filter_msg = pf_status.message()
             record_post_filter(record, state, pf_result, pf_status)
@@ -160,7 +196,7 @@ class SchedulingCycles:
                 nominating = (pf_result.nominating_mode, pf_result.nominated_node_name)
             return ScheduleResult(nominating_info=nominating), pinfo, Status(Code.Unschedulable, err=fit_error)
         except _CycleError as e:
-            return ScheduleResult(nominating_info=("ModeOverride", "")), pinfo, e.status
+            return ScheduleResult(nominating_info=self.failure_nominating_info()), pinfo, e.status
 
         host = result.suggested_host
         assumed_pod = pod.with_node(host)
@@ -177,13 +213,21 @@ class SchedulingCycles:
         if sts is not None and not sts.is_success():
             fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
             s.cache.forget_pod(assumed_pod)
-            return ScheduleResult(nominating_info=("ModeOverride", "")), assumed, self._single_node_fit_error(pod, host, sts)
+            return ScheduleResult(nominating_info=self.failure_nominating_info()), assumed, self._single_node_fit_error(pod, host, sts)
         sts = fw.run_permit_plugins(state, assumed_pod, host)
         if sts is not None and not sts.is_wait() and not sts.is_success():
             fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
             s.cache.forget_pod(assumed_pod)
-            return ScheduleResult(nominating_info=("ModeOverride", "")), assumed, self._single_node_fit_error(pod, host, sts)
+            return ScheduleResult(nominating_info=self.failure_nominating_info()), assumed, self._single_node_fit_error(pod, host, sts)
         return result, assumed, sts if (sts is not None and sts.is_wait()) else None
+
+    def failure_nominating_info(self) -> Optional[Tuple[str, str]]:
+        """newFailureNominatingInfo (v1.34): None (the nomination kept) with
+        NominatedNodeNameForExpectation on, else clear it; v1.35's clearNominatedNode always."""
+        features = self.sched.features
+        if not features.has("ClearNominatedNodeOnFailure") and features.enabled("NominatedNodeNameForExpectation"):
+            return None
+        return CLEAR_NOMINATED_NODE
 
     @staticmethod
     def _single_node_fit_error(pod, host: str, sts: Status) -> Status:
@@ -200,6 +244,7 @@ class SchedulingCycles:
         s.cache.update_snapshot(s.snapshot)
         if s.snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
+        self.batch_hint, self.batch_signature = "", None
         feasible, diagnosis = self.find_nodes_that_fit_pod(fw, state, pod, record)
         if not feasible:
             raise FitError(pod, s.snapshot.num_nodes(), diagnosis)
@@ -207,11 +252,17 @@ class SchedulingCycles:
             record.feasible = [ni.node.name for ni in feasible]
         if len(feasible) == 1:
             record.picked = feasible[0].node.name
+            if fw.batch is not None:
+                fw.batch.store_schedule_results(self.batch_signature, self.batch_hint, record.picked, None,
+                                                s.queue.scheduling_cycle)
             return ScheduleResult(feasible[0].node.name, 1 + diagnosis.node_to_status.length(), 1)
         scores = self.prioritize_nodes(fw, state, pod, feasible, record)
         record.scores = scores
         host = select_host(scores, s.rng)
         record.picked = host
+        if fw.batch is not None:
+            fw.batch.store_schedule_results(self.batch_signature, self.batch_hint, host,
+                                            sorted_rest(scores, host, s.batch_rng), s.queue.scheduling_cycle)
         return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.length(), len(feasible))
 
     def find_nodes_that_fit_pod(self, fw: Framework, state: CycleState, pod, record: CycleRecord
@@ -233,8 +284,13 @@ class SchedulingCycles:
             diagnosis.pre_filter_msg = st.message()
             diagnosis.add_plugin_status(st)
             return [], diagnosis
-        if pod.nominated_node_name:
-            feasible = self.evaluate_nominated_node(fw, state, pod, diagnosis, record)
+        if fw.batch is not None:
+            # OpportunisticBatching: a hint from the previous cycle's scores, tried as a
+            # nominated node is (the signature is the queue's from v1.36, the same value)
+            self.batch_signature = fw.sign_pod(pod)
+            self.batch_hint = fw.batch.get_node_hint(state, pod, self.batch_signature, s.queue.scheduling_cycle)
+        if pod.nominated_node_name or self.batch_hint:
+            feasible = self.evaluate_nominated_node(fw, state, pod, diagnosis, record, self.batch_hint)
             if feasible:
                 return feasible, diagnosis
         nodes = all_nodes
@@ -255,10 +311,11 @@ class SchedulingCycles:
             s.next_start_node_index = (s.next_start_node_index + processed) % len(all_nodes)
         return feasible, diagnosis
 
-    def evaluate_nominated_node(self, fw, state, pod, diagnosis, record) -> List[NodeInfo]:
+    def evaluate_nominated_node(self, fw, state, pod, diagnosis, record, node_hint: str = "") -> List[NodeInfo]:
+        """evaluateNominatedNode: the pod's nominated node, else the batch's hint."""
         s = self.sched
         try:
-            ni = s.snapshot.get(pod.nominated_node_name)
+            ni = s.snapshot.get(pod.nominated_node_name or node_hint)
         except KeyError:
             return []
         try:
@@ -401,6 +458,31 @@ class SchedulingCycles:
         """bindingCycle with no time passing (see binding_cycle_task)."""
         return drive(self.binding_cycle_task(state, fw, result, assumed))
 
+    def binding_pre_flight(self, state: CycleState, fw: Framework, result: ScheduleResult,
+                           assumed: QueuedPodInfo) -> Optional[Status]:
+        """bindingCycle's first step with NominatedNodeNameForExpectation (beta, on from v1.35;
+        alpha, off in v1.34): RunPreBindPreFlights (an Error, or a rejection, which it does not
+        support, fails the binding cycle); when a PreBind plugin will work (Success) or the pod
+        will wait at Permit, status.nominatedNodeName is patched to the chosen node, telling
+        other components (the cluster autoscaler) where the pod is about to go. PreBind plugins
+        whose PreBindPreFlight returned Skip are skipped. Without the gate every PreBind plugin
+        runs and nothing is patched."""
+        s = self.sched
+        if not s.features.enabled("NominatedNodeNameForExpectation"):
+            return None
+        pod = assumed.pod
+        host = result.suggested_host
+        st = fw.run_pre_bind_pre_flights(state, pod, host)
+        if st is not None and (st.code == Code.Error or st.is_rejected()):
+            return st
+        if st is None or st.is_success() or fw.will_wait_on_permit(pod):
+            current = s.cluster.get("Pod", pod.namespace, pod.name)
+            if current is not None and current.uid == pod.uid:
+                # "Failed to update the nominated node name in the binding cycle" is logged
+                # and binding goes on when the patch fails
+                s.update_pod(pod, None, ("ModeOverride", host), current=current)
+        return None
+
     def binding_cycle_task(self, state: CycleState, fw: Framework, result: ScheduleResult,
                            assumed: QueuedPodInfo) -> Task:
         """bindingCycle: WaitOnPermit (already resolved), PreBind (which may wait), Bind,
@@ -417,9 +499,6 @@ class SchedulingCycles:
                 return Status(st.code, err=FitError(pod, 1, d))
             return st
         s.queue.done(pod.uid)
-        # PreBindPreFlight (and the nominatedNodeName it may set) only runs with the
-        # NominatedNodeNameForExpectation feature gate, alpha and off in v1.34: every PreBind
-        # plugin runs.
         st = yield from fw.run_pre_bind_plugins_task(state, pod, host)
         if st is not None and not st.is_success():
             return st
@@ -435,15 +514,19 @@ class SchedulingCycles:
         s = self.sched
         pod = assumed.pod
         fw.run_reserve_plugins_unreserve(state, pod, result.suggested_host)
-        s.cache.forget_pod(pod)
+        if not s.cache.forget_pod(pod):
+            # "scheduler cache ForgetPod failed" (v1.35: the pod's deletion forgot it already):
+            # no move
+            self.handle_scheduling_failure(fw, assumed, status, self.failure_nominating_info(), record)
+            return
         if status.is_rejected():
             # upstream defers this move until after the failure handler, and skips the pod
-            self.handle_scheduling_failure(fw, assumed, status, ("ModeOverride", ""), record)
+            self.handle_scheduling_failure(fw, assumed, status, self.failure_nominating_info(), record)
             s.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
                                                   lambda p: p.uid != pod.uid)
         else:
             s.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None)
-            self.handle_scheduling_failure(fw, assumed, status, ("ModeOverride", ""), record)
+            self.handle_scheduling_failure(fw, assumed, status, self.failure_nominating_info(), record)
 
     def handle_scheduling_failure(self, fw: Framework, pinfo: QueuedPodInfo, status: Status,
                                   nominating_info, record: CycleRecord) -> None:
@@ -457,6 +540,7 @@ class SchedulingCycles:
             pinfo.pending_plugins = set(err.diagnosis.pending_plugins)
         msg = status.message()
         record.message = msg
+        attempted = pinfo.pod  # upstream's `pod := podInfo.Pod`, before the informer's copy replaces it
         current = s.cluster.get("Pod", pinfo.pod.namespace, pinfo.pod.name)
         if current is None:
             s.queue.done(pinfo.pod.uid)  # deleted: nothing to requeue, and the patch finds no pod
@@ -465,14 +549,22 @@ class SchedulingCycles:
             # "Pod has been assigned to node. Abort adding it back to queue." The status patch
             # still goes out, and lands on the bound pod.
             s.queue.done(pinfo.pod.uid)
+        elif current.uid != pinfo.pod.uid:
+            # "Pod was recreated while handling scheduling failure. Skip requeueing and status
+            # updates." (v1.34.9 on): the new pod has its own place in the queue
+            s.queue.done(pinfo.pod.uid)
+            return
         else:
             pinfo.pod_info = PodInfo.of(current)
             s.queue.add_unschedulable_if_not_present(pinfo)
             s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
         if err is not None:
             # (a status without an error, every Bind plugin skipped: no pod update upstream)
-            s.update_pod(current, {"type": "PodScheduled", "status": "False", "reason": reason,
-                                   "message": msg}, nominating_info)
+            # The change is judged on the pod this attempt had (its nominatedNodeName as it was
+            # popped: one the binding cycle patched since is not seen, and stays), the patch
+            # lands on the API server's pod.
+            s.update_pod(attempted, {"type": "PodScheduled", "status": "False", "reason": reason,
+                                     "message": msg}, nominating_info, current=current)
         if not current.node_name and not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             # requeued after backoff whatever happens (an Error, or no nodes)
             s.note_error(current)

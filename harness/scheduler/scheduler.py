@@ -90,6 +90,8 @@ class Scheduler:
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.rng = random.Random(seed)
+        # the order of tied nodes in an OpportunisticBatching batch (a stream of its own)
+        self.batch_rng = random.Random(seed + 1)
         self.next_start_node_index = 0
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
@@ -206,7 +208,7 @@ class Scheduler:
         elif new_q:
             self.queue.add(new)  # addPodToSchedulingQueue
         elif old_q:
-            self._delete_pod_from_scheduling_queue(old)
+            self._delete_pod_from_scheduling_queue(old, in_binding=new_assigned)
 
     def _add_pod_to_cache(self, pod: Pod) -> None:
         self.cache.add_pod(pod)
@@ -225,6 +227,10 @@ class Scheduler:
         if old.resource_version == new.resource_version:
             return  # an update carrying identical objects (#96071)
         if self.cache.is_assumed_pod(new):
+            if (self.features.has("AssumedPodDeletionHandling") and new.deletion_timestamp
+                    and not old.deletion_timestamp):
+                # "Assumed pod deletion has started" (v1.35 on)
+                self._handle_assumed_pod_deletion(new)
             return
         self.queue.update(old, new)
         if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
@@ -232,8 +238,22 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, old, None,
                                                      _le_priority(old.priority))
 
-    def _delete_pod_from_scheduling_queue(self, pod: Pod) -> None:
+    def _delete_pod_from_scheduling_queue(self, pod: Pod, in_binding: bool = False) -> None:
+        """deletePodFromSchedulingQueue. `in_binding`: the pod left the queue's informer filter
+        because it was bound."""
         self.queue.delete(pod)
+        if self.features.has("AssumedPodDeletionHandling"):
+            # v1.35: a binding is no removal (no moves); an assumed pod's deletion frees what it
+            # held at once (handleAssumedPodDeletion)
+            if in_binding:
+                return
+            if self.cache.is_assumed_pod(pod):
+                self._handle_assumed_pod_deletion(pod)
+            elif pod.nominated_node_name:
+                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                                         _le_priority(pod.priority))
+            return
+        # v1.34: as the queue handler's OnDelete, bindings included
         fw = self.profiles.get(pod.scheduler_name)
         if fw is None:
             return
@@ -243,6 +263,20 @@ class Scheduler:
         elif pod.nominated_node_name:
             self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
                                                      _le_priority(pod.priority))
+
+    def _handle_assumed_pod_deletion(self, pod: Pod) -> None:
+        """handleAssumedPodDeletion (v1.35 on): a pod waiting at Permit is rejected (its binding
+        cycle fails and cleans up); one in PreBind or Bind is forgotten now (its binding will
+        fail); then pods move as for an assigned pod's deletion."""
+        assumed = self.cache.get_pod(pod)
+        if assumed is None:
+            return  # "Assumed pod was already forgotten"
+        fw = self.profiles.get(assumed.scheduler_name)
+        if fw is None:
+            return
+        if not fw.reject_waiting_pod(assumed.uid):
+            self.cache.forget_pod(assumed)
+        self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, assumed, None)
 
     def _on_node(self, old: Optional[Node], new: Optional[Node]) -> None:
         if old is None:  # addNodeToCache
@@ -262,27 +296,36 @@ class Scheduler:
     # ------------------------------------------------------------------------------------------
     # API writes the scheduler makes
     # ------------------------------------------------------------------------------------------
-    def update_pod(self, pod: Pod, condition: Optional[Dict[str, str]], nominating_info) -> Optional[Pod]:
+    def update_pod(self, pod: Pod, condition: Optional[Dict[str, str]], nominating_info,
+                   current: Optional[Pod] = None) -> Optional[Pod]:
         """updatePod: patch the PodScheduled condition and, with ModeOverride, the
-        nominatedNodeName, when either changes. The patch comes back through the informer as
-        a pod update, which the queue runs through the queueing hints."""
+        nominatedNodeName, when either changes. What changes is judged on `pod`, the scheduler's
+        copy (util.PatchPodStatus sends the difference between its status and the new one); the
+        patch lands on `current`, the API server's object (default: `pod`). The patch comes
+        back through the informer as a pod update, which the queue runs through the queueing
+        hints."""
         nnn_update = (nominating_info is not None and nominating_info[0] == "ModeOverride"
                       and (pod.nominated_node_name or "") != nominating_info[1])
         cond_update = False
+        if condition is not None:
+            probe = {"conditions": [dict(c) for c in pod.status.get("conditions") or []]}
+            cond_update = update_pod_condition(probe, condition)
+        if not cond_update and not nnn_update:
+            return None
 
         def patch(st: Dict[str, Any]) -> None:
-            nonlocal cond_update
-            if condition is not None:
-                cond_update = update_pod_condition(st, condition)
+            if cond_update:
+                update_pod_condition(st, condition)
             if nnn_update:
                 if nominating_info[1]:
                     st["nominatedNodeName"] = nominating_info[1]
                 else:
                     st.pop("nominatedNodeName", None)
 
-        new = pod.with_status(patch)
-        if not cond_update and not nnn_update:
-            return None
+        target = current if current is not None else pod
+        new = target.with_status(patch)
+        if new.status == target.status:
+            return None  # a patch that changes nothing on the server: no write, no event
         try:
             self.cluster.update(new)
         except API_ERRORS:
@@ -419,7 +462,8 @@ class Scheduler:
             ready.append(item)
         self.waiting = still
         for state, fw, result, assumed, record in ready:
-            self.start_binding(self.cycles.binding_goroutine(state, fw, result, assumed, record))
+            self.start_binding(self.cycles.binding_goroutine(state, fw, result, assumed, record,
+                                                             pre_flight=False))
 
     # ------------------------------------------------------------------------------------------
     # binding goroutines, in virtual time

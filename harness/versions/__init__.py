@@ -22,6 +22,18 @@ NEWEST = "v1.36"
 # behaviour that changed between the modelled releases without a feature gate guarding it:
 # name -> the first minor with the new behaviour, and the upstream change it names
 CHANGES: Dict[str, int] = {
+    # preemption's prepareCandidate[Async] skips victims already being deleted (v1.35 on;
+    # v1.34.9 calls PreemptPod for every victim: v1.34.1's skip was reverted in the patch line)
+    "PreemptionSkipsTerminatingVictims": 35,
+    # schedulingCycle clears the nominated node on every failure (clearNominatedNode), also
+    # when no PostFilter plugin ran; v1.34 leaves the nomination as it is there, and with
+    # NominatedNodeNameForExpectation on, on every failure (newFailureNominatingInfo)
+    "ClearNominatedNodeOnFailure": 35,
+    # the pod event handlers (eventhandlers.go updatePod/deletePod): a binding no longer runs
+    # the queue's delete handling (no AssignedPodDelete move for a nominated pod), and an
+    # assumed pod that is deleted, or whose deletion starts, is forgotten at once
+    # (handleAssumedPodDeletion) with an AssignedPodDelete move
+    "AssumedPodDeletionHandling": 35,
 }
 
 # gates whose behaviour the harness does not model: turning one on is an error naming it, never a
