@@ -1,4 +1,6 @@
-"""The plugin API: one pluggy hookspec per kube-scheduler v1.34 extension point.
+"""The plugin API: one pluggy hookspec per kube-scheduler extension point (v1.34's, plus v1.35's
+SignPod; PreBindPreFlight runs from v1.35, or with its gate). A plugin written for v1.34 runs
+unchanged on every version: the newer hooks are optional.
 
 This module is the whole contract between schedharness and a scheduler plugin, the way
 `framework/interface.go` is for kube-scheduler. A plugin is a class with a `name` and methods

@@ -213,12 +213,14 @@ class SchedulingCycles:
         if sts is not None and not sts.is_success():
             fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
             s.cache.forget_pod(assumed_pod)
-            return ScheduleResult(nominating_info=self.failure_nominating_info()), assumed, self._single_node_fit_error(pod, host, sts)
+            return (ScheduleResult(nominating_info=self.failure_nominating_info()), assumed,
+                    self._single_node_fit_error(pod, host, sts))
         sts = fw.run_permit_plugins(state, assumed_pod, host)
         if sts is not None and not sts.is_wait() and not sts.is_success():
             fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
             s.cache.forget_pod(assumed_pod)
-            return ScheduleResult(nominating_info=self.failure_nominating_info()), assumed, self._single_node_fit_error(pod, host, sts)
+            return (ScheduleResult(nominating_info=self.failure_nominating_info()), assumed,
+                    self._single_node_fit_error(pod, host, sts))
         return result, assumed, sts if (sts is not None and sts.is_wait()) else None
 
     def failure_nominating_info(self) -> Optional[Tuple[str, str]]:

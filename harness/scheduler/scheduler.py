@@ -109,6 +109,7 @@ class Scheduler:
         self.queue = SchedulingQueue(self.profiles, self.clock,
                                      config.get("podInitialBackoffSeconds", 1),
                                      config.get("podMaxBackoffSeconds", 10))
+        self.queue.features = self.features
         for fw in self.profiles.values():
             fw.nominator = self.queue.nominator
             fw.activator = self.queue.activate

@@ -34,6 +34,9 @@ CHANGES: Dict[str, int] = {
     # assumed pod that is deleted, or whose deletion starts, is forgotten at once
     # (handleAssumedPodDeletion) with an AssignedPodDelete move
     "AssumedPodDeletionHandling": 35,
+    # PriorityQueue.moveToActiveQ skips PreEnqueue for every pod moving straight from the
+    # backoffQ (Activate included); v1.34 skipped it only on BackoffComplete
+    "ActivateFromBackoffSkipsPreEnqueue": 35,
 }
 
 # gates whose behaviour the harness does not model: turning one on is an error naming it, never a
