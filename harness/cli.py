@@ -254,6 +254,8 @@ def apply_version_options(args) -> None:
 
     version = getattr(args, "kubernetes_version", None)
     text = getattr(args, "feature_gates", None)
+    if version is None and text is None:
+        return  # the defaults stand (pytest's option, $SCHEDHARNESS_KUBERNETES_VERSION, the newest)
     gates = parse_gate_flag(text, file="--feature-gates") if text else {}
     set_run_defaults(version, gates)
 
@@ -344,6 +346,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     if os.getcwd() not in sys.path:  # `-p module` and a case's `plugins:` can name local modules
         sys.path.append(os.getcwd())
+    from .versions import restore_run_defaults, run_defaults
+
+    saved = run_defaults()  # the options hold for this command only (main() may run in-process)
     try:
         apply_version_options(args)
         return args.func(args)
@@ -352,6 +357,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    finally:
+        restore_run_defaults(saved)
 
 
 if __name__ == "__main__":
