@@ -19,11 +19,23 @@ VERIFIED_NEXT = os.environ.get("SCHEDHARNESS_VERIFIED_NEXT",
                                os.path.normpath(os.path.join(VERIFIED, "..", "verified-next")))
 LANDED_NEXT = ["steps", "dra"]
 
+# cases whose v1.34.1 recording a later patch release changed upstream: the harness models
+# v1.34.9 on, and ../shared/verified-versions/<version>/ holds their re-recordings
+CHANGED_AFTER_V1341 = {
+    "filters/mixed-reasons-message.yaml": "TaintToleration.Filter's reason names no taint since v1.34.9",
+    "filters/pts-node-taints-policy-ignore.yaml": "TaintToleration.Filter's reason names no taint since v1.34.9",
+}
+
 
 def _cases():
     if not os.path.isdir(VERIFIED):
         return [pytest.param(None, id="verified-cases-missing")]
-    out = [pytest.param(p, id=os.path.relpath(p, VERIFIED)) for p in find_cases([VERIFIED])]
+    out = []
+    for p in find_cases([VERIFIED]):
+        rel = os.path.relpath(p, VERIFIED)
+        why = CHANGED_AFTER_V1341.get(rel)
+        marks = [pytest.mark.skip(reason=f"recorded from v1.34.1: {why}")] if why else []
+        out.append(pytest.param(p, id=rel, marks=marks))
     for folder in LANDED_NEXT:
         path = os.path.join(VERIFIED_NEXT, folder)
         if not os.path.isdir(path):
