@@ -245,7 +245,7 @@ class CaseRun:
             raw = carry_over_update(obj, old.raw)
             self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index))
             if kind == "Pod":
-                err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {})
+                err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {}, self.case.features)
                 if err is not None:
                     raise CaseError(f"the API server refuses this update: {err[1]}", file=self.case.path,
                                     key=f"{key}.{err[0]}")

@@ -22,6 +22,10 @@ NEWEST = "v1.36"
 # behaviour that changed between the modelled releases without a feature gate guarding it:
 # name -> the first minor with the new behaviour, and the upstream change it names
 CHANGES: Dict[str, int] = {
+    # NodeResourcesBalancedAllocation scores the change in balance the pod makes
+    # before and after placing it (balancedResourceScorer(requested, allocated, allocatable),
+    # kubernetes #135573)
+    "BalancedAllocationScoresChange": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
