@@ -22,6 +22,15 @@ NEWEST = "v1.36"
 # behaviour that changed between the modelled releases without a feature gate guarding it:
 # name -> the first minor with the new behaviour, and the upstream change it names
 CHANGES: Dict[str, int] = {
+    # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
+    # plugins give it weight 2 (kubernetes #134058, v1.35)
+    "DynamicResourcesScore": 35,
+    # DynamicResourcesArgs.bindingTimeout (the PreBind wait for device binding conditions)
+    "DynamicResourcesBindingTimeout": 35,
+    # the structured allocator skips incomplete and invalid pools instead of failing, and a
+    # node whose only candidates were in invalid pools is Unschedulable ("invalid resource
+    # pools were encountered"); allocation results carry the request's tolerations
+    "DRAAllocatorSkipsInvalidPools": 35,
 }
 
 # gates whose behaviour the harness does not model: turning one on is an error naming it, never a
