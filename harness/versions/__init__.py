@@ -26,6 +26,15 @@ CHANGES: Dict[str, int] = {
     # before and after placing it (balancedResourceScorer(requested, allocated, allocatable),
     # kubernetes #135573)
     "BalancedAllocationScoresChange": 36,
+    # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
+    # plugins give it weight 2 (kubernetes #134058, v1.35)
+    "DynamicResourcesScore": 35,
+    # DynamicResourcesArgs.bindingTimeout (the PreBind wait for device binding conditions)
+    "DynamicResourcesBindingTimeout": 35,
+    # the structured allocator skips incomplete and invalid pools instead of failing, and a
+    # node whose only candidates were in invalid pools is Unschedulable ("invalid resource
+    # pools were encountered"); allocation results carry the request's tolerations
+    "DRAAllocatorSkipsInvalidPools": 35,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
