@@ -616,6 +616,7 @@ def _pod(obj: Mapping) -> None:
     _affinity(spec, p)
     _topology_spread(spec, p)
     _resource_list(spec, "overhead", p, _container_resource_name)
+    _resource_requirements(spec, p)  # pod-level spec.resources (PodLevelResources)
     gates: Set[str] = set()
     for gp, gate in _maps(spec, "schedulingGates", p):
         g = _str(gate, "name", gp)
@@ -672,7 +673,7 @@ def _priority_class(obj: Mapping) -> None:
     """ValidatePriorityClass (pkg/apis/scheduling/validation)."""
     name = (obj.get("metadata") or {}).get("name", "")
     value = _int(obj, "value", "") or 0
-    _bool(obj, "globalDefault", "")
+    global_default = bool(_bool(obj, "globalDefault", ""))
     if name.startswith("system-"):
         want = SYSTEM_PRIORITY_CLASSES.get(name)
         if want is None:
@@ -681,6 +682,9 @@ def _priority_class(obj: Mapping) -> None:
         if value != want:
             _fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
                   f"for system use only. error: value of {name} PriorityClass must be {want}")
+        if global_default:  # IsKnownSystemPriorityClass: the built-ins are not the global default
+            _fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
+                  f"for system use only. error: globalDefault of {name} PriorityClass must be false")
     elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
         _fail("value", f"Forbidden: maximum allowed value of a user defined priority is "
               f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
