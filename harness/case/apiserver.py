@@ -11,6 +11,7 @@ from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resou
                                  is_overcommit_allowed as overcommit_allowed,
                                  is_supported_pod_level_resource)
 from ..errors import CaseError
+from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 
 _EPOCH = "2026-01-01T00:00:00Z"
 
@@ -34,8 +35,10 @@ def format_quantity(q: Fraction) -> str:
 
 
 class ApiServerDefaults:
-    def __init__(self, cluster_objects: List[Dict[str, Any]], path: str):
+    def __init__(self, cluster_objects: List[Dict[str, Any]], path: str, features: Optional[Features] = None):
         self.path = path
+        # the version whose API server defaults and validates the objects
+        self.features: Features = features if features is not None else DEFAULT_FEATURES
         self.priority_classes: Dict[str, Dict[str, Any]] = system_priority_classes()
         self.global_default: Optional[Dict[str, Any]] = None
         for obj in cluster_objects:
@@ -100,7 +103,7 @@ class ApiServerDefaults:
                     self.global_default = pc
 
     def default_object(self, obj: Dict[str, Any], key: str, index: int) -> Dict[str, Any]:
-        check_object(obj, key, self.path)
+        check_object(obj, key, self.path, self.features)
         if obj.get("kind") == "PriorityClass":
             self.check_builtin(obj, key)
         md = obj.setdefault("metadata", {})
@@ -136,7 +139,8 @@ class ApiServerDefaults:
                 for k, v in res["limits"].items():
                     reqs.setdefault(k, v)
                 res["requests"] = reqs
-        _default_pod_level_resources(spec)
+        if self.features.enabled("PodLevelResources"):
+            _default_pod_level_resources(spec)
         pc_name = spec.get("priorityClassName")
         pc = None
         if pc_name:
@@ -221,9 +225,9 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_object(obj: Any, key: str, path: str) -> None:
+def check_object(obj: Any, key: str, path: str, features: Features = DEFAULT_FEATURES) -> None:
     """The API server's validation of one manifest (api.object_validation) as a CaseError."""
-    err = validate_object(obj)
+    err = validate_object(obj, features)
     if err is not None:
         raise CaseError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
 
