@@ -17,7 +17,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from . import quantity
+from . import fields, quantity
 if TYPE_CHECKING:
     from ..versions import Features
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
@@ -778,6 +778,18 @@ def kind_typo(kind: str) -> Optional[str]:
     return None
 
 
+def _strict_decoding(obj: Mapping, kind: str, features: Optional["Features"]) -> None:
+    """What the API server's strict decoding refuses before validating (kubectl's default
+    --validate=strict): a group/version that does not serve the kind, a field its type lacks."""
+    why = fields.check_api_version(kind, obj.get("apiVersion"))
+    if why is not None:
+        _fail("apiVersion", why)
+    minor = features.version.minor if features is not None else 34
+    bad = fields.unknown_field(obj, kind, minor)
+    if bad is not None:
+        _fail(bad, f'strict decoding error: unknown field "{bad}"')
+
+
 def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional[Tuple[str, str]]:
     """The first problem the API server of ``features``' version (default: the newest modelled)
     would report for this manifest, as (field path, message), or None."""
@@ -791,6 +803,7 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         if typo:
             _invalid("kind", kind, f"unknown kind; did you mean {typo}?")
         _str(obj, "apiVersion", "")
+        _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
         if check is not None:

@@ -393,6 +393,69 @@ def inputs_corpus() -> None:
     case("in-pvc-update-spec.yaml", "steps[0].update[0].spec",
          with_cluster(pvc, then=steps({"update": [dict(pvc, spec=dict(pvc["spec"], storageClassName="other"))]})))
     case("in-pod-bound-missing-node.yaml", "pods[0].spec.nodeName", lambda c: spec(c).update(nodeName="node-b"))
+    # strict decoding (kubectl's default --validate=strict)
+    for name, where, mut in [
+        ("pod-toleration", 'unknown field "spec.toleration"', lambda c: spec(c).update(toleration=[])),
+        ("pod-nodeselectr", 'unknown field "spec.nodeSelectr"', lambda c: spec(c).update(nodeSelectr={"a": "b"})),
+        ("pod-resource", 'unknown field "spec.containers[0].resource"', lambda c: ctr(c).update(resource={})),
+        ("pod-requets", 'unknown field "spec.containers[0].resources.requets"',
+         lambda c: ctr(c)["resources"].update(requets={})),
+        ("pod-affinity-required", 'unknown field "spec.affinity.nodeAffinity.required"',
+         lambda c: spec(c).update(affinity={"nodeAffinity": {"required": {}}})),
+        ("pod-spread-skew", 'unknown field "spec.topologySpreadConstraints[0].skew"',
+         lambda c: spec(c).update(topologySpreadConstraints=[{"skew": 1}])),
+        ("pod-metadata-label", 'unknown field "metadata.label"', lambda c: pod(c)["metadata"].update(label={})),
+        ("pod-top-level", 'unknown field "specs"', lambda c: pod(c).update(specs={})),
+        ("pod-status-phse", 'unknown field "status.phse"', lambda c: pod(c).update(status={"phse": "Running"})),
+        ("node-allocatble", 'unknown field "status.allocatble"', lambda c: node(c)["status"].update(allocatble={})),
+        ("node-taint", 'unknown field "spec.taint"', lambda c: node(c).update(spec={"taint": []})),
+        ("node-taint-effects", 'unknown field "spec.taints[0].effects"',
+         lambda c: node(c).update(spec={"taints": [{"key": "a", "effects": "NoSchedule"}]})),
+    ]:
+        case(f"in-strict-{name}.yaml", where, mut)
+    for name, obj, where in [
+        ("pc", dict(PC, metadata={"name": "a"}, value=1, preemptionPolicies="Never"), 'unknown field "preemptionPolicies"'),
+        ("sc", dict(SC, bindingMode="Immediate"), 'unknown field "bindingMode"'),
+        ("pdb", {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"},
+                 "spec": {"minAvailable": 1, "selectors": {}}}, 'unknown field "spec.selectors"'),
+        ("pv", {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+                "spec": {"capacity": {"storage": "1Gi"}, "hostpath": {"path": "/a"}}}, 'unknown field "spec.hostpath"'),
+        ("pvc", {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+                 "spec": {"resources": {"request": {"storage": "1Gi"}}}}, 'unknown field "spec.resources.request"'),
+        ("csinode", {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "node-a"},
+                     "spec": {"drivers": [{"name": "d", "nodeID": "n", "allocatable": {"counts": 1}}]}},
+         'unknown field "spec.drivers[0].allocatable.counts"'),
+        ("service", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"selectors": {}}},
+         'unknown field "spec.selectors"'),
+        ("lease", {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+                   "spec": {"holder": "x"}}, 'unknown field "spec.holder"'),
+        ("deviceclass", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                         "spec": {"selectors": [{"cel": {"expr": "true"}}]}}, 'unknown field "spec.selectors[0].cel.expr"'),
+        ("slice-attribute", {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+                             "spec": {"driver": "d", "pool": {"name": "p", "resourceSliceCount": 1}, "nodeName": "node-a",
+                                      "devices": [{"name": "g", "attributes": {"model": {"str": "x"}}}]}},
+         'unknown field "spec.devices[0].attributes.model.str"'),
+        ("claim-exact", {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+                         "spec": {"devices": {"requests": [{"name": "r", "exact": {"deviceClassName": "gpu"}}]}}},
+         'unknown field "spec.devices.requests[0].exact"'),
+    ]:
+        case(f"in-strict-{name}.yaml", where, with_cluster(obj))
+    for name, kind_api, where in [
+        ("pod-apps-v1", ("pods", "apps/v1"), 'no matches for kind "Pod" in version "apps/v1"'),
+        ("node-v2", ("cluster", "v2"), 'no matches for kind "Node" in version "v2"'),
+        ("pod-no-apiversion", ("pods", None), "apiVersion not set"),
+    ]:
+        def mut(c, kind_api=kind_api):
+            obj = c[kind_api[0]][0]
+            if kind_api[1] is None:
+                del obj["apiVersion"]
+            else:
+                obj["apiVersion"] = kind_api[1]
+        case(f"in-version-{name}.yaml", where, mut)
+    case("in-version-pc-v1beta1.yaml", 'no matches for kind "PriorityClass" in version "scheduling.k8s.io/v1beta2"',
+         with_cluster(dict(PC, apiVersion="scheduling.k8s.io/v1beta2", metadata={"name": "a"}, value=1)))
+    case("in-version-claim-v1beta1.yaml", "the harness reads ResourceClaim objects of resource.k8s.io/v1",
+         with_cluster({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim", "metadata": {"name": "c"}, "spec": {}}))
     case("in-pod-level-bad-quantity.yaml", "spec.resources.limits[cpu]",
          lambda c: spec(c).update(resources={"limits": {"cpu": "lots"}}))
 

@@ -182,3 +182,89 @@ def test_deleting_the_scheduler_lease_is_legal(tmp_path):
         {"expect": {"bindings": {"late": "node-a"}, "boundBy": {"late": "scheduler-0"}}}])
     res = run_case(load_case(path))
     assert res.passed, res.failures
+
+
+# -- strict decoding ------------------------------------------------------------------------------
+@pytest.mark.parametrize("where,mutate,fragment", [
+    ("pod", lambda p: p["spec"].update(toleration=[]), 'unknown field "spec.toleration"'),
+    ("pod", lambda p: p["spec"].update(nodeSelectr={"a": "b"}), 'unknown field "spec.nodeSelectr"'),
+    ("pod", lambda p: p["spec"]["containers"][0].update(resource={}), 'unknown field "spec.containers[0].resource"'),
+    ("pod", lambda p: p["spec"].update(affinity={"nodeAffinity": {"required": {}}}),
+     'unknown field "spec.affinity.nodeAffinity.required"'),
+    ("pod", lambda p: p["metadata"].update(label={"a": "b"}), 'unknown field "metadata.label"'),
+    ("pod", lambda p: p.update(apiVersion="apps/v1"), 'no matches for kind "Pod" in version "apps/v1"'),
+    ("node", lambda n: n["status"].update(allocatble={"cpu": "1"}), 'unknown field "status.allocatble"'),
+    ("node", lambda n: n.update(apiVersion="v2"), 'no matches for kind "Node" in version "v2"'),
+    ("node", lambda n: n.update(spec={"taint": []}), 'unknown field "spec.taint"'),
+])
+def test_unknown_fields_and_wrong_versions_are_refused(tmp_path, capsys, where, mutate, fragment):
+    import copy
+    node, p = copy.deepcopy(NODE), pod("web")
+    mutate(node if where == "node" else p)
+    refused(write(tmp_path, cluster=[node], pods=[p]), capsys, fragment)
+
+
+@pytest.mark.parametrize("obj,fragment", [
+    (dict(PC, metadata={"name": "a"}, value=1, preemptionPolicies="Never"), 'unknown field "preemptionPolicies"'),
+    ({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "sc"}, "provisioner": "x",
+      "bindingMode": "Immediate"}, 'unknown field "bindingMode"'),
+    ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"},
+      "spec": {"minAvailable": 1, "selectors": {}}}, 'unknown field "spec.selectors"'),
+    ({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+      "spec": {"selectors": [{"cel": {"expr": "true"}}]}}, 'unknown field "spec.selectors[0].cel.expr"'),
+    ({"apiVersion": "resource.k8s.io/v1beta1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
+     "the harness reads DeviceClass objects of resource.k8s.io/v1"),
+    ({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+      "spec": {"holder": "x"}}, 'unknown field "spec.holder"'),
+])
+def test_unknown_fields_in_other_kinds_are_refused(tmp_path, capsys, obj, fragment):
+    refused(write(tmp_path, cluster=[NODE, obj]), capsys, fragment)
+
+
+def test_a_full_kubectl_dump_object_decodes(tmp_path):
+    """Every status field, managedFields, ownerReferences and annotations of a real dump."""
+    node = dict(NODE, metadata={
+        "name": "node-a", "uid": "u", "resourceVersion": "12", "creationTimestamp": "2026-01-01T00:00:00Z",
+        "annotations": {"node.alpha.kubernetes.io/ttl": "0"}, "labels": {"kubernetes.io/hostname": "node-a"},
+        "managedFields": [{"manager": "kubelet", "operation": "Update", "apiVersion": "v1",
+                           "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1",
+                           "fieldsV1": {"f:status": {"f:conditions": {"k:{\"type\":\"Ready\"}": {".": {}}}}},
+                           "subresource": "status"}]},
+        spec={"podCIDR": "10.0.0.0/24", "podCIDRs": ["10.0.0.0/24"], "providerID": "kind://x"},
+        status={"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}, "capacity": {"cpu": "4"},
+                "addresses": [{"type": "InternalIP", "address": "10.0.0.1"}],
+                "conditions": [{"type": "Ready", "status": "True", "lastHeartbeatTime": "t",
+                                "lastTransitionTime": "t", "reason": "KubeletReady", "message": "ok"}],
+                "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+                "images": [{"names": ["a"], "sizeBytes": 1}],
+                "nodeInfo": {"architecture": "amd64", "bootID": "b", "containerRuntimeVersion": "c",
+                             "kernelVersion": "k", "kubeProxyVersion": "", "kubeletVersion": "v1.34.9",
+                             "machineID": "m", "operatingSystem": "linux", "osImage": "o", "systemUUID": "s",
+                             "swap": {"capacity": 0}},
+                "runtimeHandlers": [{"name": "runc", "features": {"recursiveReadOnlyMounts": True,
+                                                                   "userNamespaces": True}}],
+                "features": {"supplementalGroupsPolicy": True}})
+    running = pod("running", cpu="1", nodeName="node-a")
+    running["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs",
+                                               "uid": "u", "controller": True, "blockOwnerDeletion": True}]
+    running["spec"]["containers"][0].update(
+        ports=[{"containerPort": 80, "protocol": "TCP"}], terminationMessagePath="/dev/termination-log",
+        livenessProbe={"httpGet": {"path": "/", "port": 80, "scheme": "HTTP"}, "periodSeconds": 10},
+        volumeMounts=[{"name": "kube-api-access", "mountPath": "/var/run", "readOnly": True}])
+    running["spec"]["volumes"] = [{"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
+                                    "path": "namespace"}]}}]}}]
+    running["status"] = {"phase": "Running", "qosClass": "Burstable", "hostIP": "10.0.0.1",
+                         "hostIPs": [{"ip": "10.0.0.1"}], "podIPs": [{"ip": "10.1.0.5"}], "startTime": "t",
+                         "conditions": [{"type": "Ready", "status": "True", "lastProbeTime": None,
+                                         "lastTransitionTime": "t"}],
+                         "containerStatuses": [{"name": "c", "ready": True, "restartCount": 0, "started": True,
+                                                "image": "i", "imageID": "x", "containerID": "containerd://1",
+                                                "state": {"running": {"startedAt": "t"}}, "lastState": {},
+                                                "volumeMounts": [{"name": "kube-api-access", "mountPath": "/var/run",
+                                                                  "readOnly": True, "recursiveReadOnly": "Disabled"}]}]}
+    res = run_case(write(tmp_path, cluster=[node, running], pods=[pod("web", cpu="1")],
+                         expect={"bindings": {"web": "node-a"}}))
+    assert res.passed, res.failures
