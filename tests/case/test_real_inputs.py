@@ -268,3 +268,31 @@ def test_a_full_kubectl_dump_object_decodes(tmp_path):
     res = run_case(write(tmp_path, cluster=[node, running], pods=[pod("web", cpu="1")],
                          expect={"bindings": {"web": "node-a"}}))
     assert res.passed, res.failures
+
+
+# -- kubectl's YAML to JSON ----------------------------------------------------------------------
+def test_integer_keys_and_dates_read_as_kubectl_reads_them(tmp_path):
+    """sigs.k8s.io/yaml stringifies integer/boolean keys; go-yaml v2 keeps a timestamp-looking
+    scalar as its text."""
+    p = tmp_path / "c.yaml"
+    p.write_text("""\
+apiVersion: schedharness/v1alpha1
+kind: Case
+metadata: {name: keys}
+cluster:
+- {apiVersion: v1, kind: Node, metadata: {name: node-a, labels: {1: one, true: "yes"}},
+   status: {allocatable: {cpu: "2", memory: 4Gi}}}
+pods:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: 2024-01-01}
+  spec:
+    nodeSelector: {1: one}
+    containers: [{name: c, image: i}]
+expect:
+  bindings: {2024-01-01: node-a}
+""")
+    res = run_case(str(p))
+    assert res.passed, res.failures
+    node = res.scheduler.cluster.get("Node", "", "node-a")
+    assert node.raw["metadata"]["labels"] == {"1": "one", "true": "yes"}
