@@ -55,12 +55,15 @@ def _cmd_run(args) -> int:
     if not paths:
         raise UserError("no case files found", file=" ".join(args.paths))
     cases, invalid = [], 0
+    entries = []  # --json: each case's result, or the error of an invalid file, in path order
     for p in paths:  # every case is loaded before any runs
         try:
             cases.append(load_case(p))
+            entries.append(None)
         except UserError as e:
             _error(e)
             invalid += 1
+            entries.append(_error_entry(p, e))
     results = []
     passed = failed = 0
     opts = None
@@ -69,13 +72,16 @@ def _cmd_run(args) -> int:
         from .framework.parallelize import RunSettings
         opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
     for case in cases:
+        slot = entries.index(None)
         try:
             res = _run_with(opts, case, _registry_for(case, args), bool(args.verbose))
         except UserError as e:
             _error(e)
             invalid += 1
+            entries[slot] = _error_entry(case.path, e, case.name)
             continue
         results.append(res)
+        entries[slot] = res.to_json
         if res.passed:
             passed += 1
             if not args.json:
@@ -95,13 +101,20 @@ def _cmd_run(args) -> int:
         print(f"coverage of extension points over {len(results)} case(s):")
         print("\n".join(format_lines(merge([r.coverage for r in results if r.coverage is not None]))))
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        print(json.dumps([e() if callable(e) else e for e in entries if e is not None], indent=2))
     else:
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
               + _versions_used([r.case for r in results]))
     if invalid:
         return 2
     return 0 if failed == 0 else 1
+
+
+def _error_entry(path: str, e: UserError, name: Optional[str] = None) -> dict:
+    """An invalid file in `run --json`: the error line `run` prints, as `error`."""
+    import os
+    return {"case": name or os.path.splitext(os.path.basename(path))[0], "file": path, "passed": False,
+            "error": " ".join(str(e).split())}
 
 
 def _versions_used(cases) -> str:

@@ -64,8 +64,12 @@ class Case:
 
     @property
     def has_processes(self) -> bool:
-        """Run as several kube-scheduler processes (replicas, or steps on a process)."""
-        return self.replicas > 1 or any(s.action in REPLICA_ACTIONS for s in self.steps)
+        """Run as kube-scheduler processes with their leader election (replicas, steps on a
+        process, or a step deleting a Lease: the leader creates it again at its next renewal)."""
+        return self.replicas > 1 or any(
+            s.action in REPLICA_ACTIONS
+            or (s.action == "delete" and any(r.get("kind") == "Lease" for r in s.value))
+            for s in self.steps)
 
     @property
     def config_path(self) -> Optional[str]:

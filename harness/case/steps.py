@@ -222,6 +222,8 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
     live = {ref(o) for o in list(cluster) + list(pods) if isinstance(o, dict) and o.get("kind")
             and isinstance(o.get("metadata"), dict) and o["metadata"].get("name")
             and _hashable_ref(o)}  # an object with a malformed name is refused when admitted
+    # the built-in PriorityClasses exist from the API server's start (apiserver.system_priority_classes)
+    live |= {("PriorityClass", "", "system-node-critical"), ("PriorityClass", "", "system-cluster-critical")}
     every_pod = {r for r in live if r[0] == "Pod"}
     every_pod |= {ref(o) for st in steps if st.action == "create" for o in st.value
                   if o.get("kind") == "Pod" and _hashable_ref(o)}
@@ -247,7 +249,7 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
         elif step.action == "delete":
             for j, d in enumerate(step.value):
                 r = (d["kind"], (d.get("namespace") or "default") if d["kind"] in namespaced_kinds else "", d["name"])
-                if r not in live:
+                if r not in live and d["kind"] != "Lease":  # the scheduler's Lease is found when the step runs
                     raise CaseError(f"no {show(r)} to delete", file=path, key=f"{step.key}[{j}]")
                 live.discard(r)
 
