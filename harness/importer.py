@@ -98,7 +98,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None) ->
     from .case.loader import case_from_data
     from .case.runner import build_scheduler
 
-    docs = load_yaml_file(path, UserError, all_documents=True)
+    docs = load_yaml_file(path, UserError, all_documents=True, streams=True)
     case_name = name or os.path.splitext(os.path.basename(path))[0]
     case, dropped = dump_to_case(docs, case_name, source=path)
     refs = [f"{(p['metadata'].get('namespace') or 'default')}/{p['metadata'].get('name')}" for p in case["pods"]]
