@@ -331,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="override a workload parameter (repeatable)")
     b.add_argument("--json", action="store_true", help="print scheduler_perf's DataItems as JSON")
+    b.add_argument("--list", action="store_true",
+                   help="list the file's workloads (<test case>/<workload> and their params) and exit")
     b.add_argument("--nodes", type=int, default=None, help="SchedulingBasic without a file: nodes")
     b.add_argument("--init-pods", type=int, default=None, help="SchedulingBasic: pods scheduled first")
     b.add_argument("--pods", type=int, default=None, help="SchedulingBasic: measured pods")

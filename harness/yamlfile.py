@@ -132,6 +132,10 @@ def _check_bounds(text: str) -> Optional[str]:
                     anchors[ev.anchor] = (1, 1)
                 max_below[-1] = max(max_below[-1], depth + 1)
             elif isinstance(ev, yaml.AliasEvent):
+                if any(a == ev.anchor for a, _, _ in stack):
+                    mark = getattr(ev, "start_mark", None)
+                    where = f" (line {mark.line + 1})" if mark is not None else ""
+                    return f"alias *{_cut(ev.anchor, 40)} refers to a value that contains it{where}"
                 size, d = anchors.get(ev.anchor, (1, 1))
                 count += size
                 max_below[-1] = max(max_below[-1], depth + d)

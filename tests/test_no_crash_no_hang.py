@@ -226,3 +226,53 @@ def test_deleted_current_folder(tmp_path):
                        timeout=60, env=env)
     assert r.returncode == 0, r.stderr
     assert "PASS base" in r.stdout
+
+
+# ---- pytest: an invalid case file is an error, the others still run ------------------------------
+pytest_plugins = ["pytester"]
+
+
+def _plugin_args():
+    from test_pytest_plugin import _plugin_args as args
+
+    return args()
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_pytest_runs_the_valid_cases_beside_an_invalid_one(pytester, workers):
+    pytester.makefile(".yaml", **{"a-good": case_text(), "c-good": case_text(metadata={"name": "other"})})
+    pytester.makefile(".yaml", **{"b-bad": case_text(bogus=1)})
+    result = pytester.runpytest(*_plugin_args(), *workers)
+    result.assert_outcomes(passed=2, errors=1)
+    assert 'unknown key "bogus"' in result.stdout.str()
+
+
+def test_pytest_still_stops_on_other_collection_errors(pytester):
+    pytester.makefile(".yaml", **{"a-good": case_text()})
+    pytester.makefile(".yaml", **{"b-bad": case_text(bogus=1)})
+    pytester.makepyfile(test_broken="import no_such_module_anywhere\n")
+    result = pytester.runpytest(*_plugin_args())
+    result.assert_outcomes(errors=2)
+
+
+def test_pytest_one_case_does_not_parse_the_folder(pytester, monkeypatch):
+    import harness.case.loader as loader
+
+    pytester.makefile(".yaml", **{"one": case_text()})
+    # a large dump beside it: named, it would be parsed (not a case, but `pods` in its text)
+    pytester.makefile(".yaml", **{"dump": "apiVersion: v1\nkind: List\nitems: []\n# pods\n"})
+    parsed = []
+    real = loader.load_yaml_file
+    monkeypatch.setattr(loader, "load_yaml_file", lambda path, *a, **k: parsed.append(path) or real(path, *a, **k))
+    result = pytester.runpytest_inprocess(*_plugin_args(), "one.yaml")
+    result.assert_outcomes(passed=1)
+    assert [os.path.basename(p) for p in parsed] == ["one.yaml"], parsed
+
+
+def test_pytest_collector_does_not_open_a_fifo(pytester):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    pytester.makefile(".yaml", **{"good": case_text()})
+    os.mkfifo(str(pytester.path / "pipe.yaml"))
+    result = pytester.runpytest_subprocess(*_plugin_args(), timeout=120)
+    result.assert_outcomes(passed=1)

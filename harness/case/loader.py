@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -307,6 +308,8 @@ def _looks_like_case(path: str, skipped: Optional[List[Tuple[str, str]]] = None)
     Files that cannot hold any case key are not parsed; those parsed and found not to be cases
     are appended to `skipped` with the reason."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # opening a FIFO would wait for a writer
+            return False
         with open(path, "rb") as f:
             head = f.read(1 << 20)
     except OSError:
