@@ -276,3 +276,30 @@ def test_pytest_collector_does_not_open_a_fifo(pytester):
     os.mkfifo(str(pytester.path / "pipe.yaml"))
     result = pytester.runpytest_subprocess(*_plugin_args(), timeout=120)
     result.assert_outcomes(passed=1)
+
+
+# ---- import: malformed items and -o -------------------------------------------------------------
+@pytest.mark.parametrize("item,key", [
+    ("{kind: Pod, metadata: [a]}", "items[0].metadata"),
+    ("{kind: [Pod], metadata: {name: a}}", "items[0].kind"),
+    ("{kind: Pod, metadata: {name: a}, spec: 5}", "items[0].spec"),
+    ("{kind: Node, metadata: {name: a}, status: [1]}", "items[0].status"),
+    ("{metadata: {name: a}}", "items[0].kind"),
+])
+def test_import_malformed_item_is_one_line(tmp_path, capsys, item, key):
+    dump = write(tmp_path, "dump.yaml", f"apiVersion: v1\nkind: List\nitems: [{item}]\n")
+    assert main(["import", dump]) == 2
+    one_error(capsys.readouterr().err, dump, key)
+
+
+@pytest.mark.parametrize("where", ["folder", "no-folder", "under-a-file"])
+def test_import_output_that_cannot_be_written_is_one_line_before_any_work(tmp_path, capsys, where):
+    dump = write(tmp_path, "dump.yaml", "apiVersion: v1\nkind: List\nitems: []\n")
+    if where == "folder":
+        out = str(tmp_path)
+    elif where == "no-folder":
+        out = str(tmp_path / "nowhere" / "case.yaml")
+    else:  # a path under a file (read-only folders do not stop root)
+        out = os.path.join(dump, "case.yaml")
+    assert main(["import", dump, "-o", out]) == 2
+    one_error(capsys.readouterr().err, out, "-o")
