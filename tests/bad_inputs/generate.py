@@ -434,6 +434,10 @@ def robust_inputs() -> None:
     _write("robust-yaml-int-top-key.yaml", VALID + "7: x\n", 'unknown key "7"')
     case("robust-metadata-int-key.yaml", "metadata", lambda c: c["metadata"].update({5: "x"}))
     case("robust-cluster-kind-list.yaml", "cluster[0].kind", lambda c: node(c).update(kind=["Node"]))
+    # quantities: YAML's .inf/.nan (no JSON number), an exponent whose power would not fit in memory
+    for n, q in (("inf", float("inf")), ("nan", float("nan")), ("huge-exponent", "1e99999999")):
+        case(f"robust-quantity-{n}.yaml", "cluster[0].status.allocatable[cpu]", lambda c, q=q: node(c)["status"]["allocatable"].update(cpu=q))
+        case(f"robust-request-{n}.yaml", "pods[0].spec.containers[0].resources.requests[cpu]", lambda c, q=q: ctr(c)["resources"]["requests"].update(cpu=q))
 
 
 if __name__ == "__main__":
