@@ -142,12 +142,25 @@ def _cmd_run(args) -> int:
         print(json.dumps([r.to_json() for r in results], indent=2))
     else:
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
-              + (" (interrupted)" if interrupted else ""))
+              + _versions_used([r.case for r in results]) + (" (interrupted)" if interrupted else ""))
     if interrupted:
         return 130
     if invalid:
         return 2
     return 0 if failed == 0 else 1
+
+
+def _versions_used(cases) -> str:
+    """` (kube-scheduler v1.36.3)`, or per version how many cases ran on it."""
+    counts: dict = {}
+    for c in cases:
+        d = c.features.describe()
+        counts[d] = counts.get(d, 0) + 1
+    if not counts:
+        return ""
+    if len(counts) == 1:
+        return f" (kube-scheduler {next(iter(counts))})"
+    return " (kube-scheduler " + ", ".join(f"{d}: {n}" for d, n in sorted(counts.items())) + ")"
 
 
 def _run_with(opts, case, registry, explain: bool):
@@ -168,6 +181,7 @@ def _cmd_explain(args) -> int:
 
     case = load_case(args.case)
     res = run_case(case, _registry_for(case, args), explain=True)
+    print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
     if args.pod and pod_ref(args.pod) not in known:
         raise UserError(f"no pod {pod_ref(args.pod)} in the case", file=args.case, key="pod")
@@ -191,10 +205,13 @@ def _validate_config(path: str, data, args) -> str:
     from .framework.registry import build_registry, default_registry
     from .framework.runtime import Framework
 
+    from .versions import case_features
+
     registry = build_registry(args.plugin) if args.plugin else default_registry()
-    cfg = load_config_data(data, registry, source=path)
+    features = case_features(None, None)
+    cfg = load_config_data(data, registry, source=path, features=features)
     for prof in cfg["profiles"]:
-        Framework(prof, registry, source=path)
+        Framework(prof, registry, source=path, features=features)
     return f"{path}: valid KubeSchedulerConfiguration"
 
 
@@ -267,6 +284,29 @@ def _version() -> str:
         return __version__
 
 
+def version_options(parser) -> None:
+    """--kubernetes-version and --feature-gates: the version and gates of the cases (and
+    configuration files) that do not name their own."""
+    parser.add_argument("--kubernetes-version", metavar="VERSION", default=None,
+                        help="the kube-scheduler version of cases without kubernetesVersion: "
+                             "v1.34, v1.35 or v1.36 (default: the newest modelled, v1.36)")
+    parser.add_argument("--feature-gates", metavar="A=true,B=false", default=None,
+                        help="feature gates as kube-scheduler's --feature-gates takes them, under "
+                             "each case's own featureGates")
+
+
+def apply_version_options(args) -> None:
+    """Set the run's default version and gates from the options (checked: exit 2 if wrong)."""
+    from .versions import parse_gate_flag, set_run_defaults
+
+    version = getattr(args, "kubernetes_version", None)
+    text = getattr(args, "feature_gates", None)
+    if version is None and text is None:
+        return  # the defaults stand (pytest's option, $SCHEDHARNESS_KUBERNETES_VERSION, the newest)
+    gates = parse_gate_flag(text, file="--feature-gates") if text else {}
+    set_run_defaults(version, gates)
+
+
 def _plugin_option(parser) -> None:
     parser.add_argument("-p", "--plugin", action="append", default=[], metavar="MODULE",
                         help="a Python module to load as a plugin, besides installed entry points and "
@@ -298,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print which plugins were called at which extension points (per case and in "
                         "total), and the enabled ones never called; with --json, a `coverage` key per case")
     _plugin_option(r)
+    version_options(r)
     r.set_defaults(func=_cmd_run)
     e = sub.add_parser("explain", help="show every node's filter statuses and scores for a pod",
                        description="Run a case and print, for each scheduling attempt of a pod, the "
@@ -308,6 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a pod reference, `name` (namespace default) or `namespace/name`; all pods "
                         "of the case when omitted")
     _plugin_option(e)
+    version_options(e)
     e.set_defaults(func=_cmd_explain)
     v = sub.add_parser("validate", help="validate KubeSchedulerConfiguration or case files",
                        description="Check cases and configurations exactly as `run` would, without "
@@ -315,6 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="+", metavar="PATH",
                    help="case or KubeSchedulerConfiguration files, or folders of them")
     _plugin_option(v)
+    version_options(v)
     v.set_defaults(func=_cmd_validate)
     im = sub.add_parser("import", help="turn a `kubectl get ... -o yaml` dump into a case",
                         description="Turn a dump (kubectl get nodes,pods,pv,pvc,sc,... -A -o yaml) "
@@ -333,6 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print scheduler_perf's DataItems as JSON")
     b.add_argument("--list", action="store_true",
                    help="list the file's workloads (<test case>/<workload> and their params) and exit")
+    version_options(b)
     b.add_argument("--nodes", type=int, default=None, help="SchedulingBasic without a file: nodes")
     b.add_argument("--init-pods", type=int, default=None, help="SchedulingBasic: pods scheduled first")
     b.add_argument("--pods", type=int, default=None, help="SchedulingBasic: measured pods")
@@ -368,7 +412,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         cwd = None
     if cwd is not None and cwd not in sys.path:  # `-p module` and a case's `plugins:` can name local modules
         sys.path.append(cwd)
+    from .versions import restore_run_defaults, run_defaults
+
+    saved = run_defaults()  # the options hold for this command only (main() may run in-process)
     try:
+        apply_version_options(args)
         return args.func(args)
     except UserError as e:
         _error(e)
@@ -383,6 +431,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         _internal_error(e, getattr(args, "case", None) or getattr(args, "file", None)
                         or getattr(args, "dump", None))
         return 2
+    finally:
+        restore_run_defaults(saved)
 
 
 if __name__ == "__main__":

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from . import quantity
+if TYPE_CHECKING:
+    from ..versions import Features
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
                          is_qualified_name, is_valid_label_value)
 
@@ -447,8 +449,34 @@ def _topology_spread(spec: Mapping, path: str) -> None:
         _label_selector(c, "labelSelector", cp)
 
 
-def _tolerations(spec: Mapping, path: str) -> None:
-    """ValidateTolerations."""
+TOLERATION_COMPARISON_GATE = "TaintTolerationComparisonOperators"
+
+
+def toleration_operator_options(features: Optional["Features"], old_spec: Optional[Mapping] = None) -> Tuple[bool, bool]:
+    """(whether the version's ValidateTolerations has the Lt/Gt case at all (v1.35 on),
+    PodValidationOptions.AllowTaintTolerationComparisonOperators): the gate on, or the old pod
+    of an update already using Lt/Gt (allowTaintTolerationComparisonOperators)."""
+    if features is None:
+        from ..versions import DEFAULT as features
+    known = TOLERATION_COMPARISON_GATE in features
+    allow = known and (features[TOLERATION_COMPARISON_GATE] or any(
+        isinstance(t, Mapping) and t.get("operator") in ("Lt", "Gt") for t in (old_spec or {}).get("tolerations") or ()))
+    return known, allow
+
+
+def _parse_int64_error(value: str) -> Optional[str]:
+    """strconv.ParseInt(value, 10, 64)'s error text, or None."""
+    if re.fullmatch(r"[+-]?[0-9]+", value or ""):
+        v = int(value)
+        return None if -(1 << 63) <= v < (1 << 63) else f'strconv.ParseInt: parsing "{value}": value out of range'
+    return f'strconv.ParseInt: parsing "{value}": invalid syntax'
+
+
+def _tolerations(spec: Mapping, path: str, comparison: Tuple[bool, bool] = (True, False)) -> None:
+    """ValidateTolerations. `comparison`: toleration_operator_options (v1.35 added the Lt/Gt
+    operators, allowed with TaintTolerationComparisonOperators)."""
+    from .taints import is_decimal_integer
+    known, allow = comparison
     for tp, t in _maps(spec, "tolerations", path):
         key = _str(t, "key", tp)
         op = _str(t, "operator", tp)
@@ -468,6 +496,15 @@ def _tolerations(spec: Mapping, path: str) -> None:
         elif op == "Exists":
             if value:
                 _invalid(_child(tp, "operator"), value, "value must be empty when `operator` is 'Exists'")
+        elif op in ("Lt", "Gt") and known:
+            if not allow:
+                _unsupported(_child(tp, "operator"), op, ["Equal", "Exists", "Lt", "Gt"])
+            if not is_decimal_integer(value):
+                _invalid(_child(tp, "value"), value,
+                         "must be non-empty" if not value else "must be a valid decimal integer in canonical form")
+            err = _parse_int64_error(value)
+            if err:
+                _invalid(_child(tp, "value"), value, err)
         else:
             _unsupported(_child(tp, "operator"), op, ["Equal", "Exists"])
         if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
@@ -580,7 +617,7 @@ def _containers(spec: Mapping, path: str) -> None:
 
 
 # -- kinds --------------------------------------------------------------------------------------
-def _pod(obj: Mapping) -> None:
+def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
     spec = _map(obj, "spec", "")
     if obj.get("spec") is None:
@@ -612,7 +649,7 @@ def _pod(obj: Mapping) -> None:
     ns = _map(spec, "nodeSelector", p)
     if ns:
         _labels(spec, "nodeSelector", p)
-    _tolerations(spec, p)
+    _tolerations(spec, p, toleration_operator_options(features))
     _affinity(spec, p)
     _topology_spread(spec, p)
     _resource_list(spec, "overhead", p, _container_resource_name)
@@ -772,9 +809,9 @@ def kind_typo(kind: str) -> Optional[str]:
     return None
 
 
-def validate_object(obj: Any) -> Optional[Tuple[str, str]]:
-    """The first problem the API server would report for this manifest, as (field path,
-    message), or None."""
+def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional[Tuple[str, str]]:
+    """The first problem the API server of ``features``' version (default: the newest modelled)
+    would report for this manifest, as (field path, message), or None."""
     try:
         if not isinstance(obj, dict):
             _wrong_type("", "a Kubernetes object (a mapping)", obj)
@@ -787,7 +824,9 @@ def validate_object(obj: Any) -> Optional[Tuple[str, str]]:
         _str(obj, "apiVersion", "")
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
-        if check is not None:
+        if check is _pod:
+            _pod(obj, features)
+        elif check is not None:
             check(obj)
     except ObjectInvalid as e:
         return e.path, e.message

@@ -28,7 +28,9 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..api.validation import is_extended_resource_name, is_qualified_name  # noqa: F401 (re-exported)
 from ..api.duration import parse_duration_ns
 from .defaults import EXTENSION_POINT_KEYS
+from ..framework.plugin import call_with_features
 from ..framework.registry import origin_suffix
+from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 
 FieldError = Tuple[str, str]
 
@@ -354,8 +356,16 @@ _ARGS_FIELDS: Dict[str, Dict[str, Any]] = {
     "NodeAffinityArgs": {"addedAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [_NODE_SELECTOR_TERM]},
         "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": "int32", "preference": _NODE_SELECTOR_TERM}]}},
-    "DynamicResourcesArgs": {"filterTimeout": "string"},
+    "DynamicResourcesArgs": {"filterTimeout": "string", "bindingTimeout": "string"},
 }
+
+
+def _args_shape(kind: str, features: Optional[Features]) -> Optional[Dict[str, Any]]:
+    """The fields of an args kind in the version's kubescheduler.config.k8s.io/v1."""
+    shape = _ARGS_FIELDS.get(kind)
+    if shape is not None and kind == "DynamicResourcesArgs" and features is not None and not features.has("DynamicResourcesBindingTimeout"):
+        shape = {k: v for k, v in shape.items() if k != "bindingTimeout"}  # v1.35 on
+    return shape
 
 
 def _decode_errors(value: Any, shape: Any, path: str) -> List[str]:
@@ -440,7 +450,8 @@ def zero_nulls(cfg: Dict[str, Any], registry: Mapping[str, type]) -> Dict[str, A
     return cfg
 
 
-def validate_plugin_args_fields(cfg: Mapping[str, Any], registry: Mapping[str, type]) -> List[FieldError]:
+def validate_plugin_args_fields(cfg: Mapping[str, Any], registry: Mapping[str, type],
+                                features: Optional[Features] = None) -> List[FieldError]:
     """The strict decoding of in-tree plugins' args (decodeNestedObjects with the scheme's strict
     codec): an unknown field or a value of the wrong type is an error, as kube-scheduler refuses
     it."""
@@ -452,7 +463,7 @@ def validate_plugin_args_fields(cfg: Mapping[str, Any], registry: Mapping[str, t
             if not isinstance(pc, dict) or pc.get("args") is None:
                 continue
             cls = registry.get(pc.get("name") or "") if isinstance(pc.get("name"), str) else None
-            shape = _ARGS_FIELDS.get(getattr(cls, "args_kind", None) or "")
+            shape = _args_shape(getattr(cls, "args_kind", None) or "", features)
             if shape is None:
                 continue
             args = pc["args"]
@@ -636,10 +647,11 @@ def _validate_leader_election(le: Mapping[str, Any]) -> List[FieldError]:
     return errors
 
 
-def validate_kube_scheduler_configuration(cfg: Mapping[str, Any],
-                                          registry: Mapping[str, type]) -> List[FieldError]:
+def validate_kube_scheduler_configuration(cfg: Mapping[str, Any], registry: Mapping[str, type], *,
+                                          features: Features = DEFAULT_FEATURES) -> List[FieldError]:
     """ValidateKubeSchedulerConfiguration on a defaulted configuration (a dict with the v1 field
-    names, as ``set_defaults`` returns it). Returns the errors in upstream's order."""
+    names, as ``set_defaults`` returns it), as the version of ``features`` validates it. Returns
+    the errors in upstream's order."""
     errors: List[FieldError] = []
     cc = cfg.get("clientConnection") or {}
     if (cc.get("burst") or 0) < 0:
@@ -715,14 +727,14 @@ def _plugins_needed(plugins: Mapping[str, Any]) -> List[str]:
     return names
 
 
-def _args_errors(cls: type, args: Any) -> List[FieldError]:
+def _args_errors(cls: type, args: Any, features: Features) -> List[FieldError]:
     if not isinstance(args, dict) or not getattr(cls, "args_kind", None):
         return []
-    return list(cls.validate_args(args) or [])
+    return list(call_with_features(cls.validate_args, args, features) or [])
 
 
-def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, type],
-                          ) -> Tuple[Dict[str, List[str]], Dict[str, int]]:
+def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, type], *,
+                          features: Features = DEFAULT_FEATURES) -> Tuple[Dict[str, List[str]], Dict[str, int]]:
     """What NewFramework does with a defaulted profile's plugins: the plugin names that run at each
     extension point, in order (explicit lists, then multiPoint expansion), and the score weights.
     Raises FrameworkConfigError with upstream's message at the first problem."""
@@ -741,7 +753,7 @@ def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, typ
     for name, cls in registry.items():
         if name not in needed:
             continue
-        errs = _args_errors(cls, args_of.get(name))
+        errs = _args_errors(cls, args_of.get(name), features)
         if errs:
             raise FrameworkConfigError(f"initializing plugin {_go_quote(name)}: {format_errors(errs)}")
         plugins_map[name] = cls
@@ -824,7 +836,8 @@ def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, typ
     return lists, weights
 
 
-def validate_frameworks(cfg: Mapping[str, Any], registry: Mapping[str, type]) -> List[FieldError]:
+def validate_frameworks(cfg: Mapping[str, Any], registry: Mapping[str, type], *,
+                        features: Features = DEFAULT_FEATURES) -> List[FieldError]:
     """profile.NewMap over a defaulted (and validated) configuration: builds each profile's plugin
     lists and reports, per profile, the error kube-scheduler would stop at. Messages are worded as
     NewMap returns them (kube-scheduler prefixes them with "initializing profiles: "); upstream
@@ -837,7 +850,7 @@ def validate_frameworks(cfg: Mapping[str, Any], registry: Mapping[str, type]) ->
         path = f"profiles[{i}]"
         scheduler_name = profile.get("schedulerName") or ""
         try:
-            lists, _ = build_profile_plugins(profile, registry)
+            lists, _ = build_profile_plugins(profile, registry, features=features)
         except FrameworkConfigError as e:
             errors.append((path, f"creating profile for scheduler name {scheduler_name}: {e}"))
             continue
