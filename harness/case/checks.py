@@ -113,6 +113,9 @@ def _check_one(case, where: str, exp: Dict[str, Any], pods: Set[str], nodes: Set
     for ref, want in (exp.get("nominated") or {}).items():
         pod(ref, f"{where}.nominated.{ref}")
         node(want, f"{where}.nominated.{ref}")
+    for k in ("queue", "attempts", "boundBy"):
+        for ref in (exp.get(k) or {}):
+            pod(ref, f"{where}.{k}.{ref}")
 
 
 def check_step_objects(case) -> None:

@@ -16,7 +16,7 @@ from ..api.pod_update import validate_pod_update
 from ..cluster import Cluster
 from ..config import loader as config_loader
 from ..config.defaults import set_defaults
-from ..errors import CaseError
+from ..errors import CaseError, UserError
 from ..framework import parallelize
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
@@ -419,7 +419,12 @@ def _run_case(case: Case, registry, explain: bool) -> CaseResult:
     run.run()
     res = CaseResult(case, True, scheduler=run.engine)
     for step in case.steps:
-        run.apply(step)
+        try:
+            run.apply(step)
+        except UserError as e:  # what running the step found (a run that would not end): name it
+            if e.file:
+                raise
+            raise UserError(e.detail, file=case.path, key=step.key) from None
         if step.action == "expect":
             res.failures.extend(run.check(step.value, f"{step.key}"))
         res.steps.append(StepResult(step.index, step.action, run.observe()))
