@@ -43,6 +43,17 @@ def _failing_pods(res) -> List[str]:
     return [f.split(":")[0] for f in res.failures if "/" in f.split(":")[0]]
 
 
+def _print_failures(name: str, failures: List[str]) -> None:
+    """`FAIL name: a; b` on one line, or, when a failure carries a table (decision
+    assertions), one failure per line with its table under it."""
+    if not any("\n" in f for f in failures):
+        print(f"FAIL {name}: {'; '.join(failures)}")
+        return
+    print(f"FAIL {name}:")
+    for f in failures:
+        print("  " + f.replace("\n", "\n  "))
+
+
 def _cmd_run(args) -> int:
     """Every valid case runs; every invalid file is one error line; exit 2 if any was invalid."""
     from .case import find_cases, load_case, run_case
@@ -83,7 +94,7 @@ def _cmd_run(args) -> int:
         else:
             failed += 1
             if not args.json:
-                print(f"FAIL {case.name}: {'; '.join(res.failures)}")
+                _print_failures(case.name, res.failures)
                 if args.verbose:
                     text = explain_pods(res, _failing_pods(res))
                     print("\n".join("    " + line for line in text.splitlines()))
