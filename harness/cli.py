@@ -79,9 +79,10 @@ def _cmd_run(args) -> int:
         from .framework.coverage import Coverage
         from .framework.parallelize import RunSettings
         opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
+    explain = bool(args.verbose)
     for case in cases:
         try:
-            res = _run_with(opts, case, _registry_for(case, args), bool(args.verbose))
+            res = _run_with(opts, case, _registry_for(case, args), explain)
         except UserError as e:
             _error(e)
             invalid += 1
@@ -302,6 +303,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_conformance_parser(sub)
     from .explore import add_parser as add_explore_parser
     add_explore_parser(sub, _plugin_option)
+    from .diff import add_parser as add_diff_parser
+    add_diff_parser(sub, _plugin_option)
+    from .sweep import add_parser as add_sweep_parser
+    add_sweep_parser(sub, _plugin_option)
     return p
 
 
