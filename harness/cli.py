@@ -79,7 +79,7 @@ def _cmd_run(args) -> int:
         from .framework.coverage import Coverage
         from .framework.parallelize import RunSettings
         opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
-    explain = bool(args.verbose)
+    explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
     for case in cases:
         try:
             res = _run_with(opts, case, _registry_for(case, args), explain)
@@ -110,6 +110,10 @@ def _cmd_run(args) -> int:
         print(json.dumps([r.to_json() for r in results], indent=2))
     else:
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else ""))
+    if args.html:
+        from .html import write_run_report
+
+        write_run_report(args.html, results)
     if invalid:
         return 2
     return 0 if failed == 0 else 1
@@ -261,6 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--coverage", action="store_true",
                    help="print which plugins were called at which extension points (per case and in "
                         "total), and the enabled ones never called; with --json, a `coverage` key per case")
+    r.add_argument("--html", metavar="REPORT.html", default=None,
+                   help="also write a self-contained HTML report: per case pass/fail, bindings, each "
+                        "pod's decision table per attempt, the attempt timeline of cases with steps")
     _plugin_option(r)
     r.set_defaults(func=_cmd_run)
     e = sub.add_parser("explain", help="show every node's filter statuses and scores for a pod",

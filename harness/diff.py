@@ -165,6 +165,12 @@ def cmd_diff(args) -> int:
         print("\n".join(figures_table(labels, figs)))
         n_cases = len(per_side[0])
         print(f"{len(changes)} pod(s) change in {len({c.path for c in changes})} of {n_cases} case(s)")
+    if args.html:
+        from .html import write_diff_report
+
+        rows = [f.row() for f in figs]
+        table = [{"figure": k, labels[0]: rows[0][k], labels[1]: rows[1][k]} for k in rows[0]]
+        write_diff_report(args.html, sides, changes, table, invalid)
     if invalid:
         return 2
     return 1 if changes else 0
@@ -206,5 +212,7 @@ def add_parser(sub, plugin_option) -> None:
     d.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="run the cases on N processes")
     d.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
                    help="run the cases on a Dask cluster (the `dask` extra)")
+    d.add_argument("--html", metavar="REPORT.html", default=None,
+                   help="also write a self-contained HTML report of the changes and figures")
     plugin_option(d)
     d.set_defaults(func=cmd_diff)

@@ -189,6 +189,10 @@ def cmd_sweep(args) -> int:
         print("\n".join(table_lines(rows)))
         if args.chart:
             print(f"chart: {args.chart}")
+    if args.html:
+        from .html import write_sweep_report
+
+        write_sweep_report(args.html, rows, svg, invalid)
     return 2 if invalid else 0
 
 
@@ -214,5 +218,7 @@ def add_parser(sub, plugin_option) -> None:
     s.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="run on N processes")
     s.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
                    help="run on a Dask cluster (the `dask` extra)")
+    s.add_argument("--html", metavar="REPORT.html", default=None,
+                   help="also write a self-contained HTML report: the table and the chart")
     plugin_option(s)
     s.set_defaults(func=cmd_sweep)

@@ -59,9 +59,11 @@ def _diff(capsys, *extra):
 
 
 def test_diff_lists_the_pod_that_moves_with_the_scores_that_moved_it(cases, tmp_path, capsys):
-    rc = main(["diff", "--config", DEFAULT, "--config", PACKING, cases])
+    report = tmp_path / "diff.html"
+    rc = main(["diff", "--config", DEFAULT, "--config", PACKING, "--html", str(report), cases])
     out = capsys.readouterr().out
     assert rc == 1
+    assert "default/web" in report.read_text() and "nodes used" in report.read_text()
     assert "default/web: node-b -> node-a" in out
     assert out.count("NodeResourcesFit") == 2  # the row that differs, on each side
     rc, data = _diff(capsys, cases)
@@ -95,14 +97,16 @@ def test_diff_on_two_processes_gives_the_same_answer(cases, capsys):
 
 def test_sweep_over_a_noderesourcesfit_weight_prints_the_table_and_writes_the_chart(cases, tmp_path, capsys):
     chart = tmp_path / "sweep.svg"
+    report = tmp_path / "sweep.html"
     rc = main(["sweep", "--config", PACKING, "--weight", "NodeResourcesFit=1:3:2", "--chart", str(chart),
-               "--json", cases])
+               "--json", "--html", str(report), cases])
     assert rc == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert [r["value"] for r in rows] == ["NodeResourcesFit weight 1", "NodeResourcesFit weight 3"]
     assert all(r["cases passing"] == 1 and r["cases"] == 2 for r in rows)  # pack.yaml expects spreading
     svg = chart.read_text()
     assert svg.startswith("<svg") and "cases passing" in svg and "NodeResourcesFit weight" in svg
+    assert "<svg" in report.read_text()
     rc = main(["sweep", "--arg", "NodeResourcesFit.scoringStrategy.type=LeastAllocated,MostAllocated",
                "--chart", str(chart), cases])
     out = capsys.readouterr().out.splitlines()
