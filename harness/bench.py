@@ -32,6 +32,7 @@ from .case.apiserver import ApiServerDefaults
 from .case.controllers import start_controllers
 from .cluster import Cluster
 from .config.defaults import set_defaults
+from .versions import case_features
 from .errors import UserError
 from .framework.registry import default_registry
 from .scheduler.scheduler import Scheduler
@@ -117,14 +118,16 @@ class WorkloadRun:
         self.wl = wl
         self.progress = Progress(wl.name, quiet)
         registry = default_registry()
+        features = case_features(None, wl.feature_gates, file=wl.name)
         if wl.scheduler_config_path:
             from .config.loader import load_config_file
-            cfg = load_config_file(wl.scheduler_config_path, registry)
+            cfg = load_config_file(wl.scheduler_config_path, registry, features)
         else:
-            cfg = set_defaults({}, registry)
+            cfg = set_defaults({}, registry, features)
         self.cluster = Cluster()
-        self.api = ApiServerDefaults([], wl.name)
-        self.sched = Scheduler(cfg, registry, self.cluster, source=wl.scheduler_config_path or "config")
+        self.api = ApiServerDefaults([], wl.name, features)
+        self.sched = Scheduler(cfg, registry, self.cluster, source=wl.scheduler_config_path or "config",
+                               features=features)
         self.sched.keep_records = False
         self.sched.start()
         start_controllers(self.cluster)  # the resourceclaim controller, as scheduler_perf runs it

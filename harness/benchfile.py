@@ -36,14 +36,6 @@ OPS: Dict[str, Tuple[set, set]] = {
     "barrier": (set(), {"namespaces", "labelSelector", "stageRequirement"}),
     "sleep": (set(), {"duration", "durationParam"}),
 }
-# v1.34's defaults of the gates the harness models (README "feature gates"); a workload may name
-# them with these values only: the harness does not switch them.
-V134_GATES: Dict[str, bool] = {
-    "SchedulerQueueingHints": True, "SchedulerPopFromBackoffQ": True,
-    "SchedulerAsyncPreemption": True, "SchedulerAsyncAPICalls": True, "PodLevelResources": True,
-    "InPlacePodVerticalScaling": True, "DynamicResourceAllocation": True,
-    "NominatedNodeNameForExpectation": False, "StorageCapacityScoring": False,
-}
 _TESTCASE_KEYS = {"name", "workloadTemplate", "workloads", "defaultPodTemplatePath",
                   "schedulerConfigPath", "featureGates", "labels", "metricsCollectorConfig",
                   "schedulerConfigTemplate"}
@@ -73,6 +65,7 @@ class Workload:
     scheduler_config_path: Optional[str]
     default_pod_template: Optional[str]
     threshold: Optional[float] = None
+    feature_gates: Dict[str, bool] = field(default_factory=dict)  # the test case's, then the workload's
 
 
 def parse_duration(text: Any, file: str, key: str) -> float:
@@ -132,18 +125,16 @@ def _check_keys(obj: Dict[str, Any], allowed: set, required: set, file: str, key
             raise UserError(f'"{k}" is required', file=file, key=key)
 
 
-def check_feature_gates(gates: Any, file: str, key: str) -> None:
+def check_feature_gates(gates: Any, file: str, key: str) -> Dict[str, bool]:
+    """A test case's or workload's featureGates, checked as --feature-gates is for the run's
+    Kubernetes version (harness.versions.check_gates)."""
+    from .versions import check_gates, parse_version, run_default_version
+
     if gates is None:
-        return
+        return {}
     if not isinstance(gates, dict):
         raise UserError("featureGates must be a mapping of gate names to true/false", file=file, key=key)
-    for name, value in gates.items():
-        if name not in V134_GATES:
-            raise UserError(f'feature gate "{name}" is not modelled by schedharness', file=file, key=f"{key}.{name}")
-        if bool(value) != V134_GATES[name]:
-            raise UserError(f'feature gate {name}={str(bool(value)).lower()} is not supported: the harness '
-                            f'runs v1.34\'s default ({str(V134_GATES[name]).lower()})',
-                            file=file, key=f"{key}.{name}")
+    return check_gates(parse_version(run_default_version()), gates, file=file, key=key)
 
 
 def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str) -> Op:
@@ -239,7 +230,7 @@ def load_workloads(path: str, select: Optional[str] = None,
             raise UserError("a test case must be a mapping", file=path, key=key)
         _check_keys(tc, _TESTCASE_KEYS, {"name", "workloadTemplate", "workloads"}, path, key)
         key = tc["name"]
-        check_feature_gates(tc.get("featureGates"), path, f"{key}.featureGates")
+        tc_gates = check_feature_gates(tc.get("featureGates"), path, f"{key}.featureGates")
         for field_ in ("metricsCollectorConfig", "schedulerConfigTemplate"):
             if tc.get(field_) is not None:
                 raise UserError(f"{field_} is not supported by schedharness bench", file=path, key=f"{key}.{field_}")
@@ -252,7 +243,8 @@ def load_workloads(path: str, select: Optional[str] = None,
             names.append(full)
             if select and select not in (full, tc["name"]):
                 continue
-            check_feature_gates(w.get("featureGates"), path, f"{wkey}.featureGates")
+            gates = dict(tc_gates)
+            gates.update(check_feature_gates(w.get("featureGates"), path, f"{wkey}.featureGates"))
             params = dict(w.get("params") or {})
             for k, v in (overrides or {}).items():
                 params[k] = v
@@ -261,7 +253,7 @@ def load_workloads(path: str, select: Optional[str] = None,
             sc = tc.get("schedulerConfigPath")
             out.append(Workload(full, params, ops, base,
                                 os.path.join(base, sc) if sc else None,
-                                tc.get("defaultPodTemplatePath"), w.get("threshold")))
+                                tc.get("defaultPodTemplatePath"), w.get("threshold"), gates))
     if select and not out:
         raise UserError(f'no workload named "{select}" (the file has: {", ".join(names)})', file=path, key="--workload")
     if overrides:

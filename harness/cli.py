@@ -109,7 +109,8 @@ def _cmd_run(args) -> int:
     if args.json:
         print(json.dumps([r.to_json() for r in results], indent=2))
     else:
-        print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else ""))
+        print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
+              + _versions_used([r.case for r in results]))
     if args.html:
         from .html import write_run_report
 
@@ -117,6 +118,19 @@ def _cmd_run(args) -> int:
     if invalid:
         return 2
     return 0 if failed == 0 else 1
+
+
+def _versions_used(cases) -> str:
+    """` (kube-scheduler v1.36.3)`, or per version how many cases ran on it."""
+    counts: dict = {}
+    for c in cases:
+        d = c.features.describe()
+        counts[d] = counts.get(d, 0) + 1
+    if not counts:
+        return ""
+    if len(counts) == 1:
+        return f" (kube-scheduler {next(iter(counts))})"
+    return " (kube-scheduler " + ", ".join(f"{d}: {n}" for d, n in sorted(counts.items())) + ")"
 
 
 def _run_with(opts, case, registry, explain: bool):
@@ -137,6 +151,7 @@ def _cmd_explain(args) -> int:
 
     case = load_case(args.case)
     res = run_case(case, _registry_for(case, args), explain=True)
+    print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
     if args.pod and pod_ref(args.pod) not in known:
         raise UserError(f"no pod {pod_ref(args.pod)} in the case", file=args.case, key="pod")
@@ -160,10 +175,13 @@ def _validate_config(path: str, data, args) -> str:
     from .framework.registry import build_registry, default_registry
     from .framework.runtime import Framework
 
+    from .versions import case_features
+
     registry = build_registry(args.plugin) if args.plugin else default_registry()
-    cfg = load_config_data(data, registry, source=path)
+    features = case_features(None, None)
+    cfg = load_config_data(data, registry, source=path, features=features)
     for prof in cfg["profiles"]:
-        Framework(prof, registry, source=path)
+        Framework(prof, registry, source=path, features=features)
     return f"{path}: valid KubeSchedulerConfiguration"
 
 
@@ -235,6 +253,29 @@ def _version() -> str:
         return __version__
 
 
+def version_options(parser) -> None:
+    """--kubernetes-version and --feature-gates: the version and gates of the cases (and
+    configuration files) that do not name their own."""
+    parser.add_argument("--kubernetes-version", metavar="VERSION", default=None,
+                        help="the kube-scheduler version of cases without kubernetesVersion: "
+                             "v1.34, v1.35 or v1.36 (default: the newest modelled, v1.36)")
+    parser.add_argument("--feature-gates", metavar="A=true,B=false", default=None,
+                        help="feature gates as kube-scheduler's --feature-gates takes them, under "
+                             "each case's own featureGates")
+
+
+def apply_version_options(args) -> None:
+    """Set the run's default version and gates from the options (checked: exit 2 if wrong)."""
+    from .versions import parse_gate_flag, set_run_defaults
+
+    version = getattr(args, "kubernetes_version", None)
+    text = getattr(args, "feature_gates", None)
+    if version is None and text is None:
+        return  # the defaults stand (pytest's option, $SCHEDHARNESS_KUBERNETES_VERSION, the newest)
+    gates = parse_gate_flag(text, file="--feature-gates") if text else {}
+    set_run_defaults(version, gates)
+
+
 def _plugin_option(parser) -> None:
     parser.add_argument("-p", "--plugin", action="append", default=[], metavar="MODULE",
                         help="a Python module to load as a plugin, besides installed entry points and "
@@ -269,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write a self-contained HTML report: per case pass/fail, bindings, each "
                         "pod's decision table per attempt, the attempt timeline of cases with steps")
     _plugin_option(r)
+    version_options(r)
     r.set_defaults(func=_cmd_run)
     e = sub.add_parser("explain", help="show every node's filter statuses and scores for a pod",
                        description="Run a case and print, for each scheduling attempt of a pod, the "
@@ -279,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a pod reference, `name` (namespace default) or `namespace/name`; all pods "
                         "of the case when omitted")
     _plugin_option(e)
+    version_options(e)
     e.set_defaults(func=_cmd_explain)
     v = sub.add_parser("validate", help="validate KubeSchedulerConfiguration or case files",
                        description="Check cases and configurations exactly as `run` would, without "
@@ -286,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="+", metavar="PATH",
                    help="case or KubeSchedulerConfiguration files, or folders of them")
     _plugin_option(v)
+    version_options(v)
     v.set_defaults(func=_cmd_validate)
     im = sub.add_parser("import", help="turn a `kubectl get ... -o yaml` dump into a case",
                         description="Turn a dump (kubectl get nodes,pods,pv,pvc,sc,... -A -o yaml) "
@@ -302,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="override a workload parameter (repeatable)")
     b.add_argument("--json", action="store_true", help="print scheduler_perf's DataItems as JSON")
+    version_options(b)
     b.add_argument("--nodes", type=int, default=None, help="SchedulingBasic without a file: nodes")
     b.add_argument("--init-pods", type=int, default=None, help="SchedulingBasic: pods scheduled first")
     b.add_argument("--pods", type=int, default=None, help="SchedulingBasic: measured pods")
@@ -324,13 +369,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     if os.getcwd() not in sys.path:  # `-p module` and a case's `plugins:` can name local modules
         sys.path.append(os.getcwd())
+    from .versions import restore_run_defaults, run_defaults
+
+    saved = run_defaults()  # the options hold for this command only (main() may run in-process)
     try:
+        apply_version_options(args)
         return args.func(args)
     except UserError as e:
         _error(e)
         return 2
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    finally:
+        restore_run_defaults(saved)
 
 
 if __name__ == "__main__":

@@ -82,4 +82,6 @@ def add_parser(sub: Any, plugin_option: Callable) -> None:
     e.add_argument("--seed", type=int, default=0, help="the explore's own seed (default 0): the same "
                                                       "seed gives the same runs")
     plugin_option(e)
+    from .cli import version_options
+    version_options(e)
     e.set_defaults(func=_cmd_explore)

@@ -15,6 +15,31 @@ def pytest_addoption(parser):
     group = parser.getgroup("schedharness")
     group.addoption("--schedharness-no-cases", action="store_true", default=False,
                     help="do not collect schedharness YAML cases")
+    group.addoption("--kubernetes-version", default=None, metavar="VERSION",
+                    help="kube-scheduler version of the cases without kubernetesVersion (v1.34, v1.35, "
+                         "v1.36; default: the ini setting kubernetes_version, then "
+                         "$SCHEDHARNESS_KUBERNETES_VERSION, then the newest modelled)")
+    parser.addini("kubernetes_version", default=None,
+                  help="schedharness: kube-scheduler version of the cases without kubernetesVersion")
+
+
+def pytest_configure(config):
+    """The run's default Kubernetes version: --kubernetes-version, else the ini setting, else
+    $SCHEDHARNESS_KUBERNETES_VERSION (tox's k8s13x factors), else the newest modelled."""
+    from .versions import set_run_defaults
+
+    version = config.getoption("kubernetes_version", None) or config.getini("kubernetes_version") or None
+    try:
+        set_run_defaults(version)
+    except UserError as e:
+        raise pytest.UsageError(str(e)) from None
+
+
+def pytest_report_header(config):
+    from .versions import parse_version, run_default_version
+
+    return f"schedharness: cases without kubernetesVersion run on kube-scheduler " \
+           f"{parse_version(run_default_version()).release}"
 
 
 def pytest_collect_file(file_path, parent):
@@ -85,4 +110,4 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, 0, f"case: {self.case.name}"
+        return self.path, 0, f"case: {self.case.name} (kube-scheduler {self.case.features.describe()})"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from harness.api.quantity import value as quantity_value
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
@@ -65,7 +65,7 @@ def _features_of(handle) -> Features:
     if isinstance(fts, Features):
         return fts
     gates = getattr(handle, "feature_gates", None)
-    if isinstance(gates, dict):
+    if isinstance(gates, Mapping):
         return Features.from_gates(gates)
     return DEFAULT_FEATURES
 

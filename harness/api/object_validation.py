@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from . import quantity
+if TYPE_CHECKING:
+    from ..versions import Features
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
                          is_qualified_name, is_valid_label_value)
 
@@ -772,9 +774,9 @@ def kind_typo(kind: str) -> Optional[str]:
     return None
 
 
-def validate_object(obj: Any) -> Optional[Tuple[str, str]]:
-    """The first problem the API server would report for this manifest, as (field path,
-    message), or None."""
+def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional[Tuple[str, str]]:
+    """The first problem the API server of ``features``' version (default: the newest modelled)
+    would report for this manifest, as (field path, message), or None."""
     try:
         if not isinstance(obj, dict):
             _wrong_type("", "a Kubernetes object (a mapping)", obj)

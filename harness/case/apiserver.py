@@ -7,13 +7,16 @@ from typing import Any, Dict, List, Optional
 
 from ..api.object_validation import validate_object
 from ..errors import CaseError
+from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 
 _EPOCH = "2026-01-01T00:00:00Z"
 
 
 class ApiServerDefaults:
-    def __init__(self, cluster_objects: List[Dict[str, Any]], path: str):
+    def __init__(self, cluster_objects: List[Dict[str, Any]], path: str, features: Optional[Features] = None):
         self.path = path
+        # the version whose API server defaults and validates the objects
+        self.features: Features = features if features is not None else DEFAULT_FEATURES
         self.priority_classes: Dict[str, Dict[str, Any]] = {}
         self.global_default: Optional[Dict[str, Any]] = None
         for obj in cluster_objects:
@@ -37,7 +40,7 @@ class ApiServerDefaults:
         return f"00000000-0000-0000-0000-{self._uid:012d}"
 
     def default_object(self, obj: Dict[str, Any], key: str, index: int) -> Dict[str, Any]:
-        check_object(obj, key, self.path)
+        check_object(obj, key, self.path, self.features)
         md = obj.setdefault("metadata", {})
         if not md.get("name"):
             raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")
@@ -114,9 +117,9 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_object(obj: Any, key: str, path: str) -> None:
+def check_object(obj: Any, key: str, path: str, features: Features = DEFAULT_FEATURES) -> None:
     """The API server's validation of one manifest (api.object_validation) as a CaseError."""
-    err = validate_object(obj)
+    err = validate_object(obj, features)
     if err is not None:
         raise CaseError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
 

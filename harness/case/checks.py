@@ -153,6 +153,6 @@ def check_step_objects(case) -> None:
         if action not in ("create", "update") or not isinstance(value, list):
             continue
         for j, obj in enumerate(value):
-            err = validate_object(obj)
+            err = validate_object(obj, case.features)
             if err is not None:
                 raise CaseError(err[1], file=case.path, key=f"{key}[{j}].{err[0]}" if err[0] else f"{key}[{j}]")

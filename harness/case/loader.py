@@ -11,6 +11,7 @@ from importlib import resources
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..errors import CaseError
+from ..versions import Features, case_features
 from .apiserver import NAMESPACED_KINDS
 from .steps import REPLICA_ACTIONS, Step, check_references, check_replicas, parse_steps
 from ..yamlfile import MAX_OBJECTS, load_yaml_file
@@ -53,6 +54,13 @@ class Case:
     replicas: int = 1
     cluster_keys: List[str] = field(default_factory=list)  # each cluster object's key path in the file
     parallel: bool = False  # Filter and Score on the Parallelizer's threads (`run --parallel`)
+    kubernetes_version: Optional[str] = None  # as the case names it (None: the run's default)
+    feature_gates: Dict[str, Any] = field(default_factory=dict)  # as the case sets them
+    features: Optional[Features] = None  # the version and gates the case runs with
+
+    def __post_init__(self) -> None:
+        if self.features is None:
+            self.features = case_features(self.kubernetes_version, self.feature_gates, file=self.path)
 
     @property
     def has_processes(self) -> bool:
@@ -208,6 +216,7 @@ def case_from_data(data: Any, path: str) -> Case:
 
         check_relations(path, "expect", data["expect"])
     replicas = int(data.get("replicas", 1))
+    features = case_features(data.get("kubernetesVersion"), data.get("featureGates"), file=path)
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
     check_replicas(steps, replicas, path)
@@ -217,7 +226,9 @@ def case_from_data(data: Any, path: str) -> Case:
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
                 plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
-                cluster_keys=keys, parallel=bool(data.get("parallel", False)))
+                cluster_keys=keys, parallel=bool(data.get("parallel", False)),
+                kubernetes_version=data.get("kubernetesVersion"),
+                feature_gates=dict(data.get("featureGates") or {}), features=features)
 
 
 def _add_plugin_paths(path: str) -> None:

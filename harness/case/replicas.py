@@ -160,8 +160,10 @@ class ProcessView:
 class World:
     """The replicas of a case on one virtual time (the election's VirtualLoop)."""
 
-    def __init__(self, config, registry, cluster: Cluster, replicas: int, seed: int, source: str):
+    def __init__(self, config, registry, cluster: Cluster, replicas: int, seed: int, source: str,
+                 features=None):
         le = dict(config.get("leaderElection") or {})
+        self.features = features
         check_leader_elector_config(le, source)
         self.config, self.registry, self.cluster = config, registry, cluster
         self.seed, self.source = seed, source
@@ -195,7 +197,7 @@ class World:
     def _process_start(self, proc: Process) -> None:
         view = ProcessView(self, self.cluster, proc.replica)
         sched = Scheduler(self.config, self.registry, view, seed=self.seed, source=self.source,
-                          clock=proc.clock, name=proc.replica)
+                          clock=proc.clock, name=proc.replica, features=self.features)
         sched.tracked_pods = self.tracked_pods
         sched.explain = self.explain
         if self.delay_cache:

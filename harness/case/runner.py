@@ -79,7 +79,10 @@ class CaseResult:
     coverage: Optional[Dict[str, Any]] = None  # extension points reached (`run --coverage`)
 
     def to_json(self) -> Dict[str, Any]:
-        out = {"case": self.case.name, "file": self.case.path, "passed": self.passed, "bindings": self.bindings,
+        out = {"case": self.case.name, "file": self.case.path,
+               "kubernetesVersion": self.case.features.version.release,
+               "featureGates": dict(sorted(self.case.features.overrides.items())),
+               "passed": self.passed, "bindings": self.bindings,
                "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
                "failures": self.failures}
         if self.case.steps or self.lease_history is not None:
@@ -113,17 +116,19 @@ class CaseRun:
     def __init__(self, case: Case, registry=None, explain: bool = False):
         self.case = case
         registry = registry or (build_registry(case.plugins) if case.plugins else default_registry())
+        features = self.features = case.features
         if case.config is None:
-            cfg = set_defaults({}, registry)
+            cfg = set_defaults({}, registry, features)
         elif isinstance(case.config, str):
             path = case.config_path
             if not os.path.exists(path):
                 raise CaseError(f"config file {path} does not exist", file=case.path, key="config")
-            cfg = config_loader.load_config_file(path, registry)
+            cfg = config_loader.load_config_file(path, registry, features)
         else:
-            cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config")
+            cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config",
+                                                 features=features)
         self.config = cfg
-        self.api = ApiServerDefaults(case.cluster, case.path)
+        self.api = ApiServerDefaults(case.cluster, case.path, features)
         self.cluster = Cluster()
         self.seen = set()
         self.index = 0
@@ -140,7 +145,7 @@ class CaseRun:
         source = case.config_path or case.path
         self.world: Optional[World] = None
         if case.has_processes:
-            self.world = World(cfg, registry, self.cluster, case.replicas, case.seed, source)
+            self.world = World(cfg, registry, self.cluster, case.replicas, case.seed, source, features)
             self.world.explain = explain
             self.world.case_path = case.path
             self.world.tracked_pods = self.tracked_pods
@@ -149,7 +154,8 @@ class CaseRun:
         else:
             # kube-scheduler builds its elector at start: NewLeaderElector refuses bad timings
             check_leader_elector_config(dict(cfg.get("leaderElection") or {}), source)
-            self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed, source=source)
+            self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed, source=source,
+                                   features=features)
             self.sched.explain = explain
             self.sched.tracked_pods = self.tracked_pods
             self.sched.start()

@@ -9,6 +9,9 @@ from __future__ import annotations
 import copy
 from typing import Any, Dict, List, Mapping, Optional
 
+from ..framework.plugin import call_with_features
+from ..versions import DEFAULT as DEFAULT_FEATURES, Features
+
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # config.DefaultPercentageOfNodesToScore: adaptive
 EXTENSION_POINT_KEYS = ["preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
@@ -16,7 +19,7 @@ EXTENSION_POINT_KEYS = ["preEnqueue", "queueSort", "preFilter", "filter", "postF
 PLUGIN_SET_KEYS = ["multiPoint"] + EXTENSION_POINT_KEYS
 
 
-def default_plugins() -> Dict[str, Any]:
+def default_plugins(features: Features = DEFAULT_FEATURES) -> Dict[str, Any]:
     """getDefaultPlugins, with DynamicResources (on by default in v1.34) before DefaultPreemption."""
     enabled = [
         {"name": "SchedulingGates"},
@@ -102,9 +105,10 @@ def _strip_type_meta(args: Any) -> Any:
     return args
 
 
-def set_defaults_profile(prof: Dict[str, Any], registry: Mapping[str, type]) -> None:
+def set_defaults_profile(prof: Dict[str, Any], registry: Mapping[str, type],
+                         features: Features = DEFAULT_FEATURES) -> None:
     """setDefaults_KubeSchedulerProfile."""
-    prof["plugins"] = merge_plugins(default_plugins(), prof.get("plugins"))
+    prof["plugins"] = merge_plugins(default_plugins(features), prof.get("plugins"))
     existing = set()
     pcs = []
     for pc in prof.get("pluginConfig") or []:
@@ -113,7 +117,8 @@ def set_defaults_profile(prof: Dict[str, Any], registry: Mapping[str, type]) -> 
         cls = registry.get(pc.get("name", ""))
         args = _strip_type_meta(pc.get("args"))
         if cls is not None and getattr(cls, "args_kind", None):
-            args = cls.set_defaults(copy.deepcopy(args) if isinstance(args, dict) else {})
+            args = call_with_features(cls.set_defaults, copy.deepcopy(args) if isinstance(args, dict) else {},
+                                      features)
         pc["args"] = args
         pcs.append(pc)
     for name in plugins_names(prof["plugins"]):
@@ -122,12 +127,13 @@ def set_defaults_profile(prof: Dict[str, Any], registry: Mapping[str, type]) -> 
         cls = registry.get(name)
         if cls is None or not getattr(cls, "args_kind", None):
             continue
-        pcs.append({"name": name, "args": cls.set_defaults({})})
+        pcs.append({"name": name, "args": call_with_features(cls.set_defaults, {}, features)})
     prof["pluginConfig"] = pcs
 
 
-def set_defaults(cfg: Mapping[str, Any], registry: Mapping[str, type]) -> Dict[str, Any]:
-    """SetDefaults_KubeSchedulerConfiguration on a copy."""
+def set_defaults(cfg: Mapping[str, Any], registry: Mapping[str, type],
+                 features: Features = DEFAULT_FEATURES) -> Dict[str, Any]:
+    """SetDefaults_KubeSchedulerConfiguration on a copy, for the given version and gates."""
     obj: Dict[str, Any] = copy.deepcopy(dict(cfg))
     obj.setdefault("apiVersion", "kubescheduler.config.k8s.io/v1")
     obj.setdefault("kind", "KubeSchedulerConfiguration")
@@ -140,7 +146,7 @@ def set_defaults(cfg: Mapping[str, Any], registry: Mapping[str, type]) -> Dict[s
     if len(profiles) == 1 and profiles[0].get("schedulerName") is None:
         profiles[0]["schedulerName"] = DEFAULT_SCHEDULER_NAME
     for prof in profiles:
-        set_defaults_profile(prof, registry)
+        set_defaults_profile(prof, registry, features)
     obj["profiles"] = profiles
     if obj.get("percentageOfNodesToScore") is None:
         obj["percentageOfNodesToScore"] = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE

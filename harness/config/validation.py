@@ -28,7 +28,9 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..api.validation import is_extended_resource_name, is_qualified_name  # noqa: F401 (re-exported)
 from ..api.duration import parse_duration_ns
 from .defaults import EXTENSION_POINT_KEYS
+from ..framework.plugin import call_with_features
 from ..framework.registry import origin_suffix
+from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 
 FieldError = Tuple[str, str]
 
@@ -636,10 +638,11 @@ def _validate_leader_election(le: Mapping[str, Any]) -> List[FieldError]:
     return errors
 
 
-def validate_kube_scheduler_configuration(cfg: Mapping[str, Any],
-                                          registry: Mapping[str, type]) -> List[FieldError]:
+def validate_kube_scheduler_configuration(cfg: Mapping[str, Any], registry: Mapping[str, type], *,
+                                          features: Features = DEFAULT_FEATURES) -> List[FieldError]:
     """ValidateKubeSchedulerConfiguration on a defaulted configuration (a dict with the v1 field
-    names, as ``set_defaults`` returns it). Returns the errors in upstream's order."""
+    names, as ``set_defaults`` returns it), as the version of ``features`` validates it. Returns
+    the errors in upstream's order."""
     errors: List[FieldError] = []
     cc = cfg.get("clientConnection") or {}
     if (cc.get("burst") or 0) < 0:
@@ -715,14 +718,14 @@ def _plugins_needed(plugins: Mapping[str, Any]) -> List[str]:
     return names
 
 
-def _args_errors(cls: type, args: Any) -> List[FieldError]:
+def _args_errors(cls: type, args: Any, features: Features) -> List[FieldError]:
     if not isinstance(args, dict) or not getattr(cls, "args_kind", None):
         return []
-    return list(cls.validate_args(args) or [])
+    return list(call_with_features(cls.validate_args, args, features) or [])
 
 
-def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, type],
-                          ) -> Tuple[Dict[str, List[str]], Dict[str, int]]:
+def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, type], *,
+                          features: Features = DEFAULT_FEATURES) -> Tuple[Dict[str, List[str]], Dict[str, int]]:
     """What NewFramework does with a defaulted profile's plugins: the plugin names that run at each
     extension point, in order (explicit lists, then multiPoint expansion), and the score weights.
     Raises FrameworkConfigError with upstream's message at the first problem."""
@@ -741,7 +744,7 @@ def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, typ
     for name, cls in registry.items():
         if name not in needed:
             continue
-        errs = _args_errors(cls, args_of.get(name))
+        errs = _args_errors(cls, args_of.get(name), features)
         if errs:
             raise FrameworkConfigError(f"initializing plugin {_go_quote(name)}: {format_errors(errs)}")
         plugins_map[name] = cls
@@ -824,7 +827,8 @@ def build_profile_plugins(profile: Mapping[str, Any], registry: Mapping[str, typ
     return lists, weights
 
 
-def validate_frameworks(cfg: Mapping[str, Any], registry: Mapping[str, type]) -> List[FieldError]:
+def validate_frameworks(cfg: Mapping[str, Any], registry: Mapping[str, type], *,
+                        features: Features = DEFAULT_FEATURES) -> List[FieldError]:
     """profile.NewMap over a defaulted (and validated) configuration: builds each profile's plugin
     lists and reports, per profile, the error kube-scheduler would stop at. Messages are worded as
     NewMap returns them (kube-scheduler prefixes them with "initializing profiles: "); upstream
@@ -837,7 +841,7 @@ def validate_frameworks(cfg: Mapping[str, Any], registry: Mapping[str, type]) ->
         path = f"profiles[{i}]"
         scheduler_name = profile.get("schedulerName") or ""
         try:
-            lists, _ = build_profile_plugins(profile, registry)
+            lists, _ = build_profile_plugins(profile, registry, features=features)
         except FrameworkConfigError as e:
             errors.append((path, f"creating profile for scheduler name {scheduler_name}: {e}"))
             continue

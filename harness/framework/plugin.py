@@ -15,6 +15,10 @@ class Plugin:
     - ``set_defaults(args)``: fill in v1 defaults (mirrors ``SetDefaults_<Kind>``).
     - ``validate_args(args)``: a list of (field path, message) pairs (mirrors
       ``Validate<Kind>``); the path is relative to the args, e.g. ``"scoringStrategy.type"``.
+
+    Both may take a keyword argument ``features`` (a :class:`harness.versions.Features`): the
+    Kubernetes version and feature gates the configuration is defaulted and validated for. At run
+    time a plugin reads them as ``handle.feature_gates``.
     """
 
     name: ClassVar[str] = ""
@@ -34,3 +38,15 @@ class Plugin:
 
     def __repr__(self) -> str:
         return f"<plugin {self.name}>"
+
+
+def call_with_features(fn, args: Any, features: Any) -> Any:
+    """``fn(args, features=features)`` when ``fn`` (a plugin's set_defaults/validate_args) takes
+    a ``features`` keyword, else ``fn(args)``: plugins written before versions keep working."""
+    import inspect
+
+    try:
+        takes = "features" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        takes = False
+    return fn(args, features=features) if takes else fn(args)

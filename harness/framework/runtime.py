@@ -23,6 +23,7 @@ from .status import REJECTED_CODES, Code, Status
 from .types import (ClusterEvent, ClusterEventWithHint, EventResource, ActionType, NodeInfo,
                     NodeScore, NodePluginScores, NodeScoreColumns, NodeToStatus, PodInfo, PostFilterResult,
                     PreFilterResult)
+from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
@@ -237,8 +238,11 @@ class Framework:
                  snapshot=None, cluster=None, parallelism: int = 16,
                  percentage_of_nodes_to_score: Optional[int] = None, clock=None,
                  nominator=None, activator=None, waiting_pods: Optional[Dict[str, WaitingPod]] = None,
-                 source: str = "config"):
+                 source: str = "config", features: Optional[Features] = None):
         self.profile_name: str = profile.get("schedulerName", "")
+        # the Kubernetes version and feature gates (handle.feature_gates, as plugins read
+        # feature.Features from the registry's options upstream)
+        self.feature_gates: Features = features if features is not None else DEFAULT_FEATURES
         self.percentage_of_nodes_to_score = profile.get("percentageOfNodesToScore")
         self.snapshot = snapshot
         self.cluster = cluster

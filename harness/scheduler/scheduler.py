@@ -13,6 +13,7 @@ from ..apierrors import StatusError, Unreachable
 from ..errors import UserError
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
+from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 from .cache import Cache, CacheError
 from .events import node_scheduling_properties_change, pod_scheduling_properties_change
 from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, UNSCHEDULABLE_Q, SchedulingQueue
@@ -77,8 +78,10 @@ class Scheduler:
     event_seq = 0  # cluster events received (a pod in error is retried after one)
 
     def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
-                 seed: int = 0, source: str = "config", clock=None, name: str = ""):
+                 seed: int = 0, source: str = "config", clock=None, name: str = "",
+                 features: Optional[Features] = None):
         self.config = config
+        self.features: Features = features if features is not None else DEFAULT_FEATURES
         self.cluster = cluster
         self.clock = clock if clock is not None else VirtualClock()
         self.name = name  # the replica (process) this scheduler runs in
@@ -99,7 +102,7 @@ class Scheduler:
         for prof in config["profiles"]:
             fw = Framework(prof, registry, snapshot=self.snapshot, cluster=cluster,
                            parallelism=int(config.get("parallelism") or 16), clock=self.clock,
-                           waiting_pods=waiting_pods, source=source)
+                           waiting_pods=waiting_pods, source=source, features=self.features)
             self.profiles[prof["schedulerName"]] = fw
         self.queue = SchedulingQueue(self.profiles, self.clock,
                                      config.get("podInitialBackoffSeconds", 1),

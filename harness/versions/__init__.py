@@ -1,0 +1,302 @@
+"""Kubernetes versions as data: which releases the harness models, their feature gates, and the
+behaviour changes between them that no gate guards.
+
+Everything version-dependent reads a :class:`Features` (a run's version plus its gates): the
+framework hands it to plugins as ``handle.feature_gates``; configuration defaulting, the simulated
+API server and the scheduler read the same object. Nothing else compares version numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+
+from ..errors import UserError
+from .gates import DEPENDENCIES_SINCE, GATES, GA
+
+# per minor, the patch release modelled: the newest the harness was verified against
+MODELLED: Dict[str, str] = {"v1.34": "v1.34.9", "v1.35": "v1.35.6", "v1.36": "v1.36.3"}
+NEWEST = "v1.36"
+
+# behaviour that changed between the modelled releases without a feature gate guarding it:
+# name -> the first minor with the new behaviour, and the upstream change it names
+CHANGES: Dict[str, int] = {
+}
+
+# gates the harness models at their default only: setting one against its version's default is an
+# error naming what is missing, never a silent no-op (gate -> the behaviour not modelled). A gate
+# leaves this table when both of its settings are modelled.
+NOT_MODELLED: Dict[str, str] = {
+    # the Workload API (alpha)
+    "GenericWorkload": "the Workload API and the pod-group scheduling cycle",
+    "GangScheduling": "the Workload API's gang scheduling",
+    "TopologyAwareWorkloadScheduling": "the Workload API's topology-aware placement",
+    "WorkloadAwarePreemption": "the Workload API's workload-aware preemption",
+    "DRAWorkloadResourceClaims": "the Workload API's resource claims",
+    # DynamicResources
+    "DynamicResourceAllocation": "kube-scheduler without DynamicResources",
+    "DRAAdminAccess": "DRA admin access switched off",
+    "DRAPrioritizedList": "DRA prioritized lists switched off",
+    "DRAResourceClaimDeviceStatus": "DRA device status switched off",
+    "DRASchedulerFilterTimeout": "DynamicResources' Filter without its timeout",
+    "DRADeviceTaintRules": "DeviceTaintRule objects",
+    "DRAListTypeAttributes": "list-typed device attributes",
+    "DRANodeAllocatableResources": "node-allocatable DRA resources",
+    "DRAExtendedResource": "extended resources backed by DRA",
+    "DRADeviceTaints": "DRA device taints",
+    "DRAPartitionableDevices": "partitionable DRA devices",
+    "DRAConsumableCapacity": "DRA consumable capacity",
+    "DRADeviceBindingConditions": "DRA binding conditions",
+    # the scheduler
+    "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
+    "SchedulerAsyncPreemption": "synchronous preemption",
+    "SchedulerPopFromBackoffQ": "the queue without popping from backoffQ",
+    "NominatedNodeNameForExpectation": "nominatedNodeName set before PreBind",
+    "OpportunisticBatching": "opportunistic batching",
+    # pods and plugins
+    "PodLevelResources": "pods without pod-level resources",
+    "InPlacePodVerticalScaling": "pods without in-place resize",
+    "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
+    "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
+    "TaintTolerationComparisonOperators": "toleration comparison operators",
+    "NodeDeclaredFeatures": "node declared features",
+    "VolumeLimitScaling": "NodeVolumeLimits' scaling",
+}
+
+
+class VersionError(UserError):
+    """A kubernetesVersion or featureGates value the harness cannot run."""
+
+
+_VERSION_RE = re.compile(r"^v?(1)\.(\d+)(?:\.(\d+))?$")
+
+
+@dataclass(frozen=True)
+class KubeVersion:
+    """One modelled kube-scheduler release."""
+
+    minor: int
+    patch: int
+
+    @property
+    def name(self) -> str:
+        """The minor as cases name it: ``v1.35``."""
+        return f"v1.{self.minor}"
+
+    @property
+    def release(self) -> str:
+        """The patch release modelled: ``v1.35.6``."""
+        return f"v1.{self.minor}.{self.patch}"
+
+    def __str__(self) -> str:
+        return self.release
+
+
+def parse_version(value: Any, *, file: Optional[str] = None, key: Optional[str] = None) -> KubeVersion:
+    """A `kubernetesVersion` value (``v1.35``, ``1.35``, ``v1.35.6``) as the release modelled for
+    it; another patch of a modelled minor, or an unmodelled minor, is an error."""
+    text = value if isinstance(value, str) else None
+    m = _VERSION_RE.match(text.strip()) if text else None
+    modelled = ", ".join(MODELLED)
+    if m is None:
+        raise VersionError(f"must be a Kubernetes version such as {NEWEST}, got {str(value)[:40]!r}",
+                           file=file, key=key)
+    minor = f"v1.{int(m.group(2))}"
+    if minor not in MODELLED:
+        raise VersionError(f"Kubernetes {minor} is not modelled (modelled: {modelled})", file=file, key=key)
+    release = MODELLED[minor]
+    patch = int(release.rsplit(".", 1)[1])
+    if m.group(3) is not None and int(m.group(3)) != patch:
+        raise VersionError(f"v1.{int(m.group(2))}.{int(m.group(3))} is not modelled: the harness models "
+                           f"{release} for {minor}", file=file, key=key)
+    return KubeVersion(int(m.group(2)), patch)
+
+
+def _gate_value(v: Any, name: str, file: Optional[str], key: Optional[str]) -> bool:
+    """strconv.ParseBool, as --feature-gates reads each value (a YAML boolean as is)."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.strip() in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if isinstance(v, str) and v.strip() in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise VersionError(f"invalid value of {name}={str(v)[:40]}: must be true or false", file=file, key=key)
+
+
+def parse_gate_flag(text: str, *, file: Optional[str] = None, key: Optional[str] = None) -> Dict[str, bool]:
+    """featureGate.Set: ``A=true,B=false`` as --feature-gates takes it."""
+    out: Dict[str, bool] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise VersionError(f"missing bool value for {part.strip()}", file=file, key=key)
+        k, v = part.split("=", 1)
+        out[k.strip()] = _gate_value(v.strip(), k.strip(), file, key)
+    return out
+
+
+class Features(Mapping[str, bool]):
+    """A run's kube-scheduler version and the state of every gate it knows (featuregate's
+    ``Enabled``), plus the ungated behaviour changes of that version (:data:`CHANGES`).
+
+    A read-only mapping of gate name to enabled, so ``features["PodLevelResources"]`` and
+    ``features.enabled("PodLevelResources")`` both work; a gate the version does not know is
+    an error, as ``featureGate.Enabled`` panics on an unregistered one."""
+
+    def __init__(self, version: KubeVersion, overrides: Optional[Mapping[str, bool]] = None):
+        self.version = version
+        self.overrides: Dict[str, bool] = dict(overrides or {})
+        self._state: Dict[str, bool] = {}
+        for name, gate in GATES.items():
+            spec = gate.spec_at(version.minor)
+            if spec is not None:
+                self._state[name] = self.overrides.get(name, spec.default)
+
+    def enabled(self, name: str) -> bool:
+        try:
+            return self._state[name]
+        except KeyError:
+            raise KeyError(f"feature {name!r} is not registered in kube-scheduler {self.version}") from None
+
+    def has(self, change: str) -> bool:
+        """Whether this version has an ungated behaviour change listed in :data:`CHANGES`."""
+        return self.version.minor >= CHANGES[change]
+
+    def __getitem__(self, name: str) -> bool:
+        return self.enabled(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._state)
+
+    def __len__(self) -> int:
+        return len(self._state)
+
+    def __repr__(self) -> str:
+        return f"Features({self.version}, {self.overrides})"
+
+    def describe(self) -> str:
+        """``v1.35.6`` or ``v1.35.6 (GateA=true, GateB=false)``."""
+        if not self.overrides:
+            return self.version.release
+        gates = ", ".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(self.overrides.items()))
+        return f"{self.version.release} ({gates})"
+
+
+def check_gates(version: KubeVersion, gates: Mapping[str, Any], *, file: Optional[str] = None,
+                key: Optional[str] = None) -> Dict[str, bool]:
+    """featureGate.SetFromMap's checks for one version: a gate that version knows, a value that
+    parses, not against a locked default; then the dependencies of the enabled gates (v1.35 on);
+    and the harness's own: a gate whose behaviour it does not model may not be turned on."""
+    out: Dict[str, bool] = {}
+    for name, raw in gates.items():
+        name = str(name)
+        where = f"{key}.{name}" if key else name
+        gate = GATES.get(name)
+        spec = gate.spec_at(version.minor) if gate is not None else None
+        if spec is None:
+            raise VersionError(f"unrecognized feature gate: {name} (kube-scheduler {version} does not know it)",
+                               file=file, key=where)
+        value = _gate_value(raw, name, file, where)
+        if spec.locked and value != spec.default:
+            raise VersionError(f"cannot set feature gate {name} to {str(value).lower()}, feature is locked "
+                               f"to {str(spec.default).lower()}", file=file, key=where)
+        out[name] = value
+    features = Features(version, out)
+    if version.minor >= DEPENDENCIES_SINCE:
+        for name, gate in GATES.items():
+            if name not in features._state or not features[name]:
+                continue
+            off = [d for d in gate.depends_on if d in features._state and not features[d]]
+            if off:
+                raise VersionError(f"{name} is enabled, but depends on features that are disabled: "
+                                   f"[{' '.join(off)}]", file=file, key=key)
+    for name in sorted(out):
+        default = GATES[name].spec_at(version.minor).default
+        if name in NOT_MODELLED and out[name] != default:
+            raise VersionError(f"feature gate {name}={str(out[name]).lower()} is not modelled by schedharness "
+                               f"({NOT_MODELLED[name]}: not implemented); it runs only with {version}'s "
+                               f"default, {str(default).lower()}", file=file, key=f"{key}.{name}" if key else name)
+    return out
+
+
+def resolve(version: Any = None, gates: Optional[Mapping[str, Any]] = None, *,
+            file: Optional[str] = None) -> Features:
+    """The Features of a version named (or the newest modelled) with these gates set."""
+    v = parse_version(version, file=file, key="kubernetesVersion") if version is not None else parse_version(NEWEST)
+    return Features(v, check_gates(v, gates or {}, file=file, key="featureGates"))
+
+
+# the run's defaults for cases that name no version or gates: a tool option (--kubernetes-version,
+# --feature-gates, pytest's --kubernetes-version) or SCHEDHARNESS_KUBERNETES_VERSION (tox's k8s
+# factors) sets them; absent everywhere, the newest version modelled with its default gates
+ENV_VERSION = "SCHEDHARNESS_KUBERNETES_VERSION"
+_run_version: Optional[str] = None
+_run_gates: Dict[str, Any] = {}
+
+
+def set_run_defaults(version: Optional[str] = None, gates: Optional[Mapping[str, Any]] = None,
+                     *, source: str = "--kubernetes-version") -> None:
+    """Set (and check) the version and gates of cases that do not name their own."""
+    global _run_version, _run_gates
+    if version is not None:
+        parse_version(version, file=source)
+    _run_version = version
+    _run_gates = dict(gates or {})
+    check_gates(parse_version(run_default_version()), _run_gates, file="--feature-gates")
+
+
+def run_defaults() -> Tuple[Optional[str], Dict[str, Any]]:
+    """The run's defaults as set_run_defaults left them (to restore them later)."""
+    return _run_version, dict(_run_gates)
+
+
+def restore_run_defaults(saved: Tuple[Optional[str], Dict[str, Any]]) -> None:
+    global _run_version, _run_gates
+    _run_version, _run_gates = saved[0], dict(saved[1])
+
+
+def run_default_version() -> str:
+    import os
+
+    return _run_version or os.environ.get(ENV_VERSION) or NEWEST
+
+
+def case_features(version: Any, gates: Optional[Mapping[str, Any]], *, file: Optional[str] = None) -> Features:
+    """A case's Features: its kubernetesVersion (else the run's default) and the run's gates
+    with its featureGates on top."""
+    v = parse_version(version, file=file, key="kubernetesVersion") if version is not None else \
+        parse_version(run_default_version(), file=ENV_VERSION)
+    merged = dict(_run_gates)
+    merged.update(gates or {})
+    return Features(v, check_gates(v, merged, file=file, key="featureGates"))
+
+
+def stage_of(name: str, version: KubeVersion) -> str:
+    """ALPHA, BETA, GA (empty) or DEPRECATED for a gate the version knows."""
+    spec = GATES[name].spec_at(version.minor)
+    return "GA" if spec.stage == GA else spec.stage
+
+
+DEFAULT = resolve()
+
+
+def gate_table() -> List[str]:
+    """The README's gate table: per gate, its state in each modelled version (on/off by default,
+    its stage, locked) — kept in step with the registry by a test."""
+    rows = []
+    for name in sorted(GATES):
+        cells = []
+        for release in MODELLED.values():
+            v = parse_version(release)
+            spec = GATES[name].spec_at(v.minor)
+            if spec is None:
+                cells.append("–")
+                continue
+            state = "on" if spec.default else "off"
+            stage = "GA" if spec.stage == GA else spec.stage.lower()
+            fixed = ", locked" if spec.locked else (", only this" if name in NOT_MODELLED else "")
+            cells.append(f"{state} ({stage}{fixed})")
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return rows
