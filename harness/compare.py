@@ -155,7 +155,7 @@ class Task:
     case: Any  # a loaded Case
     config: Optional[Dict[str, Any]]  # a KubeSchedulerConfiguration mapping; None: the case's own
     plugins: Tuple[str, ...] = ()
-    kubernetes_version: Optional[str] = None
+    kubernetes_version: Optional[str] = None  # replaces the case's own (diff --kubernetes-version)
     cwd: str = ""
 
 
@@ -173,12 +173,11 @@ def run_under(task: Task) -> CaseOutcome:
     try:
         if task.config is not None:
             case = dataclasses.replace(case, config=copy.deepcopy(task.config))
+        if task.kubernetes_version is not None:  # the case's own featureGates checked anew
+            case = dataclasses.replace(case, kubernetes_version=task.kubernetes_version, features=None)
         modules = list(task.plugins) + [m for m in case.plugins if m not in task.plugins]
         registry = build_registry(modules) if modules else default_registry()
-        kwargs = {}
-        if task.kubernetes_version is not None:
-            kwargs["kubernetes_version"] = task.kubernetes_version
-        res = run_case(case, registry, explain=True, **kwargs)
+        res = run_case(case, registry, explain=True)
     except UserError as e:
         line = " ".join(f"error: {e}".split())
         return CaseOutcome(case.path, case.name, error=line[:1000])

@@ -38,16 +38,18 @@ class Change:
                 "b": side(self.after), "why": self.why}
 
 
-def load_config_for_diff(path: str, plugins: List[str]) -> Dict[str, Any]:
-    """A configuration file, validated once here so that its errors name it (exit 2)."""
+def load_config_for_diff(path: str, plugins: List[str], version: Optional[str] = None) -> Dict[str, Any]:
+    """A configuration file, validated once here (for `version`, else the run's default) so
+    that its errors name it (exit 2)."""
     from .config.loader import load_config_file
     from .framework.registry import build_registry, default_registry
+    from .versions import resolve, run_default_version
     from .yamlfile import load_yaml_file
 
     if not os.path.exists(path):
         raise UserError("no such file", file=path)
     registry = build_registry(plugins) if plugins else default_registry()
-    load_config_file(path, registry)
+    load_config_file(path, registry, resolve(version or run_default_version(), file="--kubernetes-version"))
     return load_yaml_file(path, UserError)
 
 
@@ -139,19 +141,24 @@ def run_diff(paths: List[str], sides: List[Side], plugins: List[str], jobs: int 
 
 
 def cmd_diff(args) -> int:
+    from .versions import parse_version
+
     configs = list(args.config or [])
-    versions = list(getattr(args, "kubernetes_version", None) or [])
+    versions = list(args.kubernetes_versions or [])
+    for v in versions:
+        parse_version(v, file="--kubernetes-version")
     if len(configs) == 2 and len(versions) in (0, 2):
-        sides = [Side(configs[i], None, versions[i] if versions else None) for i in range(2)]
+        sides = [Side(configs[i] + (f" @ {versions[i]}" if versions else ""), None,
+                      versions[i] if versions else None) for i in range(2)]
     elif len(versions) == 2 and len(configs) <= 1:
-        sides = [Side(f"v{v.lstrip('v')}", None, v) for v in versions]
+        sides = [Side((configs[0] + " @ " if configs else "") + v, None, v) for v in versions]
     else:
-        raise UserError("give two --config (or two --kubernetes-version, with at most one --config for both)",
-                        key="--config")
+        raise UserError("give two --config, or two --kubernetes-version (with at most one --config for "
+                        "both), or two of each", key="--config")
     plugins = list(args.plugin or [])
     for i, s in enumerate(sides):
         path = configs[i] if len(configs) == 2 else (configs[0] if configs else None)
-        s.config = load_config_for_diff(path, plugins) if path else None
+        s.config = load_config_for_diff(path, plugins, s.kubernetes_version) if path else None
     changes, per_side, invalid = run_diff(args.paths, sides, plugins, args.jobs, args.dask_scheduler)
     for line in invalid:
         print(line, file=sys.stderr)
@@ -203,11 +210,15 @@ def add_parser(sub, plugin_option) -> None:
                                    "replaced) and list the pods whose outcome changes (node, preemption, "
                                    "message) with the scores or Filter verdicts that made the difference, "
                                    "then per side: nodes used, mean and max cpu/memory requested share of "
-                                   "the used nodes, pods left unbound, preemptions. Exit 1 when anything "
+                                   "the used nodes, pods left unbound, preemptions. Or the same cases on "
+                                   "two Kubernetes versions. Exit 1 when anything "
                                    "changed, 0 otherwise, 2 on invalid input.")
     d.add_argument("paths", nargs="+", metavar="PATH", help="case files or folders")
     d.add_argument("--config", action="append", metavar="CONFIG",
                    help="a KubeSchedulerConfiguration file (give it twice: A, then B)")
+    d.add_argument("--kubernetes-version", action="append", dest="kubernetes_versions", metavar="VERSION",
+                   help="a kube-scheduler version, v1.34, v1.35 or v1.36 (give it twice: A, then B); "
+                        "every case runs on it, whatever its own kubernetesVersion")
     d.add_argument("--json", action="store_true", help="print the changes and figures as JSON")
     d.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="run the cases on N processes")
     d.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,

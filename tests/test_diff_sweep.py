@@ -133,3 +133,13 @@ def test_diff_and_sweep_on_a_dask_local_cluster(cases, tmp_path, capsys):
                    "--dask-scheduler", cluster.scheduler_address, cases])
         assert rc == 0
         assert len(json.loads(capsys.readouterr().out)["rows"]) == 2
+
+
+def test_diff_between_two_kubernetes_versions(cases, capsys):
+    rc = main(["diff", "--kubernetes-version", "v1.34", "--kubernetes-version", "v1.36", "--config", PACKING,
+               "--json", cases])
+    data = json.loads(capsys.readouterr().out)
+    assert data["sides"] == [f"{PACKING} @ v1.34", f"{PACKING} @ v1.36"]
+    assert rc == (1 if data["changes"] else 0)
+    assert main(["diff", "--kubernetes-version", "v1.34", "--kubernetes-version", "v1.20", cases]) == 2
+    assert "--kubernetes-version" in capsys.readouterr().err
