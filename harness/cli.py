@@ -78,6 +78,17 @@ def _failing_pods(res) -> List[str]:
     return [f.split(":")[0] for f in res.failures if "/" in f.split(":")[0]]
 
 
+def _print_failures(name: str, failures: List[str]) -> None:
+    """`FAIL name: a; b` on one line, or, when a failure carries a table (decision
+    assertions), one failure per line with its table under it."""
+    if not any("\n" in f for f in failures):
+        print(f"FAIL {name}: {'; '.join(failures)}")
+        return
+    print(f"FAIL {name}:")
+    for f in failures:
+        print("  " + f.replace("\n", "\n  "))
+
+
 def _cmd_run(args) -> int:
     """Every valid case runs; every invalid file (or path, or case that raises) is one error
     line and the others still run; exit 2 if any was invalid. Ctrl-C stops at once and prints
@@ -112,9 +123,9 @@ def _cmd_run(args) -> int:
             from .framework.coverage import Coverage
             from .framework.parallelize import RunSettings
             opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
+        explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
         for case in cases:
-            ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args),
-                                                            bool(args.verbose)))
+            ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args), explain))
             if not ok:
                 invalid += 1
                 entries.append(_error_entry(case.path, res, case.name))
@@ -128,7 +139,7 @@ def _cmd_run(args) -> int:
             else:
                 failed += 1
                 if not args.json:
-                    print(f"FAIL {case.name}: {'; '.join(res.failures)}")
+                    _print_failures(case.name, res.failures)
                     if args.verbose:
                         from .report import explain_pods
                         text = explain_pods(res, _failing_pods(res))
@@ -148,6 +159,10 @@ def _cmd_run(args) -> int:
     else:
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
               + _versions_used([r.case for r in results]) + (" (interrupted)" if interrupted else ""))
+    if args.html:
+        from .html import write_run_report
+
+        write_run_report(args.html, results)
     if interrupted:
         return 130
     if invalid:
@@ -349,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--coverage", action="store_true",
                    help="print which plugins were called at which extension points (per case and in "
                         "total), and the enabled ones never called; with --json, a `coverage` key per case")
+    r.add_argument("--html", metavar="REPORT.html", default=None,
+                   help="also write a self-contained HTML report: per case pass/fail, bindings, each "
+                        "pod's decision table per attempt, the attempt timeline of cases with steps")
     _plugin_option(r)
     version_options(r)
     r.set_defaults(func=_cmd_run)
@@ -397,6 +415,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_conformance_parser(sub)
     from .explore import add_parser as add_explore_parser
     add_explore_parser(sub, _plugin_option)
+    from .diff import add_parser as add_diff_parser
+    add_diff_parser(sub, _plugin_option)
+    from .sweep import add_parser as add_sweep_parser
+    add_sweep_parser(sub, _plugin_option)
     return p
 
 

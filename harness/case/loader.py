@@ -220,6 +220,10 @@ def case_from_data(data: Any, path: str) -> Case:
     if n_objects > MAX_OBJECTS:
         raise CaseError(f"too large: {n_objects} objects in cluster and pods (the limit is "
                         f"{MAX_OBJECTS})", file=path, key="cluster")
+    if isinstance(data.get("expect"), dict):
+        from .decisions import check_relations
+
+        check_relations(path, "expect", data["expect"])
     replicas = int(data.get("replicas", 1))
     features = case_features(data.get("kubernetesVersion"), data.get("featureGates"), file=path)
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)

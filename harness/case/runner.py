@@ -21,7 +21,9 @@ from ..framework import parallelize
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
-from .checks import check_cluster, check_expect, check_step_changes, check_step_objects
+from .checks import (check_cluster, check_decision_names, check_expect, check_step_changes, check_step_objects,
+                     has_decisions)
+from .decisions import DecisionCheck, history
 from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case
 from ..leaderelection.kube_scheduler import check_leader_elector_config
@@ -101,6 +103,8 @@ class CaseResult:
             out["steps"] = [s.to_json() for s in self.steps]
         if self.coverage is not None:
             out["coverage"] = self.coverage
+        if self.scheduler is not None:
+            out["history"] = history(self.scheduler, list(self.scheduler.tracked_pods))
         return out
 
 
@@ -166,8 +170,18 @@ class CaseRun:
             self.tracked_pods.append(o.key)
             self.cluster.create(o)
         check_expect(case)
+        check_decision_names(case, self.frameworks(registry, source))
         check_step_objects(case)
         check_step_changes(case)
+
+    def frameworks(self, registry, source: str) -> List[Any]:
+        """The profiles' frameworks (each replica has its own; their plugins are the same)."""
+        if self.sched is not None:
+            return list(self.sched.profiles.values())
+        from ..framework.runtime import Framework
+
+        return [Framework(prof, registry, source=source, features=self.features)
+                for prof in self.config["profiles"]]
 
     @property
     def engine(self):
@@ -372,6 +386,11 @@ class CaseRun:
             got = self.bound_by().get(key)
             if got != want:
                 failures.append(f"{prefix}{key}: boundBy expected {want!r}, got {got!r}")
+        if "decisions" in exp or "history" in exp:
+            dc = DecisionCheck(engine, prefix)
+            dc.decisions(exp.get("decisions") or {})
+            dc.history(exp.get("history") or {})
+            failures.extend(dc.failures)
         return failures
 
     def bound_by(self) -> Dict[str, str]:
@@ -415,7 +434,7 @@ def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
 
 
 def _run_case(case: Case, registry, explain: bool) -> CaseResult:
-    run = CaseRun(case, registry, explain=explain)
+    run = CaseRun(case, registry, explain=explain or has_decisions(case))
     run.run()
     res = CaseResult(case, True, scheduler=run.engine)
     for step in case.steps:

@@ -15,7 +15,7 @@ from ..errors import CaseError
 STEP_ACTIONS = ("create", "update", "delete", "advance", "fail", "expect")
 REPLICA_ACTIONS = ("crash", "stop", "start", "partition", "clock")
 STEP_EXPECT_KEYS = ("bindings", "preempted", "messages", "nominated", "queue", "attempts",
-                    "lease", "boundBy")
+                    "lease", "boundBy", "decisions", "history")
 QUEUE_STATES = ("active", "backoff", "unschedulable", "gated", "waiting", "bound")
 # a `clock` step's rate: a faster clock fires its renewals and retries that much more often in
 # virtual time (1000 times fast: every 2 ms), an infinite one would never let time pass
@@ -200,6 +200,10 @@ def check_expect(v: Any, path: str, key: str, in_step: bool) -> None:
     for ref, want in (v.get("boundBy") or {}).items():
         if not isinstance(want, str):
             raise CaseError("a replica name", file=path, key=f"{key}.boundBy.{ref}")
+    if "decisions" in v or "history" in v:
+        from .decisions import check_shape
+
+        check_shape(v, path, key)
 
 
 def _hashable_ref(obj: Dict[str, Any]) -> bool:
