@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional
 from ..api.object_validation import validate_object
 from ..errors import CaseError
 from ..versions import DEFAULT as DEFAULT_FEATURES, Features
+from . import dra_fields
 
 _EPOCH = "2026-01-01T00:00:00Z"
 
@@ -41,6 +42,7 @@ class ApiServerDefaults:
 
     def default_object(self, obj: Dict[str, Any], key: str, index: int) -> Dict[str, Any]:
         check_object(obj, key, self.path, self.features)
+        dra_fields.apply(obj, self.features, self.path, key)
         md = obj.setdefault("metadata", {})
         if not md.get("name"):
             raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")

@@ -31,6 +31,19 @@ CHANGES: Dict[str, int] = {
     # node whose only candidates were in invalid pools is Unschedulable ("invalid resource
     # pools were encountered"); allocation results carry the request's tolerations
     "DRAAllocatorSkipsInvalidPools": 35,
+    # GatherPools: slices with sharedCounters (their own slices from v1.35) always belong to
+    # the pool, completeness counts the pool's slices for all nodes, a newer generation elsewhere
+    # makes the pool obsolete; counters are per pool
+    "DRAPoolsAcrossNodes": 35,
+    # only NoSchedule and NoExecute device taints prevent allocation (others, None, ignored)
+    "DRATaintEffectsKnownOnly": 35,
+    # GatherPools sorts a pool's slices by name and puts pools with binding conditions last
+    "DRAPoolsSortedByName": 36,
+    # allocateDevice gives a rejected device's counters back (rollbackDevice)
+    "DRARollbackCountersOnReject": 36,
+    # PreBind's binding-conditions errors wrap ErrDeviceBindingTimeout / ErrDeviceBindingFailed
+    # ("device binding timeout: ...", "device binding failed: claim=...")
+    "DRABindingErrorsWrapped": 36,
 }
 
 # gates whose behaviour the harness does not model: turning one on is an error naming it, never a
@@ -46,6 +59,9 @@ NOT_MODELLED: Dict[str, str] = {
     "DRANodeAllocatableResources": "node-allocatable DRA resources",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
+    "DRAConsumableCapacity": "DRA consumable device capacity (on by default in v1.36: its fields are refused)",
+    "DRAExtendedResource": "extended resources backed by DRA (on by default in v1.36: DeviceClass "
+                           "extendedResourceName and deviceclass.resource.kubernetes.io/ requests are refused)",
 }
 
 
