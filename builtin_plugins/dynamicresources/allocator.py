@@ -1,13 +1,14 @@
-"""The structured allocator (dynamic-resource-allocation/structured) as kube-scheduler v1.34.1
-runs it.
+"""The structured allocator (dynamic-resource-allocation/structured) as each modelled
+kube-scheduler version runs it.
 
-allocator.go's NewAllocator picks the first implementation whose supported features cover the
-enabled ones. v1.34's default gates enable DRAAdminAccess, DRAPrioritizedList (beta) and
-DRAResourceClaimDeviceStatus (beta since 1.33); "stable" supports none of them and "incubating"
-not DRAResourceClaimDeviceStatus, so v1.34.1 runs the "experimental" implementation
-(internal/experimental/allocator_experimental.go, pools_experimental.go). This module ports that
-one with the features that are off by default (partitionable devices, device taints, binding
-conditions, consumable capacity) off: the API server drops their fields, so they are ignored.
+allocator.go's NewAllocator picks the first implementation (stable, incubating, experimental)
+whose supported features cover the enabled ones (:meth:`Features.implementation`): v1.34's
+default gates run "experimental", v1.35's and v1.36's "incubating". The implementations share
+their search; this module ports it once, with the version differences (pool gathering, invalid
+pools, taint effects, counter rollback) switched by :class:`Features`, which the plugin builds
+from the run's gates and ``versions.CHANGES``. Partitionable devices, device taints and binding
+conditions follow their gates; consumable capacity is not modelled (the API server layer refuses
+its fields when the gate is on and drops them when it is off).
 
 Objects are the raw manifests (dicts) of the simulated API server.
 """

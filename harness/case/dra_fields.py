@@ -70,7 +70,10 @@ def _slice(obj: Dict[str, Any], features, path: str, key: str) -> None:
             d.pop("taints", None)
     if not features.enabled("DRAPartitionableDevices"):
         spec.pop("sharedCounters", None)
-        spec.pop("perDeviceNodeSelection", None)
+        if spec.pop("perDeviceNodeSelection", None) is not None and not (
+                spec.get("nodeName") or spec.get("nodeSelector") is not None or spec.get("allNodes")):
+            raise CaseError("Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                            "`perDeviceNodeSelection` is required", file=path, key=f"{key}.spec")
         for d in devices:
             for k in ("consumesCounters", "nodeName", "nodeSelector", "allNodes"):
                 d.pop(k, None)
@@ -105,8 +108,11 @@ def _claim_spec(spec: Mapping[str, Any], features, path: str, key: str) -> None:
         return
     reqs = [r for r in ((spec.get("devices") or {}).get("requests") or []) if isinstance(r, dict)]
     if not features.enabled("DRAPrioritizedList"):
-        for r in reqs:
-            r.pop("firstAvailable", None)
+        for i, r in enumerate(reqs):
+            if r.pop("firstAvailable", None) is not None and r.get("exactly") is None:
+                # what validation then says of the request left empty
+                raise CaseError("Required value: exactly one of `exactly` or `firstAvailable` is required",
+                                file=path, key=f"{key}.devices.requests[{i}]")
     if not features.enabled("DRADeviceTaints"):
         for e in _requests(spec):
             e.pop("tolerations", None)

@@ -272,3 +272,12 @@ def test_binding_timeout_is_an_unknown_field_before_v1_35():
     cfg = load_config_data(doc, build_registry(), features=resolve("v1.36"))
     args = [pc for pc in cfg["profiles"][0]["pluginConfig"] if pc["name"] == "DynamicResources"][0]["args"]
     assert args["bindingTimeout"] == "30s"
+
+
+def test_dropping_leaves_an_invalid_object():
+    c = _req_claim("c", {"name": "r", "firstAvailable": [{"name": "s", "deviceClassName": "class-a"}]})
+    with pytest.raises(CaseError, match="exactly one of `exactly` or `firstAvailable` is required"):
+        dra_fields.apply(c, resolve("v1.35", {"DRAPrioritizedList": False}), "case.yaml", "cluster[0]")
+    s = _slice("s", {"name": "d", "allNodes": True}, node=None, perDeviceNodeSelection=True).raw
+    with pytest.raises(CaseError, match="`perDeviceNodeSelection` is required"):
+        dra_fields.apply(s, resolve("v1.35"), "case.yaml", "cluster[0]")
