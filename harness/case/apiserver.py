@@ -12,6 +12,7 @@ from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resou
                                  is_supported_pod_level_resource)
 from ..errors import CaseError
 from ..versions import DEFAULT as DEFAULT_FEATURES, Features
+from . import dra_fields
 
 _EPOCH = "2026-01-01T00:00:00Z"
 
@@ -106,6 +107,7 @@ class ApiServerDefaults:
         check_object(obj, key, self.path, self.features)
         if obj.get("kind") == "PriorityClass":
             self.check_builtin(obj, key)
+        dra_fields.apply(obj, self.features, self.path, key)
         md = obj.setdefault("metadata", {})
         if not md.get("name"):
             raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")
