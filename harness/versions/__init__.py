@@ -26,6 +26,12 @@ CHANGES: Dict[str, int] = {
     # before and after placing it (balancedResourceScorer(requested, allocated, allocatable),
     # kubernetes #135573)
     "BalancedAllocationScoresChange": 36,
+    # component-helpers/nodedeclaredfeatures registers UserNamespacesHostNetworkSupport, which
+    # pods with hostNetwork and hostUsers: false need (features/usernamespaceshostnetwork)
+    "NodeDeclaredFeaturesHostNetwork": 36,
+    # NodeDeclaredFeatures.Filter's reason no longer lists the missing features
+    # ("node(s) didn't match Pod's required features")
+    "NodeDeclaredFeaturesPlainReason": 36,
 }
 
 # gates whose behaviour the harness does not model: turning one on is an error naming it, never a

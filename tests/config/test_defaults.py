@@ -13,6 +13,8 @@ import yaml
 from harness.config.defaults import (PLUGIN_SET_KEYS, default_plugins, merge_plugins, plugins_names,
                                      set_defaults)
 
+from harness.versions import resolve
+
 from ._stubs import stub_registry
 
 REGISTRY = stub_registry()
@@ -47,7 +49,15 @@ DEFAULT_MULTIPOINT = [
 def test_default_plugins_with_dynamic_resource_allocation():
     """TestApplyFeatureGates, "Feature gate DynamicResourceAllocation enabled" (GA in v1.34; the
     removed in-tree volume limit plugins are gone from the list)."""
-    assert _norm(default_plugins()) == _norm({"multiPoint": {"enabled": DEFAULT_MULTIPOINT}})
+    assert _norm(default_plugins(resolve("v1.34"))) == _norm({"multiPoint": {"enabled": DEFAULT_MULTIPOINT}})
+
+
+def test_default_plugins_node_declared_features():
+    """TestApplyFeatureGates (v1.35/v1.36): NodeDeclaredFeatures appended with its gate on."""
+    for features in (resolve("v1.35", {"NodeDeclaredFeatures": True}), resolve("v1.36")):
+        names = [p["name"] for p in default_plugins(features)["multiPoint"]["enabled"]]
+        assert names[-2:] == ["DefaultBinder", "NodeDeclaredFeatures"]
+    assert "NodeDeclaredFeatures" not in [p["name"] for p in default_plugins(resolve("v1.35"))["multiPoint"]["enabled"]]
 
 
 MERGE_CASES = {
