@@ -119,6 +119,7 @@ class ApiServerDefaults:
             self._default_pod(obj, key)
         elif kind == "Node":
             self._default_node(obj)
+            self._drop_disabled_node_fields(obj)
         elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
             self._default_claim(obj)
         if kind in _NAMESPACED and not md.get("namespace"):
@@ -165,6 +166,12 @@ class ApiServerDefaults:
         if not st.get("allocatable"):
             st["allocatable"] = dict(st.get("capacity") or {})
         st["allocatable"].setdefault("pods", "110")
+
+    def _drop_disabled_node_fields(self, node: Dict[str, Any]) -> None:
+        """dropDisabledFields (registry/core/node/strategy.go): status.declaredFeatures only with
+        the NodeDeclaredFeatures gate on (v1.35 alpha, v1.36 beta on); v1.34 has no such field."""
+        if not self.features.get("NodeDeclaredFeatures", False):
+            node["status"].pop("declaredFeatures", None)
 
     @staticmethod
     def _default_claim(obj: Dict[str, Any]) -> None:

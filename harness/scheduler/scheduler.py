@@ -53,11 +53,11 @@ class VirtualClock:
             self.t = t
 
 
-def node_update_action(old: Node, new: Node) -> ActionType:
+def node_update_action(old: Node, new: Node, features=None) -> ActionType:
     """The actions of NodeSchedulingPropertiesChange(new, old), ORed (NONE when the update is
     no event). The handler moves pods once per event, in order (node_scheduling_properties_change)."""
     a = ActionType.NONE
-    for ev in node_scheduling_properties_change(new, old):
+    for ev in node_scheduling_properties_change(new, old, features):
         a |= ev.action_type
     return a
 
@@ -256,7 +256,7 @@ class Scheduler:
                 pass  # "Scheduler cache RemoveNode failed" (logged upstream)
         else:  # updateNodeInCache: one move per event, in order
             self.cache.update_node(old, new)
-            for ev in node_scheduling_properties_change(new, old):
+            for ev in node_scheduling_properties_change(new, old, self.features):
                 self.queue.move_all_to_active_or_backoff(ev, old, new)
 
     # ------------------------------------------------------------------------------------------

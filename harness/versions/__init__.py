@@ -48,6 +48,12 @@ CHANGES: Dict[str, int] = {
     # PreBind's binding-conditions errors wrap ErrDeviceBindingTimeout / ErrDeviceBindingFailed
     # ("device binding timeout: ...", "device binding failed: claim=...")
     "DRABindingErrorsWrapped": 36,
+    # component-helpers/nodedeclaredfeatures registers UserNamespacesHostNetworkSupport, which
+    # pods with hostNetwork and hostUsers: false need (features/usernamespaceshostnetwork)
+    "NodeDeclaredFeaturesHostNetwork": 36,
+    # NodeDeclaredFeatures.Filter's reason no longer lists the missing features
+    # ("node(s) didn't match Pod's required features")
+    "NodeDeclaredFeaturesPlainReason": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
@@ -79,7 +85,6 @@ NOT_MODELLED: Dict[str, str] = {
     "InPlacePodVerticalScaling": "pods without in-place resize",
     "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
     "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
-    "NodeDeclaredFeatures": "node declared features",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }
 
