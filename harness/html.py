@@ -84,6 +84,7 @@ def write_diff_report(path: str, sides, changes, figures_rows: List[Dict[str, An
                        sides=[s.label for s in sides], changes=changes, figures=figures_rows, invalid=invalid))
 
 
-def write_sweep_report(path: str, rows: List[Dict[str, Any]], svg: str, invalid: List[str]) -> None:
+def write_sweep_report(path: str, rows: List[Dict[str, Any]], svg: str, invalid: List[str],
+                       flips: Optional[List[Dict[str, Any]]] = None) -> None:
     write(path, render("report.html.j2", kind="sweep", title="schedharness sweep", version=_version(),
-                       rows=rows, chart=Markup(svg), invalid=invalid))
+                       rows=rows, chart=Markup(svg), invalid=invalid, flips=flips or []))
