@@ -59,7 +59,8 @@ def case_view(res) -> Dict[str, Any]:
                      "history": [a.summary() for a in attempts]})
     timeline = ""
     if res.case.steps:
-        steps = [{"index": s.index, "action": s.action, "time": s.observation.time} for s in res.steps]
+        steps = [{"index": s.index, "action": s.action, "time": s.observation.time,
+                  "attempts": s.observation.attempts} for s in res.steps]
         timeline = timeline_svg({p["key"]: p["history"] for p in pods}, steps)
     return {"name": res.case.name, "path": res.case.path, "passed": res.passed, "failures": res.failures,
             "pods": pods, "preempted": res.preempted, "timeline": Markup(timeline),
