@@ -56,21 +56,41 @@ def _filter_lines(rec) -> List[str]:
                          f"PreFilter narrowed the nodes)")
             continue
         lines.append(f"    node {node}: {verdict}")
-        for plugin, st in rows:
-            if st is not None and st.code == Code.Skip:
+        nominated = getattr(rec, "nominated_filter_table", {}).get(node)
+        if nominated is not None:
+            # RunFilterPluginsWithNominatedPods: first with the nominated pods of equal or higher
+            # priority on the node, then (only if that passed) without them
+            keys, with_rows = nominated
+            lines.append(f"      with the pods nominated to it ({', '.join(keys)}), as kube-scheduler "
+                         f"filters first:")
+            first_ok = _filter_rows(lines, with_rows, "  ")
+            if not first_ok:
                 continue
-            lines.append(f"      filter {plugin}: {_status(st)}")
-            detail = getattr(st, "detail", None)  # optional lines a plugin adds for explain
-            if callable(detail):
-                lines.extend(f"        {d}" for d in detail())
-            if st is not None and not st.is_success():
-                break
+            lines.append("      then without them:")
+            _filter_rows(lines, rows, "  ")
+        else:
+            _filter_rows(lines, rows, "")
         if decided is not None and not any(p == decided.plugin for p, _ in rows):
             lines.append(f"      {_status(decided)}")
     if not table:
         for node, st in rec.node_statuses.items():
             lines.append(f"    node {node}: {_status(st)}" + (f" ({st.plugin})" if st is not None and st.plugin else ""))
     return lines
+
+
+def _filter_rows(lines: List[str], rows, indent: str) -> bool:
+    """The filters that ran on a node, in order, up to the first that rejected it; whether all
+    passed."""
+    for plugin, st in rows:
+        if st is not None and st.code == Code.Skip:
+            continue
+        lines.append(f"      {indent}filter {plugin}: {_status(st)}")
+        detail = getattr(st, "detail", None)  # optional lines a plugin adds for explain
+        if callable(detail):
+            lines.extend(f"        {indent}{d}" for d in detail())
+        if st is not None and not st.is_success():
+            return False
+    return True
 
 
 def _score_lines(rec) -> List[str]:

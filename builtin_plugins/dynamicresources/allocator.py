@@ -32,6 +32,11 @@ class AllocationError(Exception):
     ...); the scheduler reports it as an Error status."""
 
 
+class FailedOnNode(Exception):
+    """An error wrapping ErrFailedAllocationOnNode (v1.35 on): the node is Unschedulable with
+    this message, other nodes may still fit."""
+
+
 class _Stop(Exception):
     """errStop."""
 
@@ -42,15 +47,63 @@ class _MaxSizeExceeded(Exception):
 
 @dataclass
 class Features:
-    """structured.Features with v1.34's default gates."""
+    """structured.Features (AllocatorFeatures in dynamicresources.go); the defaults are v1.34's
+    default gates. Build one for a run with :meth:`from_gates`."""
 
-    admin_access: bool = True       # DRAAdminAccess: beta, on
-    prioritized_list: bool = True   # DRAPrioritizedList: beta, on
-    device_status: bool = True      # DRAResourceClaimDeviceStatus: beta, on
+    admin_access: bool = True       # DRAAdminAccess
+    prioritized_list: bool = True   # DRAPrioritizedList
+    device_status: bool = True      # DRAResourceClaimDeviceStatus
     partitionable_devices: bool = False
     device_taints: bool = False
     device_binding: bool = False
     consumable_capacity: bool = False
+    # ungated v1.35 changes (versions.CHANGES["DRAAllocatorSkipsInvalidPools"]): incomplete and
+    # invalid pools skipped, results carry the request's tolerations
+    skip_invalid_pools: bool = False
+
+    @classmethod
+    def from_gates(cls, gates) -> "Features":
+        """AllocatorFeatures(fts) for a run's :class:`harness.versions.Features`."""
+        return cls(admin_access=gates.enabled("DRAAdminAccess"),
+                   prioritized_list=gates.enabled("DRAPrioritizedList"),
+                   device_status=gates.enabled("DRAResourceClaimDeviceStatus"),
+                   partitionable_devices=gates.enabled("DRAPartitionableDevices"),
+                   device_taints=gates.enabled("DRADeviceTaints"),
+                   device_binding=gates.enabled("DRADeviceBindingConditions"),
+                   consumable_capacity=gates.enabled("DRAConsumableCapacity"),
+                   skip_invalid_pools=gates.has("DRAAllocatorSkipsInvalidPools"))
+
+    @property
+    def binding_and_status(self) -> bool:
+        """DeviceBindingAndStatus (v1.35): both gates; v1.34 counts them apart."""
+        return self.device_binding and self.device_status
+
+    def implementation(self, minor: int) -> str:
+        """structured.NewAllocator: the first of stable, incubating, experimental whose
+        SupportedFeatures cover the enabled ones (allocator.go's availableAllocators).
+
+        v1.34: stable supports none, incubating AdminAccess, PrioritizedList,
+        PartitionableDevices, DeviceTaints; DeviceStatus (on by default) needs experimental.
+        v1.35 folds DeviceBinding and DeviceStatus into DeviceBindingAndStatus, so the default
+        gates pick incubating. v1.36: stable gains incubating's set, incubating experimental's
+        (all but ListTypeAttributes, which the harness does not model)."""
+        on = {"admin": self.admin_access, "list": self.prioritized_list,
+              "partition": self.partitionable_devices, "taints": self.device_taints,
+              "capacity": self.consumable_capacity}
+        if minor <= 34:
+            on["binding"], on["status"] = self.device_binding, self.device_status
+        else:
+            on["binding"] = self.binding_and_status
+        enabled = {k for k, v in on.items() if v}
+        basic = {"admin", "list", "partition", "taints"}
+        if minor >= 36:
+            impls = [("stable", basic), ("incubating", basic | {"binding", "capacity"})]
+        else:
+            impls = [("stable", set()), ("incubating", basic)]
+        for name, supported in impls:
+            if enabled <= supported:
+                return name
+        return "experimental"
 
 
 def kobj(obj: Mapping[str, Any]) -> str:
@@ -413,6 +466,9 @@ class _Allocation:
             return False
         except _MaxSizeExceeded:
             done = False
+        if not done and self.features.skip_invalid_pools and any(p.is_invalid for p in self.pools):
+            # v1.35: not fatal, allocation on other nodes may proceed (ErrFailedAllocationOnNode)
+            raise FailedOnNode("invalid resource pools were encountered")
         return bool(done)
 
     def results(self) -> List[Dict[str, Any]]:
@@ -421,20 +477,37 @@ class _Allocation:
 
     def _result(self, ci: int, claim) -> Dict[str, Any]:
         results = []
+        reqs = self._requests(claim)
         for d in self.result[ci]:
             r = {"request": d.request_name(), "driver": d.id[0], "pool": d.id[1], "device": d.id[2]}
             if d.admin_access is not None:
                 r["adminAccess"] = d.admin_access
+            if self.features.skip_invalid_pools:
+                tolerations = _lookup_request(reqs, d).get("tolerations")
+                if tolerations:
+                    r["tolerations"] = tolerations
             results.append(r)
         config: List[Dict[str, Any]] = []
-        reqs = self._requests(claim)
+        # v1.34.9 on: each class's configs once, naming the requests that use the class
+        class_configs: Dict[str, Tuple[int, int]] = {}
         for ri in range(len(reqs)):
             rd = self.request_data[(ci, ri, 0)]
+            name = reqs[ri].get("name", "")
             if rd.parent is not None:
                 rd = self.request_data[(ci, ri, rd.selected_sub_request_index)]
-            if rd.device_class is not None:
-                for cfg in (rd.device_class.get("spec") or {}).get("config") or []:
-                    config.append({"source": "FromClass", **{k: v for k, v in cfg.items()}})
+                name = f"{name}/{rd.request.name}"
+            if rd.device_class is None:
+                continue
+            class_name = (rd.device_class.get("metadata") or {}).get("name", "")
+            known = class_configs.get(class_name)
+            if known is not None:
+                for i in range(*known):
+                    config[i]["requests"].append(name)
+                continue
+            start = len(config)
+            for cfg in (rd.device_class.get("spec") or {}).get("config") or []:
+                config.append({"source": "FromClass", "requests": [name], **{k: v for k, v in cfg.items()}})
+            class_configs[class_name] = (start, len(config))
         for cfg in ((claim.get("spec") or {}).get("devices") or {}).get("config") or []:
             names = cfg.get("requests") or []
             body = {k: v for k, v in cfg.items() if k != "requests"}
@@ -595,7 +668,10 @@ class _Allocation:
                 undo()
             return done
         for pool in self.pools:
-            if pool.is_invalid:
+            if self.features.skip_invalid_pools:
+                if pool.is_incomplete or pool.is_invalid:
+                    continue
+            elif pool.is_invalid:
                 raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
             for s in pool.slices:
                 for dev_index, dev in enumerate(s.raw["spec"].get("devices") or []):
@@ -704,6 +780,20 @@ class _Allocation:
             self.allocating_devices[did].discard(ci)
             del self.result[ci][prev:]
         return True, undo
+
+
+def _lookup_request(reqs: List[Mapping[str, Any]], d: DeviceResult) -> Mapping[str, Any]:
+    """internalDeviceResult.lookupRequest: the request (or subrequest) a device was allocated for."""
+    base = d.parent_request or d.request
+    for req in reqs:
+        if req.get("name") != base:
+            continue
+        if not d.parent_request:
+            return req.get("exactly") or {}
+        for sub in req.get("firstAvailable") or []:
+            if sub.get("name") == d.request:
+                return sub
+    return {}
 
 
 def _add_requirements(src: List[Dict[str, Any]], dst: List[Dict[str, Any]]) -> None:

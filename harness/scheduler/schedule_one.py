@@ -65,6 +65,9 @@ class CycleRecord:
     message: str = ""
     pre_filter: Optional[Status] = None
     filter_table: Dict[str, List[Tuple[str, Optional[Status]]]] = field(default_factory=dict)
+    # explain: nodes with nominated pods of equal or higher priority -> (those pods' keys, the
+    # filters of RunFilterPluginsWithNominatedPods' first pass, which counts them)
+    nominated_filter_table: Dict[str, Tuple[List[str], List[Tuple[str, Optional[Status]]]]] = field(default_factory=dict)
     score_detail: Dict[str, Any] = field(default_factory=dict)
     post_filter: Optional[Status] = None  # PostFilter's status (preemption), when it ran
     nominated: str = ""  # the node PostFilter nominated
@@ -231,6 +234,12 @@ class SchedulingCycles:
         if s.explain and (st is None or st.is_success()):
             for ni in all_nodes:
                 record.filter_table[ni.node.name] = fw.run_filter_plugins_verbose(state, pod, ni)
+                added, state_n, ni_n, err = fw._add_ge_nominated_pods(pod, state, ni)
+                if added and err is None:
+                    keys = [pi.pod.key for pi in fw.nominated_pods_for_node(ni.node.name)
+                            if pi.pod.priority >= pod.priority and pi.pod.uid != pod.uid]
+                    record.nominated_filter_table[ni.node.name] = (
+                        keys, fw.run_filter_plugins_verbose(state_n, pod, ni_n))
         if st is not None and not st.is_success():
             if not st.is_rejected():
                 raise _CycleError(st)

@@ -22,6 +22,19 @@ NEWEST = "v1.36"
 # behaviour that changed between the modelled releases without a feature gate guarding it:
 # name -> the first minor with the new behaviour, and the upstream change it names
 CHANGES: Dict[str, int] = {
+    # NodeResourcesBalancedAllocation scores the change in balance the pod makes
+    # before and after placing it (balancedResourceScorer(requested, allocated, allocatable),
+    # kubernetes #135573)
+    "BalancedAllocationScoresChange": 36,
+    # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
+    # plugins give it weight 2 (kubernetes #134058, v1.35)
+    "DynamicResourcesScore": 35,
+    # DynamicResourcesArgs.bindingTimeout (the PreBind wait for device binding conditions)
+    "DynamicResourcesBindingTimeout": 35,
+    # the structured allocator skips incomplete and invalid pools instead of failing, and a
+    # node whose only candidates were in invalid pools is Unschedulable ("invalid resource
+    # pools were encountered"); allocation results carry the request's tolerations
+    "DRAAllocatorSkipsInvalidPools": 35,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
@@ -59,7 +72,6 @@ NOT_MODELLED: Dict[str, str] = {
     "InPlacePodVerticalScaling": "pods without in-place resize",
     "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
     "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
-    "TaintTolerationComparisonOperators": "toleration comparison operators",
     "NodeDeclaredFeatures": "node declared features",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }
