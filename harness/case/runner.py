@@ -21,8 +21,8 @@ from ..framework import parallelize
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
-from .checks import (check_cluster, check_decision_names, check_expect, check_step_changes,
-                     check_step_objects, has_decisions)
+from .checks import (check_cluster, check_decision_names, check_expect, check_step_changes, check_step_objects,
+                     has_decisions)
 from .decisions import DecisionCheck, history
 from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case
@@ -180,7 +180,8 @@ class CaseRun:
             return list(self.sched.profiles.values())
         from ..framework.runtime import Framework
 
-        return [Framework(prof, registry, source=source) for prof in self.config["profiles"]]
+        return [Framework(prof, registry, source=source, features=self.features)
+                for prof in self.config["profiles"]]
 
     @property
     def engine(self):
