@@ -158,7 +158,8 @@ def _schema_message(e) -> str:
     if v == "minItems":
         return "must not be an empty list"
     if v in ("anyOf", "oneOf"):
-        return f"invalid value: {_describe(e.instance)}"
+        want = e.schema.get("description") if isinstance(e.schema, dict) else None
+        return f"invalid value: {_describe(e.instance)}" + (f" (want {want})" if want else "")
     if v == "enum":
         return f"must be one of {', '.join(map(str, e.validator_value))}, got {_describe(e.instance)}"
     msg = e.message
