@@ -16,9 +16,10 @@ from ..config import loader as config_loader
 from ..config.defaults import set_defaults
 from ..errors import CaseError
 from ..framework import parallelize
+from ..framework.custom_resources import custom_resources
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
-from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
+from .apiserver import ApiServerDefaults
 from .checks import check_cluster, check_expect, check_step_objects
 from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case
@@ -125,7 +126,7 @@ class CaseRun:
             cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config",
                                                  features=features)
         self.config = cfg
-        self.api = ApiServerDefaults(case.cluster, case.path, features)
+        self.api = ApiServerDefaults(case.cluster, case.path, features, custom_resources(registry))
         self.cluster = Cluster()
         self.seen = set()
         self.index = 0
@@ -238,7 +239,7 @@ class CaseRun:
     def _step_update(self, step: Step) -> None:
         for j, obj in enumerate(step.value):
             key = f"{step.key}[{j}]"
-            kind, ns, name = object_ref(obj, obj["kind"] in NAMESPACED_KINDS)
+            kind, ns, name = object_ref(obj, self.api.namespaced(obj["kind"]))
             old = self.cluster.get(kind, ns, name)
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
@@ -254,7 +255,7 @@ class CaseRun:
     def _step_delete(self, step: Step) -> None:
         for j, ref in enumerate(step.value):
             kind = ref["kind"]
-            ns = (ref.get("namespace") or "default") if kind in NAMESPACED_KINDS else ""
+            ns = (ref.get("namespace") or "default") if self.api.namespaced(kind) else ""
             obj = self.cluster.get(kind, ns, ref["name"])
             if obj is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{ref["name"]}" to delete',

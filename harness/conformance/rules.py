@@ -12,7 +12,7 @@ from ..api.objects import Pod, make_object
 from ..framework.cycle_state import CycleState
 from ..framework.runtime import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ..framework.status import Code, Status
-from ..framework.types import (ActionType, ClusterEvent, NodeToStatus, PodInfo, QueuedPodInfo,
+from ..framework.types import (ClusterEvent, NodeToStatus, PodInfo, QueuedPodInfo,
                                QueueingHint)
 from .subject import PROFILE, Subject, _fmt
 from .world import Mutation, World, apply, mutations
@@ -260,19 +260,11 @@ def _rejected_everywhere(v: Dict[str, str]) -> bool:
     return bool(v) and not any(x == "ok" for x in v.values())
 
 
-def _gvk_resource(obj: Dict[str, Any]) -> str:
-    """A custom resource's event resource, `<plural>.<version>.<group>` as upstream names it."""
-    api = obj.get("apiVersion") or ""
-    group, _, version = api.rpartition("/")
-    plural = (obj.get("kind") or "").lower() + "s"
-    return f"{plural}.{version}.{group}" if group else f"{plural}.{version}"
-
-
 def _events(ctx: Context, m: Mutation, probe_name: str) -> Tuple[Subject, List[Tuple[ClusterEvent, Any, Any]]]:
     """The events kube-scheduler's handlers would hand the queue for this change, recorded from a
-    scheduler over the world (custom resources: the GVK event upstream's dynamic informer gives)."""
+    scheduler over the world (a declared custom resource: the GVK event its dynamic informer
+    gives; an undeclared kind: none, as no informer lists it)."""
     from ..scheduler.events import pod_scheduling_properties_change
-    from ..scheduler.scheduler import _KIND_RESOURCE
 
     s = ctx.subject()
     rec: List[Tuple[ClusterEvent, Any, Any]] = []
@@ -308,9 +300,6 @@ def _events(ctx: Context, m: Mutation, probe_name: str) -> Tuple[Subject, List[T
         cluster.delete(existing)
     else:
         cluster.update(new_obj)
-    if not rec and kind not in ("Pod", "Node") and kind not in _KIND_RESOURCE:
-        action = ActionType.Add if m.old is None else ActionType.Delete if m.new is None else ActionType.Update
-        rec.append((ClusterEvent(_gvk_resource(ref), action), existing if m.old is not None else None, new_obj))
     return s, rec
 
 

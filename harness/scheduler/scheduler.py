@@ -11,6 +11,7 @@ from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
 from ..apierrors import StatusError, Unreachable
 from ..errors import UserError
+from ..framework.custom_resources import custom_resources
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
 from ..versions import DEFAULT as DEFAULT_FEATURES, Features
@@ -97,6 +98,8 @@ class Scheduler:
         if config.get("extenders"):
             raise UserError("extenders are not supported by schedharness yet (kube-scheduler would "
                             "call them over HTTP)", file=source, key="extenders")
+        # kind -> CustomResource: the CRDs the plugin packages declared (dynamic informers)
+        self.custom_resources = custom_resources(registry)
         self.profiles: Dict[str, Framework] = {}
         waiting_pods: Dict[str, Any] = {}
         for prof in config["profiles"]:
@@ -156,16 +159,25 @@ class Scheduler:
                 self._on_pod(old, new)
         elif kind == "Node":
             self._on_node(old, new)
-        elif kind in _KIND_RESOURCE:
+        else:
+            resource = _KIND_RESOURCE.get(kind)
+            if resource is None:
+                cr = self.custom_resources.get(kind)
+                if cr is None:
+                    return  # no informer of this scheduler lists the kind
+                # addAllEventHandlers' default branch: a dynamic informer for the GVK
+                # `<plural>.<version>.<group>` a plugin registered (at least two dots)
+                resource = cr.event_resource
+                if resource.count(".") < 2:
+                    return
             if old is None:
                 action = ActionType.Add
             elif new is None:
                 action = ActionType.Delete
             else:
                 action = ActionType.Update
-            resource = _KIND_RESOURCE[kind]
             # addAllEventHandlers: an informer handler for this kind and action only when a
-            # plugin of some profile registered it (unionedGVKs).
+            # plugin of some profile registered it (unionedGVKs; buildEvtResHandler).
             if not self._registered_actions().get(resource, ActionType.NONE) & action:
                 return
             self.queue.move_all_to_active_or_backoff(ClusterEvent(resource, action), old, new)
