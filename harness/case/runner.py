@@ -107,6 +107,18 @@ def pod_ref(ref: str) -> str:
     return ref if "/" in ref else f"default/{ref}"
 
 
+def extender_handlers(case: Case) -> Dict[str, Any]:
+    """The case's `extenders`: urlPrefix -> the Python callable answering that extender."""
+    from ..scheduler.extender import load_handler
+
+    folder = os.path.dirname(os.path.abspath(case.path))
+    out: Dict[str, Any] = {}
+    for i, e in enumerate(case.extenders):
+        out[str(e.get("urlPrefix") or "")] = load_handler(str(e.get("python") or ""), folder, case.path,
+                                                          f"extenders[{i}].python")
+    return out
+
+
 class CaseRun:
     """One case being run: the simulated API server with the case's objects, the scheduler,
     and what the case did to them (steps)."""
@@ -141,19 +153,21 @@ class CaseRun:
         # pending pods created by steps
         self.tracked_pods = [o.key for o in self.cluster.list("Pod") if not o.node_name and not terminated(o)]
         source = case.config_path or case.path
+        handlers = extender_handlers(case)
         self.world: Optional[World] = None
         if case.has_processes:
             self.world = World(cfg, registry, self.cluster, case.replicas, case.seed, source, features)
             self.world.explain = explain
             self.world.case_path = case.path
             self.world.tracked_pods = self.tracked_pods
+            self.world.extender_handlers = handlers
             self.world.start_all()
             self.sched = None
         else:
             # kube-scheduler builds its elector at start: NewLeaderElector refuses bad timings
             check_leader_elector_config(dict(cfg.get("leaderElection") or {}), source)
             self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed, source=source,
-                                   features=features)
+                                   features=features, extender_handlers=handlers)
             self.sched.explain = explain
             self.sched.tracked_pods = self.tracked_pods
             self.sched.start()

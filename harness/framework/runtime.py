@@ -239,7 +239,8 @@ class Framework:
                  snapshot=None, cluster=None, parallelism: int = 16,
                  percentage_of_nodes_to_score: Optional[int] = None, clock=None,
                  nominator=None, activator=None, waiting_pods: Optional[Dict[str, WaitingPod]] = None,
-                 source: str = "config", features: Optional[Features] = None):
+                 source: str = "config", features: Optional[Features] = None,
+                 extenders: Optional[List[Any]] = None):
         self.profile_name: str = profile.get("schedulerName", "")
         # the Kubernetes version and feature gates (handle.feature_gates, as plugins read
         # feature.Features from the registry's options upstream)
@@ -255,6 +256,12 @@ class Framework:
         self.score_plugin_weight: Dict[str, int] = {}
         self.plugins_map: Dict[str, Any] = {}
         self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
+        # the scheduler's extenders (handle.Extenders()); with any, a defaultEnqueueExtension
+        # named "Extender" registers every event: a pod the extenders rejected names it
+        self.extenders: List[Any] = list(extenders or [])
+        if self.extenders:
+            self.enqueue_extensions.append(("Extender", [
+                ClusterEventWithHint(ClusterEvent(r, ActionType.All)) for r in _UNROLLED_WILDCARD_RESOURCES]))
         self._pm: Optional[pluggy.PluginManager] = None
         # kind -> CustomResource the registry's packages declared (their CRDs)
         self.custom_resources = custom_resources(registry)
