@@ -376,3 +376,59 @@ def test_a_node_without_victims_is_an_error_unless_ignorable(tmp_path):
     c.expect = {"preempted": [], "bindings": {"high": None}, "messages": {"high": "no candidate node for preemption"}}
     res = run_case(c)
     assert res.passed, res.failures
+
+
+# ---------------------------------------------------------------------------------------------
+# enableHTTPS / tlsConfig against an HTTPS server on 127.0.0.1
+# ---------------------------------------------------------------------------------------------
+def _self_signed(tmp_path, name):
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to make a test certificate")
+    cert, key = tmp_path / f"{name}.crt", tmp_path / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.fixture
+def https_server(tmp_path):
+    import ssl
+
+    cert, key = _self_signed(tmp_path, "server")
+    Recorder.requests = []
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(str(cert), str(key))
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield f"https://127.0.0.1:{srv.server_address[1]}", cert
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_enable_https_without_a_ca_does_not_verify_the_server(https_server):
+    url, _ = https_server
+    ext = new_http_extender({"urlPrefix": url, "filterVerb": "filter", "enableHTTPS": True}, None,
+                            "cfg", "extenders[0]")
+    kept, _, _ = ext.filter(make_pod("web"), _nodes("node-a", "node-c"))
+    assert [ni.node.name for ni in kept] == ["node-a"]
+
+
+def test_tls_config_ca_verifies_the_server(https_server, tmp_path):
+    import base64
+
+    url, cert = https_server
+    ok = new_http_extender({"urlPrefix": url, "filterVerb": "filter", "enableHTTPS": True,
+                            "tlsConfig": {"caFile": str(cert)}}, None, "cfg", "extenders[0]")
+    assert [ni.node.name for ni in ok.filter(make_pod("web"), _nodes("node-a"))[0]] == ["node-a"]
+    other, _ = _self_signed(tmp_path, "other")
+    wrong = new_http_extender({"urlPrefix": url, "filterVerb": "filter", "enableHTTPS": True,
+                               "tlsConfig": {"caData": base64.b64encode(other.read_bytes()).decode()}},
+                              None, "cfg", "extenders[0]")
+    with pytest.raises(ExtenderError, match=rf'^Post "{url}/filter": '):
+        wrong.filter(make_pod("web"), _nodes("node-a"))

@@ -62,12 +62,15 @@ def _go_dial_error(url: str, exc: BaseException) -> str:
     return f'Post "{url}": {exc}'
 
 
-def _tls_context(tls: Mapping[str, Any]) -> ssl.SSLContext:
+def _tls_context(tls: Mapping[str, Any], enable_https: bool) -> ssl.SSLContext:
     """makeTransport: restclient.TLSConfigFor over the extender's tlsConfig; with enableHTTPS and
-    no CA, the server's certificate is not verified (Insecure)."""
+    no CA, the server's certificate is not verified (Insecure); otherwise the CA given, or the
+    system's roots, verify it."""
     has_ca = bool(tls.get("caFile") or tls.get("caData"))
     ctx = ssl.create_default_context()
-    if tls.get("insecure") or not has_ca:
+    if tls.get("serverName"):
+        ctx.check_hostname = True
+    if tls.get("insecure") or (enable_https and not has_ca):
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
     else:
@@ -110,20 +113,37 @@ def _temp_pem(text: str, tmp: List[str]) -> str:
     return path
 
 
+class _HTTPSConnection(http.client.HTTPSConnection):
+    """An HTTPS connection whose TLS server name may differ from the host dialled (tlsConfig's
+    serverName)."""
+
+    def __init__(self, host, port, timeout, context, server_name=""):
+        super().__init__(host, port, timeout=timeout, context=context)
+        self._server_name = server_name or host
+        self._ctx = context
+
+    def connect(self):
+        http.client.HTTPConnection.connect(self)
+        self.sock = self._ctx.wrap_socket(self.sock, server_hostname=self._server_name)
+
+
 class HTTPTransport:
     """POST a JSON body to a URL with http.client (the extender's http.Client)."""
 
-    def __init__(self, timeout: float, tls: Optional[ssl.SSLContext]):
+    def __init__(self, timeout: float, tls: Optional[ssl.SSLContext], server_name: str = ""):
         self.timeout = timeout
         self.tls = tls
+        self.server_name = server_name
 
     def post(self, url: str, body: bytes) -> Tuple[int, bytes]:
+        """The URL's scheme decides (the TLS settings apply to https URLs only, as Go's
+        transport's TLSClientConfig)."""
         parts = urllib.parse.urlsplit(url)
         try:
-            if parts.scheme == "https" or self.tls is not None:
-                conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+            if parts.scheme == "https":
+                conn: http.client.HTTPConnection = _HTTPSConnection(
                     parts.hostname, parts.port, timeout=self.timeout,
-                    context=self.tls or ssl.create_default_context())
+                    context=self.tls or ssl.create_default_context(), server_name=self.server_name)
             else:
                 conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
             path = parts.path or "/"
@@ -446,11 +466,11 @@ def new_http_extender(ext: Mapping[str, Any], handler: Optional[Handler], source
         ctx = None
         if ext.get("enableHTTPS") or tls:
             try:
-                ctx = _tls_context(tls) if (ext.get("enableHTTPS") or e.url_prefix.startswith("https")) else None
+                ctx = _tls_context(tls, bool(ext.get("enableHTTPS")))
             except (OSError, ValueError, ssl.SSLError) as err:
                 raise ConfigError(f"extender {e.url_prefix}: tlsConfig: {err}", file=source,
                                   key=f"{key}.tlsConfig") from None
-        e.transport = HTTPTransport(seconds, ctx)
+        e.transport = HTTPTransport(seconds, ctx, str(tls.get("serverName") or ""))
     return e
 
 
