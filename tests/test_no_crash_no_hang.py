@@ -155,6 +155,9 @@ def test_fifo_is_refused_without_opening_it(tmp_path):
         r = cli(tmp_path, command, fifo, good, timeout=60)
         one_error(r.stderr, fifo, "not a regular file")
         assert r.returncode == 2
+        r = cli(tmp_path, command, str(tmp_path), timeout=60)  # found in a folder
+        one_error(r.stderr, fifo, "not a regular file")
+        assert r.returncode == 2
 
 
 def test_missing_path_among_several_runs_the_others(tmp_path, capsys):
