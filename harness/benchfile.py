@@ -134,6 +134,18 @@ def _check_keys(obj: Dict[str, Any], allowed: set, required: set, file: str, key
             raise UserError(f'"{k}" is required', file=file, key=key)
 
 
+def _threshold(v: Any, file: str, key: str) -> Optional[float]:
+    """A workload's threshold: scheduler_perf's `Threshold float64`, so a number (JSON decoding
+    refuses a string or a boolean there); infinite or NaN is no threshold at all."""
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise UserError(f"must be a number (pods/s), got {type(v).__name__} {str(v)[:40]!r}", file=file, key=key)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise UserError(f"must be a finite number, got {v}", file=file, key=key)
+    return float(v)
+
+
 def check_feature_gates(gates: Any, file: str, key: str) -> Dict[str, bool]:
     """A test case's or workload's featureGates, checked as --feature-gates is for the run's
     Kubernetes version (harness.versions.check_gates)."""
@@ -330,7 +342,8 @@ def load_workloads(path: str, select: Optional[str] = None,
             sc = tc.get("schedulerConfigPath")
             out.append(Workload(full, params, ops, base,
                                 os.path.join(base, sc) if sc else None,
-                                tc.get("defaultPodTemplatePath"), w.get("threshold"), gates))
+                                tc.get("defaultPodTemplatePath"),
+                                _threshold(w.get("threshold"), path, f"{wkey}.threshold"), gates))
     if select and not out:
         raise UserError(f'no workload named "{select}" (the file has: {", ".join(names)})', file=path, key="--workload")
     if overrides:

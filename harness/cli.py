@@ -14,7 +14,7 @@ from .errors import UserError
 MAX_ERROR_LINE = 1000  # an error names a file, a key and a value cut short: never a whole object
 
 
-def _error(e: UserError) -> None:
+def _error(e: UserError) -> str:
     line = " ".join(f"error: {e}".split())
     m = re.search(r'Plugin "([^"]+)" does not exist', line)
     if m:  # upstream's words name the first extension point checked; say what to do as well
@@ -23,9 +23,10 @@ def _error(e: UserError) -> None:
     if len(line) > MAX_ERROR_LINE:
         line = line[:MAX_ERROR_LINE] + "..."
     print(line, file=sys.stderr)
+    return line
 
 
-def _internal_error(exc: BaseException, file: Optional[str] = None) -> None:
+def _internal_error(exc: BaseException, file: Optional[str] = None) -> str:
     """An exception no check foresaw (a bug in the harness, or in a plugin outside its hooks):
     one error line naming the file, the exception and where it was raised; the other cases
     still run. SCHEDHARNESS_TRACEBACK=1 prints the traceback as well."""
@@ -35,24 +36,24 @@ def _internal_error(exc: BaseException, file: Optional[str] = None) -> None:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
     text = str(exc)[:300]
-    _error(UserError(f"internal error{where}: {type(exc).__name__}" + (f": {text}" if text else "")
-                     + " (please report it; SCHEDHARNESS_TRACEBACK=1 shows the traceback)", file=file))
+    line = _error(UserError(f"internal error{where}: {type(exc).__name__}" + (f": {text}" if text else "")
+                            + " (please report it; SCHEDHARNESS_TRACEBACK=1 shows the traceback)", file=file))
     if os.environ.get("SCHEDHARNESS_TRACEBACK"):
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    return line
 
 
 def _attempt(file: Optional[str], fn):
     """(True, fn()) or, when fn raises (a UserError or anything else but an interrupt), the
-    error line printed and (False, None): one bad file never stops the others."""
+    error line printed and (False, that line): one bad file never stops the others."""
     try:
         return True, fn()
     except UserError as e:
-        _error(e)
+        return False, _error(e)
     except RecursionError as e:
-        _error(UserError(f"nested or recursive beyond Python's recursion limit ({e})", file=file))
+        return False, _error(UserError(f"nested or recursive beyond Python's recursion limit ({e})", file=file))
     except Exception as e:  # noqa: BLE001 - the one place that turns the unforeseen into a line
-        _internal_error(e, file)
-    return False, None
+        return False, _internal_error(e, file)
 
 
 def _interrupted(what: str) -> None:
@@ -77,6 +78,17 @@ def _failing_pods(res) -> List[str]:
     return [f.split(":")[0] for f in res.failures if "/" in f.split(":")[0]]
 
 
+def _print_failures(name: str, failures: List[str]) -> None:
+    """`FAIL name: a; b` on one line, or, when a failure carries a table (decision
+    assertions), one failure per line with its table under it."""
+    if not any("\n" in f for f in failures):
+        print(f"FAIL {name}: {'; '.join(failures)}")
+        return
+    print(f"FAIL {name}:")
+    for f in failures:
+        print("  " + f.replace("\n", "\n  "))
+
+
 def _cmd_run(args) -> int:
     """Every valid case runs; every invalid file (or path, or case that raises) is one error
     line and the others still run; exit 2 if any was invalid. Ctrl-C stops at once and prints
@@ -86,6 +98,7 @@ def _cmd_run(args) -> int:
     skipped: List = []
     missing: List[UserError] = []
     results = []
+    entries: List[dict] = []  # --json: each case's result, or the error line of an invalid file, in order
     passed = failed = invalid = 0
     interrupted = False
     try:
@@ -93,7 +106,7 @@ def _cmd_run(args) -> int:
         for path, why in skipped:
             print(f"SKIP {path}: {why}", file=sys.stderr if args.json else sys.stdout)
         for e in missing:
-            _error(e)
+            entries.append(_error_entry(e.file or "", _error(e)))
             invalid += 1
         if not paths and not missing:
             raise UserError("no case files found", file=" ".join(args.paths))
@@ -104,18 +117,21 @@ def _cmd_run(args) -> int:
                 cases.append(case)
             else:
                 invalid += 1
+                entries.append(_error_entry(p, case))
         opts = None
         if getattr(args, "parallel", False) or getattr(args, "coverage", False):
             from .framework.coverage import Coverage
             from .framework.parallelize import RunSettings
             opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
+        explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
         for case in cases:
-            ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args),
-                                                            bool(args.verbose)))
+            ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args), explain))
             if not ok:
                 invalid += 1
+                entries.append(_error_entry(case.path, res, case.name))
                 continue
             results.append(res)
+            entries.append(res.to_json())
             if res.passed:
                 passed += 1
                 if not args.json:
@@ -123,7 +139,7 @@ def _cmd_run(args) -> int:
             else:
                 failed += 1
                 if not args.json:
-                    print(f"FAIL {case.name}: {'; '.join(res.failures)}")
+                    _print_failures(case.name, res.failures)
                     if args.verbose:
                         from .report import explain_pods
                         text = explain_pods(res, _failing_pods(res))
@@ -139,15 +155,26 @@ def _cmd_run(args) -> int:
         interrupted = True
         _interrupted("the cases that finished are reported below")
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        print(json.dumps(entries, indent=2))
     else:
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
               + _versions_used([r.case for r in results]) + (" (interrupted)" if interrupted else ""))
+    if args.html:
+        from .html import write_run_report
+
+        write_run_report(args.html, results)
     if interrupted:
         return 130
     if invalid:
         return 2
     return 0 if failed == 0 else 1
+
+
+def _error_entry(path: str, line: str, name: Optional[str] = None) -> dict:
+    """An invalid file in `run --json`: the error line `run` printed (without "error: "), as `error`."""
+    import os
+    return {"case": name or os.path.splitext(os.path.basename(path))[0], "file": path, "passed": False,
+            "error": line[len("error: "):] if line.startswith("error: ") else line}
 
 
 def _versions_used(cases) -> str:
@@ -337,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--coverage", action="store_true",
                    help="print which plugins were called at which extension points (per case and in "
                         "total), and the enabled ones never called; with --json, a `coverage` key per case")
+    r.add_argument("--html", metavar="REPORT.html", default=None,
+                   help="also write a self-contained HTML report: per case pass/fail, bindings, each "
+                        "pod's decision table per attempt, the attempt timeline of cases with steps")
     _plugin_option(r)
     version_options(r)
     r.set_defaults(func=_cmd_run)
@@ -385,6 +415,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_conformance_parser(sub)
     from .explore import add_parser as add_explore_parser
     add_explore_parser(sub, _plugin_option)
+    from .diff import add_parser as add_diff_parser
+    add_diff_parser(sub, _plugin_option)
+    from .sweep import add_parser as add_sweep_parser
+    add_sweep_parser(sub, _plugin_option)
     return p
 
 

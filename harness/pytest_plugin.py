@@ -144,7 +144,7 @@ class CaseItem(pytest.Item):
         if isinstance(excinfo.value, CaseFailure):
             res = excinfo.value.result
             lines = [f"case {self.case.name} ({self.case.path}) failed:"]
-            lines += [f"  {f}" for f in res.failures]
+            lines += ["  " + f.replace("\n", "\n  ") for f in res.failures]
             lines.append("actual outcome:")
             for key, node in res.bindings.items():
                 extra = f"  [{res.messages[key]}]" if key in res.messages else ""

@@ -155,6 +155,22 @@ ATTEMPT_SECTIONS: List[Callable] = [_pre_filter_lines, _filter_lines, _score_lin
                                     _outcome_lines]
 
 
+def history_lines(recs) -> List[str]:
+    """The attempt history: one line per attempt (time, requeueing event, result, the plugins
+    that rejected how many nodes, the nominated node)."""
+    from .case.decisions import attempt_of
+
+    lines = ["  history:"]
+    for rec in recs:
+        a = attempt_of(rec)
+        parts = [f"#{a.attempt} at {a.time:g}s", f"after {a.event}" if a.event and a.attempt > 1 else "",
+                 a.result + (f" on {a.node}" if a.node and a.result != "unschedulable" else ""),
+                 "rejected by " + ", ".join(f"{p} ({n})" for p, n in a.rejected.items()) if a.rejected else "",
+                 f"nominated {a.nominated}" if a.nominated else ""]
+        lines.append("    " + "; ".join(p for p in parts if p))
+    return lines
+
+
 def attempt_lines(rec) -> List[str]:
     by = f" by {rec.replica}" if getattr(rec, "replica", "") else ""
     lines = [f"  attempt {rec.attempt}{by} at {rec.time:g}s{_requeued_by(rec)}:"]
@@ -174,6 +190,8 @@ def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
         if not recs:
             lines.append("  never attempted (gated, or no profile serves its schedulerName)")
             continue
+        if len(recs) > 1:
+            lines.extend(history_lines(recs))
         for rec in recs:
             lines.extend(attempt_lines(rec))
     return lines

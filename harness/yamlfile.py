@@ -40,24 +40,80 @@ class _DuplicateKey(yaml.YAMLError):
         self.problem_mark = mark
 
 
+def go_yaml_key(key: Any) -> Any:
+    """A mapping key as kubectl's YAML-to-JSON conversion (sigs.k8s.io/yaml
+    convertToJSONableObject) turns it into a JSON key: an integer, a float or a boolean key
+    becomes its text (`1: x` is the label key "1"); other keys are left as they are."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return _go_float32_g(key)
+    return key
+
+
+def _go_float32_g(f: float) -> str:
+    """strconv.FormatFloat(f, 'g', -1, 32), with go-yaml's .inf/-.inf/.nan."""
+    import math
+
+    if math.isnan(f):
+        return ".nan"
+    if math.isinf(f):
+        return ".inf" if f > 0 else "-.inf"
+    import numpy as np
+
+    sci = np.format_float_scientific(np.float32(f), unique=True, trim="-", exp_digits=2)
+    mant, _, exp_s = sci.partition("e")
+    exp = int(exp_s)
+    neg = mant.startswith("-")
+    digits = mant.lstrip("-").replace(".", "")
+    if exp < -4 or exp >= 6:  # %e form, shortest digits
+        m = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{'-' if neg else ''}{m}e{'+' if exp >= 0 else '-'}{abs(exp):02d}"
+    if exp >= 0:
+        whole, frac = digits[:exp + 1].ljust(exp + 1, "0"), digits[exp + 1:]
+    else:
+        whole, frac = "0", "0" * (-exp - 1) + digits
+    return f"{'-' if neg else ''}{whole}" + (f".{frac}" if frac else "")
+
+
 class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader that refuses a key given twice in one mapping (merge keys `<<` excepted)."""
+    """SafeLoader that refuses a key given twice in one mapping (merge keys `<<` excepted), keeps
+    a timestamp-looking scalar as its text and turns integer, float and boolean keys into text,
+    as kubectl's YAML-to-JSON conversion does (go-yaml v2 keeps timestamps decoded into
+    interface{} as strings; sigs.k8s.io/yaml stringifies non-string keys)."""
+
+    def construct_yaml_timestamp(self, node):
+        return self.construct_scalar(node)
 
     def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen = set()
-            for key_node, _ in node.value:
-                if key_node.tag == _MERGE_TAG:
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    dup = key in seen
-                    seen.add(key)
-                except TypeError:  # an unhashable key: SafeConstructor words that error
-                    continue
-                if dup:
-                    raise _DuplicateKey(str(key), key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
+        if not isinstance(node, yaml.MappingNode):
+            return super().construct_mapping(node, deep=deep)
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG:
+                continue
+            key = go_yaml_key(self.construct_object(key_node, deep=True))
+            try:
+                dup = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: refused below
+                continue
+            if dup:
+                raise _DuplicateKey(str(key), key_node.start_mark)
+        self.flatten_mapping(node)  # merge keys, as SafeConstructor.construct_mapping does
+        mapping = {}
+        for key_node, value_node in node.value:
+            key = go_yaml_key(self.construct_object(key_node, deep=deep))
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark, "found unhashable key",
+                    key_node.start_mark) from None
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
 
     def construct_yaml_int(self, node):
         """An integer; one too long for Python's int() (sys.get_int_max_str_digits, 4300 digits
@@ -71,6 +127,7 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                 node.start_mark) from None
 
 
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
 
 

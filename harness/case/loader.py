@@ -65,8 +65,12 @@ class Case:
 
     @property
     def has_processes(self) -> bool:
-        """Run as several kube-scheduler processes (replicas, or steps on a process)."""
-        return self.replicas > 1 or any(s.action in REPLICA_ACTIONS for s in self.steps)
+        """Run as kube-scheduler processes with their leader election (replicas, steps on a
+        process, or a step deleting a Lease: the leader creates it again at its next renewal)."""
+        return self.replicas > 1 or any(
+            s.action in REPLICA_ACTIONS
+            or (s.action == "delete" and any(r.get("kind") == "Lease" for r in s.value))
+            for s in self.steps)
 
     @property
     def config_path(self) -> Optional[str]:
@@ -216,6 +220,10 @@ def case_from_data(data: Any, path: str) -> Case:
     if n_objects > MAX_OBJECTS:
         raise CaseError(f"too large: {n_objects} objects in cluster and pods (the limit is "
                         f"{MAX_OBJECTS})", file=path, key="cluster")
+    if isinstance(data.get("expect"), dict):
+        from .decisions import check_relations
+
+        check_relations(path, "expect", data["expect"])
     replicas = int(data.get("replicas", 1))
     features = case_features(data.get("kubernetesVersion"), data.get("featureGates"), file=path)
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)

@@ -15,7 +15,7 @@ from ..errors import CaseError
 STEP_ACTIONS = ("create", "update", "delete", "advance", "fail", "expect")
 REPLICA_ACTIONS = ("crash", "stop", "start", "partition", "clock")
 STEP_EXPECT_KEYS = ("bindings", "preempted", "messages", "nominated", "queue", "attempts",
-                    "lease", "boundBy")
+                    "lease", "boundBy", "decisions", "history")
 QUEUE_STATES = ("active", "backoff", "unschedulable", "gated", "waiting", "bound")
 # a `clock` step's rate: a faster clock fires its renewals and retries that much more often in
 # virtual time (1000 times fast: every 2 ms), an infinite one would never let time pass
@@ -200,6 +200,10 @@ def check_expect(v: Any, path: str, key: str, in_step: bool) -> None:
     for ref, want in (v.get("boundBy") or {}).items():
         if not isinstance(want, str):
             raise CaseError("a replica name", file=path, key=f"{key}.boundBy.{ref}")
+    if "decisions" in v or "history" in v:
+        from .decisions import check_shape
+
+        check_shape(v, path, key)
 
 
 def _hashable_ref(obj: Dict[str, Any]) -> bool:
@@ -243,6 +247,8 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
     live = {ref(o) for o in list(cluster) + list(pods) if isinstance(o, dict) and o.get("kind")
             and isinstance(o.get("metadata"), dict) and o["metadata"].get("name")
             and _hashable_ref(o)}  # an object with a malformed name is refused when admitted
+    # the built-in PriorityClasses exist from the API server's start (apiserver.system_priority_classes)
+    live |= {("PriorityClass", "", "system-node-critical"), ("PriorityClass", "", "system-cluster-critical")}
     every_pod = {r for r in live if r[0] == "Pod"}
     every_pod |= {ref(o) for st in steps if st.action == "create" for o in st.value
                   if o.get("kind") == "Pod" and _hashable_ref(o)}
@@ -268,7 +274,7 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
         elif step.action == "delete":
             for j, d in enumerate(step.value):
                 r = (d["kind"], (d.get("namespace") or "default") if d["kind"] in namespaced_kinds else "", d["name"])
-                if r not in live:
+                if r not in live and d["kind"] != "Lease":  # the scheduler's Lease is found when the step runs
                     raise CaseError(f"no {show(r)} to delete", file=path, key=f"{step.key}[{j}]")
                 live.discard(r)
 

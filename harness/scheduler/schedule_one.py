@@ -72,6 +72,9 @@ class CycleRecord:
     post_filter: Optional[Status] = None  # PostFilter's status (preemption), when it ran
     nominated: str = ""  # the node PostFilter nominated
     preemption: Optional[Dict[str, Any]] = None  # candidates, statuses and pick (explain only)
+    result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
+    diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
+    num_nodes: int = 0  # the snapshot's nodes in this cycle
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
@@ -226,6 +229,8 @@ class SchedulingCycles:
         pre_res, st, unsched_plugins = fw.run_pre_filter_plugins(state, pod)
         diagnosis.unschedulable_plugins = set(unsched_plugins)
         record.pre_filter = st
+        if s.keep_records:  # read by reports and decision assertions only
+            record.diagnosis, record.num_nodes = diagnosis, len(all_nodes)
         if s.explain and (st is None or st.is_success()):
             for ni in all_nodes:
                 record.filter_table[ni.node.name] = fw.run_filter_plugins_verbose(state, pod, ni)
@@ -466,6 +471,7 @@ class SchedulingCycles:
             pinfo.pending_plugins = set(err.diagnosis.pending_plugins)
         msg = status.message()
         record.message = msg
+        record.result = reason
         current = s.cluster.get("Pod", pinfo.pod.namespace, pinfo.pod.name)
         if current is None:
             s.queue.done(pinfo.pod.uid)  # deleted: nothing to requeue, and the patch finds no pod

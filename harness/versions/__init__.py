@@ -72,7 +72,6 @@ NOT_MODELLED: Dict[str, str] = {
     "InPlacePodVerticalScaling": "pods without in-place resize",
     "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
     "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
-    "TaintTolerationComparisonOperators": "toleration comparison operators",
     "NodeDeclaredFeatures": "node declared features",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }

@@ -255,7 +255,7 @@ def main() -> None:
     case("obj-kind-lowercase.yaml", "cluster[1].kind", lambda c: c["cluster"].append(dict(copy.deepcopy(POD), kind="pod", metadata={"name": "x"})))
     case("obj-kind-typo.yaml", "cluster[1].kind", lambda c: c["cluster"].append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClas", "metadata": {"name": "p"}, "value": 1}))
     case("obj-bound-pod-missing-node.yaml", "cluster[1].spec.nodeName", lambda c: c["cluster"].append(dict(copy.deepcopy(POD), metadata={"name": "running"}, spec=dict(POD["spec"], nodeName="node-z"))))
-    case("obj-pending-pod-with-nodename.yaml", "pods[0].spec.nodeName", lambda c: spec(c).update(nodeName="node-a"))
+    case("obj-pending-pod-with-nodename.yaml", "pods[0].spec.nodeName", lambda c: spec(c).update(nodeName="node-z"))
     case("obj-duplicate-pod.yaml", "pods[1]", lambda c: c["pods"].append(copy.deepcopy(POD)))
     case("obj-duplicate-node.yaml", "cluster[1]", lambda c: c["cluster"].append(copy.deepcopy(NODE)))
     case("obj-cluster-item-list-kind-in-list.yaml", "cluster.items[0].metadata.name", lambda c: c.update(cluster={"apiVersion": "v1", "kind": "List", "items": [dict(copy.deepcopy(NODE), metadata={"name": "Bad_Name"})]}))
@@ -328,10 +328,137 @@ def main() -> None:
     case("config-args-not-a-mapping.yaml", "args", plugin_args("InterPodAffinity", ["hardPodAffinityWeight"]))
     case("config-pluginconfig-duplicate.yaml", "pluginConfig", config({"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{"name": "InterPodAffinity", "args": {}}, {"name": "InterPodAffinity", "args": {}}]}]}))
     case("config-queuesort-two.yaml", "queue sort", config({"profiles": [{"schedulerName": "default-scheduler", "plugins": {"queueSort": {"enabled": [{"name": "PrioritySort"}, {"name": "PrioritySort"}]}}}]}))
+    inputs_corpus()
     robust_inputs()
     with open(os.path.join(HERE, "EXPECTED.json"), "w") as f:
         json.dump(dict(sorted(EXPECTED.items())), f, indent=1)
         f.write("\n")
+
+
+# ---- real inputs (branch `inputs`, issue 15): kept in one block to ease merging ----------------
+PC = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"}
+SC = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "sc"}, "provisioner": "x"}
+
+
+def steps(*items):
+    def mutate(c):
+        c["steps"] = list(items)
+    return mutate
+
+
+def with_cluster(*objs, then=None):
+    def mutate(c):
+        c["cluster"].extend(copy.deepcopy(list(objs)))
+        if then:
+            then(c)
+    return mutate
+
+
+def inputs_corpus() -> None:
+    """Inputs the API server refuses although the harness once took them (or refused them for
+    the wrong reason)."""
+    case("in-pc-system-wrong-value.yaml", "cluster[1].metadata.name",
+         with_cluster(dict(PC, metadata={"name": "system-node-critical"}, value=1000)))
+    case("in-pc-system-global-default.yaml", "globalDefault of system-cluster-critical",
+         with_cluster(dict(PC, metadata={"name": "system-cluster-critical"}, value=2000000000, globalDefault=True)))
+    case("in-pc-system-never.yaml", "cluster[1].preemptionPolicy",
+         with_cluster(dict(PC, metadata={"name": "system-node-critical"}, value=2000001000, preemptionPolicy="Never")))
+    case("in-pc-system-delete.yaml", "steps[0].delete[0]",
+         steps({"delete": [{"kind": "PriorityClass", "name": "system-cluster-critical"}]}))
+    pc_a = dict(PC, metadata={"name": "a"}, value=1, globalDefault=True)
+    case("in-pc-second-default-create.yaml", "steps[0].create[0].globalDefault",
+         with_cluster(pc_a, then=steps({"create": [dict(PC, metadata={"name": "b"}, value=2, globalDefault=True)]})))
+    pc_b = dict(PC, metadata={"name": "b"}, value=2)
+    case("in-pc-second-default-update.yaml", "steps[0].update[0].globalDefault",
+         with_cluster(pc_a, pc_b, then=steps({"update": [dict(pc_b, globalDefault=True)]})))
+    case("in-pc-update-value.yaml", "steps[0].update[0].value",
+         with_cluster(pc_b, then=steps({"update": [dict(pc_b, value=3)]})))
+    case("in-pc-update-policy.yaml", "steps[0].update[0].preemptionPolicy",
+         with_cluster(pc_b, then=steps({"update": [dict(pc_b, preemptionPolicy="Never")]})))
+    case("in-sc-update-binding-mode.yaml", "steps[0].update[0].volumeBindingMode",
+         with_cluster(SC, then=steps({"update": [dict(SC, volumeBindingMode="WaitForFirstConsumer")]})))
+    case("in-sc-update-provisioner.yaml", "steps[0].update[0].provisioner",
+         with_cluster(SC, then=steps({"update": [dict(SC, provisioner="y")]})))
+    case("in-sc-update-parameters.yaml", "steps[0].update[0].parameters",
+         with_cluster(SC, then=steps({"update": [dict(SC, parameters={"type": "ssd"})]})))
+    case("in-sc-update-reclaim.yaml", "steps[0].update[0].reclaimPolicy",
+         with_cluster(SC, then=steps({"update": [dict(SC, reclaimPolicy="Retain")]})))
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+          "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/a"}}}
+    case("in-pv-update-source.yaml", "steps[0].update[0].spec.persistentvolumesource",
+         with_cluster(pv, then=steps({"update": [dict(pv, spec=dict(pv["spec"], hostPath={"path": "/b"}))]})))
+    case("in-pv-update-volume-mode.yaml", "steps[0].update[0].volumeMode",
+         with_cluster(pv, then=steps({"update": [dict(pv, spec=dict(pv["spec"], volumeMode="Block"))]})))
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "claim"},
+           "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    case("in-pvc-update-spec.yaml", "steps[0].update[0].spec",
+         with_cluster(pvc, then=steps({"update": [dict(pvc, spec=dict(pvc["spec"], storageClassName="other"))]})))
+    case("in-pod-bound-missing-node.yaml", "pods[0].spec.nodeName", lambda c: spec(c).update(nodeName="node-b"))
+    # strict decoding (kubectl's default --validate=strict)
+    for name, where, mut in [
+        ("pod-toleration", 'unknown field "spec.toleration"', lambda c: spec(c).update(toleration=[])),
+        ("pod-nodeselectr", 'unknown field "spec.nodeSelectr"', lambda c: spec(c).update(nodeSelectr={"a": "b"})),
+        ("pod-resource", 'unknown field "spec.containers[0].resource"', lambda c: ctr(c).update(resource={})),
+        ("pod-requets", 'unknown field "spec.containers[0].resources.requets"',
+         lambda c: ctr(c)["resources"].update(requets={})),
+        ("pod-affinity-required", 'unknown field "spec.affinity.nodeAffinity.required"',
+         lambda c: spec(c).update(affinity={"nodeAffinity": {"required": {}}})),
+        ("pod-spread-skew", 'unknown field "spec.topologySpreadConstraints[0].skew"',
+         lambda c: spec(c).update(topologySpreadConstraints=[{"skew": 1}])),
+        ("pod-metadata-label", 'unknown field "metadata.label"', lambda c: pod(c)["metadata"].update(label={})),
+        ("pod-top-level", 'unknown field "specs"', lambda c: pod(c).update(specs={})),
+        ("pod-status-phse", 'unknown field "status.phse"', lambda c: pod(c).update(status={"phse": "Running"})),
+        ("node-allocatble", 'unknown field "status.allocatble"', lambda c: node(c)["status"].update(allocatble={})),
+        ("node-taint", 'unknown field "spec.taint"', lambda c: node(c).update(spec={"taint": []})),
+        ("node-taint-effects", 'unknown field "spec.taints[0].effects"',
+         lambda c: node(c).update(spec={"taints": [{"key": "a", "effects": "NoSchedule"}]})),
+    ]:
+        case(f"in-strict-{name}.yaml", where, mut)
+    for name, obj, where in [
+        ("pc", dict(PC, metadata={"name": "a"}, value=1, preemptionPolicies="Never"), 'unknown field "preemptionPolicies"'),
+        ("sc", dict(SC, bindingMode="Immediate"), 'unknown field "bindingMode"'),
+        ("pdb", {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"},
+                 "spec": {"minAvailable": 1, "selectors": {}}}, 'unknown field "spec.selectors"'),
+        ("pv", {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+                "spec": {"capacity": {"storage": "1Gi"}, "hostpath": {"path": "/a"}}}, 'unknown field "spec.hostpath"'),
+        ("pvc", {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+                 "spec": {"resources": {"request": {"storage": "1Gi"}}}}, 'unknown field "spec.resources.request"'),
+        ("csinode", {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "node-a"},
+                     "spec": {"drivers": [{"name": "d", "nodeID": "n", "allocatable": {"counts": 1}}]}},
+         'unknown field "spec.drivers[0].allocatable.counts"'),
+        ("service", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"selectors": {}}},
+         'unknown field "spec.selectors"'),
+        ("lease", {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+                   "spec": {"holder": "x"}}, 'unknown field "spec.holder"'),
+        ("deviceclass", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                         "spec": {"selectors": [{"cel": {"expr": "true"}}]}}, 'unknown field "spec.selectors[0].cel.expr"'),
+        ("slice-attribute", {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+                             "spec": {"driver": "d", "pool": {"name": "p", "resourceSliceCount": 1}, "nodeName": "node-a",
+                                      "devices": [{"name": "g", "attributes": {"model": {"str": "x"}}}]}},
+         'unknown field "spec.devices[0].attributes.model.str"'),
+        ("claim-exact", {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+                         "spec": {"devices": {"requests": [{"name": "r", "exact": {"deviceClassName": "gpu"}}]}}},
+         'unknown field "spec.devices.requests[0].exact"'),
+    ]:
+        case(f"in-strict-{name}.yaml", where, with_cluster(obj))
+    for name, kind_api, where in [
+        ("pod-apps-v1", ("pods", "apps/v1"), 'no matches for kind "Pod" in version "apps/v1"'),
+        ("node-v2", ("cluster", "v2"), 'no matches for kind "Node" in version "v2"'),
+        ("pod-no-apiversion", ("pods", None), "apiVersion not set"),
+    ]:
+        def mut(c, kind_api=kind_api):
+            obj = c[kind_api[0]][0]
+            if kind_api[1] is None:
+                del obj["apiVersion"]
+            else:
+                obj["apiVersion"] = kind_api[1]
+        case(f"in-version-{name}.yaml", where, mut)
+    case("in-version-pc-v1beta1.yaml", 'no matches for kind "PriorityClass" in version "scheduling.k8s.io/v1beta2"',
+         with_cluster(dict(PC, apiVersion="scheduling.k8s.io/v1beta2", metadata={"name": "a"}, value=1)))
+    case("in-version-claim-v1beta1.yaml", "the harness reads ResourceClaim objects of resource.k8s.io/v1",
+         with_cluster({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim", "metadata": {"name": "c"}, "spec": {}}))
+    case("in-pod-level-bad-quantity.yaml", "spec.resources.limits[cpu]",
+         lambda c: spec(c).update(resources={"limits": {"cpu": "lots"}}))
 
 
 # ==== issue 15, crashes / hangs / lost results (files robust-*, plugin modules plugins/badplugin_*)
