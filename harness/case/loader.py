@@ -314,6 +314,8 @@ def classify_file(path: str) -> Tuple[str, str]:
         data = load_yaml_file(path, CaseError)
     except CaseError as e:
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO: never opened
+                return "invalid", e.detail
             with open(path, "rb") as f:
                 head = f.read(1 << 20)
         except OSError:
