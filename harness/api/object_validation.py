@@ -17,7 +17,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from . import quantity
+from . import fields, quantity
 if TYPE_CHECKING:
     from ..versions import Features
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
@@ -449,8 +449,34 @@ def _topology_spread(spec: Mapping, path: str) -> None:
         _label_selector(c, "labelSelector", cp)
 
 
-def _tolerations(spec: Mapping, path: str) -> None:
-    """ValidateTolerations."""
+TOLERATION_COMPARISON_GATE = "TaintTolerationComparisonOperators"
+
+
+def toleration_operator_options(features: Optional["Features"], old_spec: Optional[Mapping] = None) -> Tuple[bool, bool]:
+    """(whether the version's ValidateTolerations has the Lt/Gt case at all (v1.35 on),
+    PodValidationOptions.AllowTaintTolerationComparisonOperators): the gate on, or the old pod
+    of an update already using Lt/Gt (allowTaintTolerationComparisonOperators)."""
+    if features is None:
+        from ..versions import DEFAULT as features
+    known = TOLERATION_COMPARISON_GATE in features
+    allow = known and (features[TOLERATION_COMPARISON_GATE] or any(
+        isinstance(t, Mapping) and t.get("operator") in ("Lt", "Gt") for t in (old_spec or {}).get("tolerations") or ()))
+    return known, allow
+
+
+def _parse_int64_error(value: str) -> Optional[str]:
+    """strconv.ParseInt(value, 10, 64)'s error text, or None."""
+    if re.fullmatch(r"[+-]?[0-9]+", value or ""):
+        v = int(value)
+        return None if -(1 << 63) <= v < (1 << 63) else f'strconv.ParseInt: parsing "{value}": value out of range'
+    return f'strconv.ParseInt: parsing "{value}": invalid syntax'
+
+
+def _tolerations(spec: Mapping, path: str, comparison: Tuple[bool, bool] = (True, False)) -> None:
+    """ValidateTolerations. `comparison`: toleration_operator_options (v1.35 added the Lt/Gt
+    operators, allowed with TaintTolerationComparisonOperators)."""
+    from .taints import is_decimal_integer
+    known, allow = comparison
     for tp, t in _maps(spec, "tolerations", path):
         key = _str(t, "key", tp)
         op = _str(t, "operator", tp)
@@ -470,6 +496,15 @@ def _tolerations(spec: Mapping, path: str) -> None:
         elif op == "Exists":
             if value:
                 _invalid(_child(tp, "operator"), value, "value must be empty when `operator` is 'Exists'")
+        elif op in ("Lt", "Gt") and known:
+            if not allow:
+                _unsupported(_child(tp, "operator"), op, ["Equal", "Exists", "Lt", "Gt"])
+            if not is_decimal_integer(value):
+                _invalid(_child(tp, "value"), value,
+                         "must be non-empty" if not value else "must be a valid decimal integer in canonical form")
+            err = _parse_int64_error(value)
+            if err:
+                _invalid(_child(tp, "value"), value, err)
         else:
             _unsupported(_child(tp, "operator"), op, ["Equal", "Exists"])
         if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
@@ -582,7 +617,7 @@ def _containers(spec: Mapping, path: str) -> None:
 
 
 # -- kinds --------------------------------------------------------------------------------------
-def _pod(obj: Mapping) -> None:
+def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
     spec = _map(obj, "spec", "")
     if obj.get("spec") is None:
@@ -614,10 +649,11 @@ def _pod(obj: Mapping) -> None:
     ns = _map(spec, "nodeSelector", p)
     if ns:
         _labels(spec, "nodeSelector", p)
-    _tolerations(spec, p)
+    _tolerations(spec, p, toleration_operator_options(features))
     _affinity(spec, p)
     _topology_spread(spec, p)
     _resource_list(spec, "overhead", p, _container_resource_name)
+    _resource_requirements(spec, p)  # pod-level spec.resources (PodLevelResources)
     gates: Set[str] = set()
     for gp, gate in _maps(spec, "schedulingGates", p):
         g = _str(gate, "name", gp)
@@ -674,7 +710,7 @@ def _priority_class(obj: Mapping) -> None:
     """ValidatePriorityClass (pkg/apis/scheduling/validation)."""
     name = (obj.get("metadata") or {}).get("name", "")
     value = _int(obj, "value", "") or 0
-    _bool(obj, "globalDefault", "")
+    global_default = bool(_bool(obj, "globalDefault", ""))
     if name.startswith("system-"):
         want = SYSTEM_PRIORITY_CLASSES.get(name)
         if want is None:
@@ -683,6 +719,9 @@ def _priority_class(obj: Mapping) -> None:
         if value != want:
             _fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
                   f"for system use only. error: value of {name} PriorityClass must be {want}")
+        if global_default:  # IsKnownSystemPriorityClass: the built-ins are not the global default
+            _fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
+                  f"for system use only. error: globalDefault of {name} PriorityClass must be false")
     elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
         _fail("value", f"Forbidden: maximum allowed value of a user defined priority is "
               f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
@@ -774,6 +813,18 @@ def kind_typo(kind: str) -> Optional[str]:
     return None
 
 
+def _strict_decoding(obj: Mapping, kind: str, features: Optional["Features"]) -> None:
+    """What the API server's strict decoding refuses before validating (kubectl's default
+    --validate=strict): a group/version that does not serve the kind, a field its type lacks."""
+    why = fields.check_api_version(kind, obj.get("apiVersion"))
+    if why is not None:
+        _fail("apiVersion", why)
+    minor = features.version.minor if features is not None else 34
+    bad = fields.unknown_field(obj, kind, minor)
+    if bad is not None:
+        _fail(bad, f'strict decoding error: unknown field "{bad}"')
+
+
 def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional[Tuple[str, str]]:
     """The first problem the API server of ``features``' version (default: the newest modelled)
     would report for this manifest, as (field path, message), or None."""
@@ -787,9 +838,12 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         if typo:
             _invalid("kind", kind, f"unknown kind; did you mean {typo}?")
         _str(obj, "apiVersion", "")
+        _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
-        if check is not None:
+        if check is _pod:
+            _pod(obj, features)
+        elif check is not None:
             check(obj)
     except ObjectInvalid as e:
         return e.path, e.message

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, Mapping, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ..errors import UserError
 from .gates import DEPENDENCIES_SINCE, GATES, GA
@@ -22,6 +22,10 @@ NEWEST = "v1.36"
 # behaviour that changed between the modelled releases without a feature gate guarding it:
 # name -> the first minor with the new behaviour, and the upstream change it names
 CHANGES: Dict[str, int] = {
+    # NodeResourcesBalancedAllocation scores the change in balance the pod makes
+    # before and after placing it (balancedResourceScorer(requested, allocated, allocatable),
+    # kubernetes #135573)
+    "BalancedAllocationScoresChange": 36,
     # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
     # plugins give it weight 2 (kubernetes #134058, v1.35)
     "DynamicResourcesScore": 35,
@@ -46,22 +50,36 @@ CHANGES: Dict[str, int] = {
     "DRABindingErrorsWrapped": 36,
 }
 
-# gates whose behaviour the harness does not model: turning one on is an error naming it, never a
-# silent no-op (gate -> what is missing)
+# gates the harness models at their default only: setting one against its version's default is an
+# error naming what is missing, never a silent no-op (gate -> the behaviour not modelled). A gate
+# leaves this table when both of its settings are modelled.
 NOT_MODELLED: Dict[str, str] = {
+    # the Workload API (alpha)
     "GenericWorkload": "the Workload API and the pod-group scheduling cycle",
     "GangScheduling": "the Workload API's gang scheduling",
     "TopologyAwareWorkloadScheduling": "the Workload API's topology-aware placement",
     "WorkloadAwarePreemption": "the Workload API's workload-aware preemption",
     "DRAWorkloadResourceClaims": "the Workload API's resource claims",
+    # DynamicResources
+    "DynamicResourceAllocation": "kube-scheduler without DynamicResources",
     "DRADeviceTaintRules": "DeviceTaintRule objects",
     "DRAListTypeAttributes": "list-typed device attributes",
     "DRANodeAllocatableResources": "node-allocatable DRA resources",
-    "VolumeLimitScaling": "NodeVolumeLimits' scaling",
+    # (DRAConsumableCapacity and DRAExtendedResource are settable: off, the API server drops their
+    # fields; on, a case using them is refused by harness/case/dra_fields.py)
+    # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
-    "DRAConsumableCapacity": "DRA consumable device capacity (on by default in v1.36: its fields are refused)",
-    "DRAExtendedResource": "extended resources backed by DRA (on by default in v1.36: DeviceClass "
-                           "extendedResourceName and deviceclass.resource.kubernetes.io/ requests are refused)",
+    "SchedulerAsyncPreemption": "synchronous preemption",
+    "SchedulerPopFromBackoffQ": "the queue without popping from backoffQ",
+    "NominatedNodeNameForExpectation": "nominatedNodeName set before PreBind",
+    "OpportunisticBatching": "opportunistic batching",
+    # pods and plugins
+    "PodLevelResources": "pods without pod-level resources",
+    "InPlacePodVerticalScaling": "pods without in-place resize",
+    "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
+    "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
+    "NodeDeclaredFeatures": "node declared features",
+    "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }
 
 
@@ -213,9 +231,11 @@ def check_gates(version: KubeVersion, gates: Mapping[str, Any], *, file: Optiona
                 raise VersionError(f"{name} is enabled, but depends on features that are disabled: "
                                    f"[{' '.join(off)}]", file=file, key=key)
     for name in sorted(out):
-        if out[name] and name in NOT_MODELLED:
-            raise VersionError(f"feature gate {name} is not modelled by schedharness ({NOT_MODELLED[name]} "
-                               f"is not implemented); leave it off", file=file, key=key)
+        default = GATES[name].spec_at(version.minor).default
+        if name in NOT_MODELLED and out[name] != default:
+            raise VersionError(f"feature gate {name}={str(out[name]).lower()} is not modelled by schedharness "
+                               f"({NOT_MODELLED[name]}: not implemented); it runs only with {version}'s "
+                               f"default, {str(default).lower()}", file=file, key=f"{key}.{name}" if key else name)
     return out
 
 
@@ -245,6 +265,16 @@ def set_run_defaults(version: Optional[str] = None, gates: Optional[Mapping[str,
     check_gates(parse_version(run_default_version()), _run_gates, file="--feature-gates")
 
 
+def run_defaults() -> Tuple[Optional[str], Dict[str, Any]]:
+    """The run's defaults as set_run_defaults left them (to restore them later)."""
+    return _run_version, dict(_run_gates)
+
+
+def restore_run_defaults(saved: Tuple[Optional[str], Dict[str, Any]]) -> None:
+    global _run_version, _run_gates
+    _run_version, _run_gates = saved[0], dict(saved[1])
+
+
 def run_default_version() -> str:
     import os
 
@@ -268,3 +298,23 @@ def stage_of(name: str, version: KubeVersion) -> str:
 
 
 DEFAULT = resolve()
+
+
+def gate_table() -> List[str]:
+    """The README's gate table: per gate, its state in each modelled version (on/off by default,
+    its stage, locked) — kept in step with the registry by a test."""
+    rows = []
+    for name in sorted(GATES):
+        cells = []
+        for release in MODELLED.values():
+            v = parse_version(release)
+            spec = GATES[name].spec_at(v.minor)
+            if spec is None:
+                cells.append("–")
+                continue
+            state = "on" if spec.default else "off"
+            stage = "GA" if spec.stage == GA else spec.stage.lower()
+            fixed = ", locked" if spec.locked else (", only this" if name in NOT_MODELLED else "")
+            cells.append(f"{state} ({stage}{fixed})")
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return rows
