@@ -72,6 +72,7 @@ def peak_rss_mib() -> float:
 # get more churn per attempt, and churn faster than the attempts never lets the measured pods
 # through. On this clock every run of a workload interleaves churn and attempts alike.
 ATTEMPT_COST = 0.001
+MAX_BACKGROUND_TICKS = 100_000
 
 
 class _Background:
@@ -85,6 +86,10 @@ class _Background:
         self.done = False
 
     def tick(self, now: float) -> None:
+        due = (now - self.next) / self.interval + 1 if now >= self.next else 0
+        if due > MAX_BACKGROUND_TICKS:  # a long sleep with churn: scheduler_perf would run for ever
+            raise UserError(f"a background op would run {due:.0f} times at once (a sleep this long with "
+                            f"churn or deletes every {self.interval * 1000:g} ms); at most {MAX_BACKGROUND_TICKS}")
         while not self.done and now >= self.next:
             self.next += self.interval
             if not self.fn():
@@ -238,7 +243,12 @@ class WorkloadRun:
         unscheduled = 0
         for op in self.wl.ops:
             t0 = time.perf_counter()
-            what = getattr(self, "op_" + op.opcode)(op)
+            try:
+                what = getattr(self, "op_" + op.opcode)(op)
+            except UserError as e:  # what running the op found: name the workload and the op
+                if e.file:
+                    raise
+                raise UserError(e.detail, file=self.wl.name, key=f"workloadTemplate[{op.index}]") from None
             dt = time.perf_counter() - t0
             if what.get("measured"):
                 measured_time += what["seconds"]

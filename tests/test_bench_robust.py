@@ -209,3 +209,20 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_long_sleep_with_churn_is_an_error_not_a_hang(folder, capsys):
+    path = write(folder, """\
+        - name: Sleepy
+          workloadTemplate:
+          - {opcode: createNodes, count: 1, nodeTemplatePath: node.yaml}
+          - {opcode: churn, mode: recreate, number: 2, templatePaths: [pod.yaml]}
+          - {opcode: sleep, duration: 2000000h}
+          workloads:
+          - {name: w}
+        """)
+    t0 = time.perf_counter()
+    assert main(["bench", path]) == 2
+    err = capsys.readouterr().err
+    assert "Sleepy/w: workloadTemplate[2]" in err and "Traceback" not in err
+    assert time.perf_counter() - t0 < 30

@@ -155,6 +155,9 @@ def test_fifo_is_refused_without_opening_it(tmp_path):
         r = cli(tmp_path, command, fifo, good, timeout=60)
         one_error(r.stderr, fifo, "not a regular file")
         assert r.returncode == 2
+        r = cli(tmp_path, command, str(tmp_path), timeout=60)  # found in a folder
+        one_error(r.stderr, fifo, "not a regular file")
+        assert r.returncode == 2
 
 
 def test_missing_path_among_several_runs_the_others(tmp_path, capsys):
@@ -205,7 +208,7 @@ def test_interrupt_prints_what_finished(tmp_path, capsys, monkeypatch, json_out)
     if json_out:
         assert [r["case"] if "case" in r else r["name"] for r in json.loads(out)] == ["a"]
     else:
-        assert "PASS a" in out and "1 passed, 0 failed" in out and out.rstrip().endswith("(interrupted)")
+        assert "PASS a" in out and "1 passed, 0 failed" in out and "(interrupted)" in out
 
 
 def test_ascii_output_encoding_does_not_crash(tmp_path):

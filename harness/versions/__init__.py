@@ -48,6 +48,12 @@ CHANGES: Dict[str, int] = {
     # PreBind's binding-conditions errors wrap ErrDeviceBindingTimeout / ErrDeviceBindingFailed
     # ("device binding timeout: ...", "device binding failed: claim=...")
     "DRABindingErrorsWrapped": 36,
+    # component-helpers/nodedeclaredfeatures registers UserNamespacesHostNetworkSupport, which
+    # pods with hostNetwork and hostUsers: false need (features/usernamespaceshostnetwork)
+    "NodeDeclaredFeaturesHostNetwork": 36,
+    # NodeDeclaredFeatures.Filter's reason no longer lists the missing features
+    # ("node(s) didn't match Pod's required features")
+    "NodeDeclaredFeaturesPlainReason": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
@@ -65,8 +71,9 @@ NOT_MODELLED: Dict[str, str] = {
     "DRADeviceTaintRules": "DeviceTaintRule objects",
     "DRAListTypeAttributes": "list-typed device attributes",
     "DRANodeAllocatableResources": "node-allocatable DRA resources",
-    # (DRAConsumableCapacity and DRAExtendedResource are settable: off, the API server drops their
-    # fields; on, a case using them is refused by harness/case/dra_fields.py)
+    "DRAConsumableCapacity": "DRA consumable device capacity (on by default in v1.36: its fields are refused)",
+    "DRAExtendedResource": "extended resources backed by DRA (on by default in v1.36: DeviceClass "
+                           "extendedResourceName and deviceclass.resource.kubernetes.io/ requests are refused)",
     # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
     "SchedulerAsyncPreemption": "synchronous preemption",
@@ -78,9 +85,13 @@ NOT_MODELLED: Dict[str, str] = {
     "InPlacePodVerticalScaling": "pods without in-place resize",
     "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
     "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
-    "NodeDeclaredFeatures": "node declared features",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }
+
+# of those, gates whose "off" is modelled (their fields dropped as the API server drops them) and
+# whose "on" is not: they may be turned off anywhere; where a version has them on by default,
+# an object using their fields is refused naming the gate
+OFF_MODELLED = {"DRAConsumableCapacity", "DRAExtendedResource"}
 
 
 class VersionError(UserError):
@@ -232,7 +243,7 @@ def check_gates(version: KubeVersion, gates: Mapping[str, Any], *, file: Optiona
                                    f"[{' '.join(off)}]", file=file, key=key)
     for name in sorted(out):
         default = GATES[name].spec_at(version.minor).default
-        if name in NOT_MODELLED and out[name] != default:
+        if name in NOT_MODELLED and out[name] != default and not (name in OFF_MODELLED and not out[name]):
             raise VersionError(f"feature gate {name}={str(out[name]).lower()} is not modelled by schedharness "
                                f"({NOT_MODELLED[name]}: not implemented); it runs only with {version}'s "
                                f"default, {str(default).lower()}", file=file, key=f"{key}.{name}" if key else name)
@@ -314,7 +325,12 @@ def gate_table() -> List[str]:
                 continue
             state = "on" if spec.default else "off"
             stage = "GA" if spec.stage == GA else spec.stage.lower()
-            fixed = ", locked" if spec.locked else (", only this" if name in NOT_MODELLED else "")
+            if spec.locked:
+                fixed = ", locked"
+            elif name in OFF_MODELLED:
+                fixed = ", refused when used" if spec.default else ", only this"
+            else:
+                fixed = ", only this" if name in NOT_MODELLED else ""
             cells.append(f"{state} ({stage}{fixed})")
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return rows
