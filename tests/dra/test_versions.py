@@ -281,3 +281,38 @@ def test_dropping_leaves_an_invalid_object():
     s = _slice("s", {"name": "d", "allNodes": True}, node=None, perDeviceNodeSelection=True).raw
     with pytest.raises(CaseError, match="`perDeviceNodeSelection` is required"):
         dra_fields.apply(s, resolve("v1.35"), "case.yaml", "cluster[0]")
+
+
+def _counter_slices(*devices, available="1"):
+    return [_slice("slice-1", *devices, count=2),
+            _slice("slice-2", count=2, sharedCounters=[{"name": "cs", "counters": {"c": {"value": available}}}])]
+
+
+def _consumer(name, **extra):
+    return dict({"name": name, "consumesCounters": [{"counterSet": "cs", "counters": {"c": {"value": "1"}}}]}, **extra)
+
+
+@pytest.mark.parametrize("version,want", [("v1.35", None), ("v1.36", "device-2")])
+def test_partitionable_devices_taint_releases_counter(version, want):
+    """allocator_testing.go "partitionable-devices-taint-releases-counter" (v1.36): device-1 is
+    refused by its taint after its counter was reserved; v1.36 gives the counter back, so
+    device-2 fits; v1.35 keeps it reserved for the rest of the Allocate call."""
+    slices = _counter_slices(_consumer("device-1", taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}]),
+                             _consumer("device-2"))
+    got = _allocate(version, slices, [_req_claim()],
+                    gates={"DRADeviceTaints": True, "DRAPartitionableDevices": True} if version == "v1.35" else None)
+    assert (got[0]["devices"]["results"][0]["device"] if got else None) == want
+
+
+@pytest.mark.parametrize("version,want", [("v1.35", None), ("v1.36", ["device-2", "device-3"])])
+def test_partitionable_devices_constraint_releases_counter(version, want):
+    """allocator_testing.go "partitionable-devices-constraint-releases-counter" (v1.36)."""
+    color = lambda c: {"stringAttribute": {"string": c}}  # noqa: E731
+    slices = _counter_slices(_consumer("device-1", attributes=color("red")),
+                             _consumer("device-2", attributes=color("blue")),
+                             _consumer("device-3", attributes=color("blue")), available="2")
+    claim = _req_claim("c", {"name": "req-0", "exactly": {"deviceClassName": "class-a", "allocationMode": "ExactCount",
+                                                         "count": 2}})
+    claim["spec"]["devices"]["constraints"] = [{"matchAttribute": f"{DRIVER}/stringAttribute"}]
+    got = _allocate(version, slices, [claim], gates={"DRAPartitionableDevices": True} if version == "v1.35" else None)
+    assert ([r["device"] for r in got[0]["devices"]["results"]] if got else None) == want
