@@ -138,6 +138,11 @@ def shape_problem(hook: str, out: Any) -> Optional[str]:
     """What is wrong with a hook's result (None: well formed)."""
     if hook in _TASK_HOOKS and is_task(out):
         return None
+    if hook == "pre_bind_pre_flight":
+        # RunPreBindPreFlights: any other code is `returned "X", which is unsupported`
+        if out is None or (isinstance(out, Status) and out.code in (Code.Success, Code.Skip, Code.Error)):
+            return None
+        return "a Status of Success, Skip or Error, or None"
     if hook in _STATUS_HOOKS:
         return None if _is_status(out) else "a Status or None"
     pair = isinstance(out, tuple) and len(out) == 2

@@ -57,6 +57,7 @@ def test_example_coscheduling_conforms_on_its_cases(case):
     ("Raiser", "hooks-return-well-formed"),
     ("BareZeroScore", "hooks-return-well-formed"),
     ("Score500", "normalize-score-range"),
+    ("PreflightRejecter", "hooks-return-well-formed"),
 ])
 def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
     report = check_plugin(plugin, modules=[BROKEN])
@@ -75,6 +76,7 @@ def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
     ("Raiser", "Filter", "raised ValueError"),
     ("BareZeroScore", "Score", "returned 0"),
     ("Score500", "Score", "score 500"),
+    ("PreflightRejecter", "PreBindPreFlight", "expected a Status of Success, Skip or Error"),
 ])
 def test_planted_bug_is_a_failure_naming_plugin_hook_and_input(plugin, hook, what):
     # on the default world (no --case): the plugin, the hook, the pod and the node are named

@@ -288,5 +288,20 @@ class Score500(Plugin):
         return 500, None
 
 
+class PreflightRejecter(Plugin):
+    """PreBindPreFlight answers Unschedulable (only Success, Skip or Error are supported)."""
+
+    name = "PreflightRejecter"
+
+    @hookimpl
+    def pre_bind_pre_flight(self, state, pod, node_name):
+        return Status.unschedulable("not now")
+
+    @hookimpl
+    def pre_bind(self, state, pod, node_name):
+        return None
+
+
+PLUGINS += [PreflightRejecter]
 PLUGINS += [NodeLabeler, PodLabeler, PodAnnotator, PodStatusWriter, NeighbourRelabeler, Raiser,
             BareZeroScore, Score500]
