@@ -140,8 +140,7 @@ def _command(argv, capsys, seconds=60):
 
 @pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="bounds each command with SIGALRM")
 @settings(max_examples=150, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.data_too_large])
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(mutated_cases())
 def test_mutated_case_ends_cleanly(tmp_path_factory, capsys, mutated):
     name, data = mutated
