@@ -34,8 +34,9 @@ class DefaultPreemption(Plugin):
     name = names.DefaultPreemption
     args_kind = "DefaultPreemptionArgs"
 
-    # features.SchedulerAsyncPreemption: Beta, on by default since v1.33
-    enable_async_preemption = True
+    # features.SchedulerAsyncPreemption (beta, on by default since v1.33), read from the
+    # handle's feature gates at construction; None: the gate's state
+    enable_async_preemption: Optional[bool] = None
     # reuse a node's dry run across preemptors when nothing it depends on changed (the harness's
     # own speed-up, off = the straightforward per-node SelectVictimsOnNode of every dry run)
     memo_dry_run = True
@@ -52,6 +53,9 @@ class DefaultPreemption(Plugin):
         self.is_eligible_pod = any_pod_eligible
         # MoreImportantPod: higher priority, then earlier start.
         self.more_important_pod = more_important_pod
+        if self.enable_async_preemption is None:
+            features = getattr(handle, "feature_gates", None)
+            self.enable_async_preemption = True if features is None else features.enabled("SchedulerAsyncPreemption")
         self.evaluator = Evaluator(self.name, handle, self, self.enable_async_preemption)
         self._dry_run_memo: Dict[Any, Dict[str, Any]] = {}
         self._shapes = ShapeIds()

@@ -139,7 +139,7 @@ class WorkloadRun:
             cfg = load_config_file(wl.scheduler_config_path, registry, features)
         else:
             cfg = set_defaults({}, registry, features)
-        self.cluster = Cluster()
+        self.cluster = Cluster(features)
         self.api = ApiServerDefaults([], wl.name, features)
         self.sched = Scheduler(cfg, registry, self.cluster, source=wl.scheduler_config_path or "config",
                                features=features)

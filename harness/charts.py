@@ -68,32 +68,54 @@ def sweep_chart_svg(rows: List[Dict[str, Any]], labels: Optional[List[str]] = No
                   axis=axis, total_width=width * len(panels))
 
 
+SLOT = 22  # px between two attempts on the timeline
+
+
 def timeline_svg(attempts: Dict[str, List[Dict[str, Any]]], steps: List[Dict[str, Any]]) -> str:
-    """Each pod a lane, each attempt a mark at its virtual time (colour: its result), each step a
-    vertical line: the attempt history of a case with steps as a picture."""
+    """The attempt history of a case with steps as a picture: a lane per pod, a dot per attempt
+    (colour: its result; tooltip: time, event, node, rejecting plugins), in the order things
+    happened: the attempts made by the end of each step (its observation's attempt counts), then
+    a dashed line for that step with its virtual time. Steps without attempts in between share
+    a line. `steps`: {index, action, time, attempts: {pod: count}}."""
     pods = list(attempts)
-    times = [a["time"] for hist in attempts.values() for a in hist] + [s["time"] for s in steps]
-    t_max = max(times + [1.0])
-    lane, left, right, top = 26, 170, 30, 30
-    width = 760
-    span = width - left - right
-    x = lambda t: round(left + span * (float(t) / t_max), 1)  # noqa: E731
-    colors = {"scheduled": "#2ca02c", "unschedulable": "#d62728", "error": "#ff7f0e", "in-flight": "#7f7f7f"}
-    lanes = []
-    for i, pod in enumerate(pods):
-        y = top + lane * i + lane / 2
-        marks = []
-        for k, a in enumerate(attempts[pod]):
-            # attempts at the same instant are shifted so that each stays visible
-            same = sum(1 for b in attempts[pod][:k] if b["time"] == a["time"])
-            marks.append({"x": x(a["time"]) + 7 * same, "color": colors.get(a["result"], "#7f7f7f"),
-                          "title": _attempt_title(a)})
-        lanes.append({"pod": pod, "y": y, "marks": marks})
-    height = top + lane * max(1, len(pods)) + 40
-    step_lines = [{"x": x(s["time"]), "label": f"{s['index']}: {s['action']}"} for s in steps]
-    ticks = [(x(t_max * k / 4), f"{t_max * k / 4:g}s") for k in range(5)]
-    return render("timeline.svg.j2", lanes=lanes, steps=step_lines, ticks=ticks, width=width, height=height,
-                  left=left, right=width - right, top=top, bottom=height - 30, legend=list(colors.items()))
+    lane, left, top = 26, 170, 30
+    placed = {pod: 0 for pod in pods}  # attempts of each pod drawn so far
+    x = left + SLOT / 2
+    marks: Dict[str, List[Dict[str, Any]]] = {pod: [] for pod in pods}
+    step_lines: List[Dict[str, Any]] = []
+    for s in steps + [{"index": None, "attempts": {p: len(h) for p, h in attempts.items()}}]:
+        due = []
+        for pod in pods:
+            upto = min(int((s.get("attempts") or {}).get(pod, placed[pod])), len(attempts[pod]))
+            due += [(a["time"], pods.index(pod), pod, a) for a in attempts[pod][placed[pod]:upto]]
+            placed[pod] = max(placed[pod], upto)
+        for _, _, pod, a in sorted(due, key=lambda d: d[:2]):
+            marks[pod].append({"x": round(x, 1), "color": COLORS_BY_RESULT.get(a["result"], "#7f7f7f"),
+                               "title": _attempt_title(a)})
+            x += SLOT
+        if s["index"] is None:
+            break
+        name = f"{s['index']}: {s['action']} at {s['time']:g}s"
+        if step_lines and not due:
+            step_lines[-1]["names"].append(name)
+            continue
+        step_lines.append({"x": round(x - SLOT / 2 + 4, 1), "names": [name]})
+        x += 8
+    for line in step_lines:
+        first, last = line["names"][0], line["names"][-1]
+        line["title"] = "; ".join(line["names"])
+        line["label"] = first if len(line["names"]) == 1 else \
+            f"steps {first.split(':')[0]}-{last.split(':')[0]}{last[last.index(' at '):]}"
+    width = max(int(x) + 170, 600)
+    lanes = [{"pod": pod, "y": top + lane * i + lane / 2, "marks": marks[pod]} for i, pod in enumerate(pods)]
+    height = top + lane * max(1, len(pods)) + 60
+    return render("timeline.svg.j2", lanes=lanes, steps=step_lines, width=width, height=height,
+                  left=left, right=width - 10, top=top, bottom=height - 40,
+                  legend=list(COLORS_BY_RESULT.items()))
+
+
+COLORS_BY_RESULT = {"scheduled": "#2ca02c", "unschedulable": "#d62728", "error": "#ff7f0e",
+                    "in-flight": "#7f7f7f"}
 
 
 def _attempt_title(a: Dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ go through `create`, `update` and `delete`, which notify the subscribers (the ev
 from __future__ import annotations
 
 import itertools
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from .api.objects import KubeObject, make_object
 from .apierrors import AlreadyExists, Conflict, NotFound, StatusError
@@ -23,7 +23,9 @@ def object_key(obj: KubeObject) -> str:
 class Cluster:
     """Objects by kind and `namespace/name` (or `name` for cluster-scoped kinds)."""
 
-    def __init__(self) -> None:
+    def __init__(self, features: Any = None) -> None:
+        # the run's Features (harness.versions), for the API server's gates; None: the newest
+        self.features = features
         self._objects: Dict[str, Dict[str, KubeObject]] = {}
         self._listeners: List[Listener] = []
         self._rv = itertools.count(1)
@@ -126,6 +128,11 @@ class Cluster:
             # registry/core/pod/storage assignPod: NewConflict(pods/binding, name, err)
             raise Conflict("pods/binding", pod.name,
                            f'pod {pod.name} is already assigned to node "{current.node_name}"')
-        bound = current.with_node(node_name).with_status(
-            lambda st: update_pod_condition(st, {"type": "PodScheduled", "status": "True"}))
+        clear_nnn = self.features is None or self.features.enabled("ClearingNominatedNodeNameAfterBinding")
+
+        def bind_status(st):
+            update_pod_condition(st, {"type": "PodScheduled", "status": "True"})
+            if clear_nnn:  # assignPod, with ClearingNominatedNodeNameAfterBinding (v1.35 on)
+                st.pop("nominatedNodeName", None)
+        bound = current.with_node(node_name).with_status(bind_status)
         return self.update(bound)

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import UserError
 
@@ -142,9 +141,6 @@ def outcome_of(res) -> CaseOutcome:
             out.history[key] = [attempt_of(r).summary() for r in recs]
     out.figures = figures(res)
     return out
-
-
-ConfigSpec = Union[None, str, Dict[str, Any]]
 
 
 @dataclass

@@ -59,7 +59,8 @@ def case_view(res) -> Dict[str, Any]:
                      "history": [a.summary() for a in attempts]})
     timeline = ""
     if res.case.steps:
-        steps = [{"index": s.index, "action": s.action, "time": s.observation.time} for s in res.steps]
+        steps = [{"index": s.index, "action": s.action, "time": s.observation.time,
+                  "attempts": s.observation.attempts} for s in res.steps]
         timeline = timeline_svg({p["key"]: p["history"] for p in pods}, steps)
     return {"name": res.case.name, "path": res.case.path, "passed": res.passed, "failures": res.failures,
             "pods": pods, "preempted": res.preempted, "timeline": Markup(timeline),
@@ -84,6 +85,7 @@ def write_diff_report(path: str, sides, changes, figures_rows: List[Dict[str, An
                        sides=[s.label for s in sides], changes=changes, figures=figures_rows, invalid=invalid))
 
 
-def write_sweep_report(path: str, rows: List[Dict[str, Any]], svg: str, invalid: List[str]) -> None:
+def write_sweep_report(path: str, rows: List[Dict[str, Any]], svg: str, invalid: List[str],
+                       flips: Optional[List[Dict[str, Any]]] = None) -> None:
     write(path, render("report.html.j2", kind="sweep", title="schedharness sweep", version=_version(),
-                       rows=rows, chart=Markup(svg), invalid=invalid))
+                       rows=rows, chart=Markup(svg), invalid=invalid, flips=flips or []))

@@ -159,6 +159,18 @@ def run_sweep(paths: List[str], points: List[Point], plugins: List[str], jobs: i
     return invalid
 
 
+def flips(points: List[Point]) -> List[Dict[str, Any]]:
+    """The cases whose result is not the same for every value: case -> PASS/FAIL/ERROR per value."""
+    out = []
+    if not points or not points[0].outcomes:
+        return out
+    for i, first in enumerate(points[0].outcomes):
+        marks = [("ERROR" if p.outcomes[i].error else "PASS" if p.outcomes[i].passed else "FAIL") for p in points]
+        if len(set(marks)) > 1:
+            out.append({"case": first.name, **{p.short: m for p, m in zip(points, marks)}})
+    return out
+
+
 def table_lines(rows: List[Dict[str, Any]]) -> List[str]:
     cols = list(rows[0])
     widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
@@ -183,16 +195,20 @@ def cmd_sweep(args) -> int:
     if args.chart:
         with open(args.chart, "w", encoding="utf-8") as f:
             f.write(svg)
+    changing = flips(points)
     if args.json:
-        print(json.dumps({"rows": rows, "chart": args.chart}, indent=2))
+        print(json.dumps({"rows": rows, "flips": changing, "chart": args.chart}, indent=2))
     else:
         print("\n".join(table_lines(rows)))
+        if changing:
+            print(f"cases whose result depends on the value ({len(changing)}):")
+            print("\n".join("  " + line for line in table_lines(changing)))
         if args.chart:
             print(f"chart: {args.chart}")
     if args.html:
         from .html import write_sweep_report
 
-        write_sweep_report(args.html, rows, svg, invalid)
+        write_sweep_report(args.html, rows, svg, invalid, changing)
     return 2 if invalid else 0
 
 

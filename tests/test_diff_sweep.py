@@ -115,6 +115,8 @@ def test_sweep_over_a_noderesourcesfit_weight_prints_the_table_and_writes_the_ch
     passing = {line.split()[0]: line.split()[1] for line in out[1:3]}
     assert passing == {"NodeResourcesFit.scoringStrategy.type=LeastAllocated": "2",
                        "NodeResourcesFit.scoringStrategy.type=MostAllocated": "1"}
+    assert out[3] == "cases whose result depends on the value (1):"
+    assert out[5].split() == ["pack-or-spread", "PASS", "FAIL"]
 
 
 def test_sweep_refuses_a_bad_value(cases, capsys):

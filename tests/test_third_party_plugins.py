@@ -35,11 +35,35 @@ def config(**points):
             "profiles": [{"schedulerName": "default-scheduler", "plugins": points}]}
 
 
-def run(cluster, pods, cfg, expect):
+def run(cluster, pods, cfg, expect, version=None):
     data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "config": cfg,
             "plugins": ["schedharness_sample_plugins"], "cluster": cluster, "pods": pods,
             "expect": expect}
+    if version is not None:
+        data["kubernetesVersion"] = version
     return run_case(case_from_data(data, "inline.yaml"))
+
+
+@pytest.mark.parametrize("version", ["v1.34", "v1.35", "v1.36"])
+def test_a_plugin_written_for_v134_runs_unchanged_on_every_version(version):
+    """The sample plugins implement v1.34's hooks only (no sign_pod, no pre_bind_pre_flight):
+    on v1.35/v1.36 their profile schedules without OpportunisticBatching (a Filter/Score plugin
+    that cannot sign turns signatures off, as upstream) and a PreBind-less profile patches no
+    nomination; the outcomes are v1.34's."""
+    cfg = config(multiPoint={"enabled": [{"name": "GpuFirst", "weight": 5}]})
+    res = run([node("cpu-only"), node("t4", gpu="t4"), node("a100", cpu="2", gpu="a100")],
+              [pod("train"), pod("train-2"), pod("train-3", cpu="3")], cfg,
+              {"bindings": {"train": "a100", "train-2": "a100", "train-3": "t4"}}, version)
+    assert res.passed, res.failures
+    cfg = config(permit={"enabled": [{"name": "Gang"}]})
+    res = run([node("n1")], [pod("a", gang="g"), pod("b", gang="g")], cfg,
+              {"bindings": {"a": "n1", "b": "n1"}}, version)
+    assert res.passed, res.failures
+    cfg = config(permit={"enabled": [{"name": "Waiter"}]})
+    res = run([node("n1")], [pod("p")], cfg, {"bindings": {"p": None}}, version)
+    assert res.passed, res.failures
+    assert res.messages["default/p"] == ("0/1 nodes are available: 1 rejected due to timeout "
+                                         "after waiting 5s at plugin Waiter.")
 
 
 def test_filter_and_weighted_score_of_an_out_of_tree_plugin():

@@ -35,6 +35,8 @@ DEFAULT_BINDING_TIMEOUT = "10m0s"  # DynamicResourcesBindingTimeoutDefault (600 
 RESERVED_FOR_MAX_SIZE = 256  # resourceapi.ResourceClaimReservedForMaxSize
 FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
 MAX_NODE_SCORE = 100
+DEFAULT_BINDING_TIMEOUT_SECONDS = 600.0  # BindingTimeoutDefaultSeconds (v1.34) = the v1.35 default
+BINDING_POLL_SECONDS = 5.0  # PreBind polls the binding conditions every 5 s
 
 
 def status_unschedulable(reason: str) -> Status:
@@ -95,6 +97,11 @@ class DynamicResources(Plugin):
         # which structured allocator NewAllocator picks with these gates (for explain/docs: the
         # port follows the picked implementation where they differ)
         self.allocator_implementation = self.features.implementation(self.gates.version.minor)
+        from harness.config.validation import parse_duration
+        timeout = (args or {}).get("bindingTimeout")
+        # v1.34: BindingTimeoutDefaultSeconds (600); v1.35 on: the bindingTimeout argument
+        self.binding_timeout = (parse_duration(timeout) / 1e9 if isinstance(timeout, str) else
+                                DEFAULT_BINDING_TIMEOUT_SECONDS)
         if not self.gates.has("DynamicResourcesScore"):
             # v1.34: not a Score plugin (an instance attribute hides the hookimpls)
             self.score = None
@@ -321,6 +328,16 @@ class DynamicResources(Plugin):
             sel = s.informations_for_claim[index].available_on_nodes
             if sel is not None and not sel.match(node):
                 unavailable.append(index)
+                continue
+            if allocation_of(claim) is not None and self.binding_conditions_enabled():
+                # allocated: if binding failed, or timed out waiting, PostFilter may deallocate it
+                try:
+                    ready = self.is_claim_ready_for_binding(claim)
+                except ClaimError:
+                    unavailable.append(index)
+                    continue
+                if not ready and self.is_claim_timeout(claim):
+                    unavailable.append(index)
         allocations = None
         if s.allocator is not None:
             to_allocate = s.raw_to_allocate
@@ -466,7 +483,97 @@ class DynamicResources(Plugin):
                     s.claims[index] = self.bind_claim(s, index, pod)
                 except ClaimError as e:
                     return status_error(e)
-        return None
+        if not self.binding_conditions_enabled() or not _has_binding_conditions(s.claims):
+            return None
+        return self._wait_for_binding_conditions(s)
+
+    # ---- binding conditions (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus) ---------
+    def binding_conditions_enabled(self) -> bool:
+        return self.gates.enabled("DRADeviceBindingConditions") and self.gates.enabled("DRAResourceClaimDeviceStatus")
+
+    def now(self) -> float:
+        clock = getattr(self.handle, "clock", None)
+        return clock.now() if clock is not None else 0.0
+
+    def _wait_for_binding_conditions(self, s: StateData):
+        """PreBind's wait.PollUntilContextTimeout(5s, bindingTimeout, immediate): the claims are
+        re-read and checked now and after each 5 s of virtual time, until every binding condition
+        is true, a binding failure condition is true (an error), or the timeout passes (an error:
+        the next attempt's Filter sees the timed-out claim and PostFilter deallocates it)."""
+        wrapped = self.gates.has("DRABindingErrorsWrapped")
+        waited = 0.0
+        while True:
+            try:
+                if self.is_pod_ready_for_binding(s):
+                    return None
+            except ClaimError as e:
+                return status_error(e)
+            if waited + BINDING_POLL_SECONDS > self.binding_timeout:
+                return status_error("device binding timeout: context deadline exceeded" if wrapped
+                                    else "device binding timeout")
+            yield BINDING_POLL_SECONDS
+            waited += BINDING_POLL_SECONDS
+
+    def is_pod_ready_for_binding(self, s: StateData) -> bool:
+        """isPodReadyForBinding."""
+        for index, claim in enumerate(s.claims):
+            latest = self.claim_tracker().get(claim.namespace, claim.name)
+            s.claims[index] = latest
+            if not self.is_claim_ready_for_binding(latest):
+                if self.is_claim_timeout(latest):
+                    if self.gates.has("DRABindingErrorsWrapped"):
+                        raise ClaimError(f"device binding timeout: claim={latest.name}")
+                    raise ClaimError(f"claim {latest.name} binding timeout")
+                return False
+        return True
+
+    def is_claim_ready_for_binding(self, claim: KubeObject) -> bool:
+        """isClaimReadyForBinding: every binding condition of the allocated devices is true in
+        the claim's device status; a true binding failure condition is an error (ClaimError)."""
+        alloc = allocation_of(claim)
+        if alloc is None:
+            return False
+        for res in ((alloc.get("devices") or {}).get("results") or []):
+            if not res.get("bindingConditions"):
+                continue
+            status = next((d for d in claim.status.get("devices") or []
+                           if (d.get("driver"), d.get("pool"), d.get("device")) ==
+                           (res.get("driver"), res.get("pool"), res.get("device"))), None)
+            if status is None:
+                return False
+            conds = {c.get("type"): c for c in status.get("conditions") or []}
+            for name in res.get("bindingFailureConditions") or []:
+                c = conds.get(name)
+                if c is not None and c.get("status") == "True":
+                    if self.gates.has("DRABindingErrorsWrapped"):
+                        raise ClaimError(f"device binding failed: claim={claim.name}, reason={c.get('reason', '')}, "
+                                         f"message={_go_quote(c.get('message', ''))}")
+                    raise ClaimError(f"claim {claim.name} binding failed: reason={c.get('reason', '')}, "
+                                     f"message={_go_quote(c.get('message', ''))}")
+            for name in res.get("bindingConditions") or []:
+                if (conds.get(name) or {}).get("status") != "True":
+                    return False
+        return True
+
+    def is_claim_timeout(self, claim: KubeObject) -> bool:
+        """isClaimTimeout: allocationTimestamp + bindingTimeout is before now, for a claim with
+        binding conditions."""
+        from harness.leaderelection.resourcelock import parse_time
+        if not self.binding_conditions_enabled():
+            return False
+        alloc = allocation_of(claim)
+        if alloc is None or not alloc.get("allocationTimestamp"):
+            return False
+        try:
+            started = parse_time(alloc["allocationTimestamp"])
+        except ValueError:
+            return False
+        for res in ((alloc.get("devices") or {}).get("results") or []):
+            if res.get("bindingConditions") is None:
+                continue
+            if started + self.binding_timeout < self.now():
+                return True
+        return False
 
     def bind_claim(self, s: StateData, index: int, pod) -> KubeObject:
         """bindClaim: the allocation (if this cycle made one) and the reservation for the pod,
@@ -490,10 +597,29 @@ class DynamicResources(Plugin):
                         fin.append(FINALIZER)
                     status["allocation"] = copy.deepcopy(allocation)
                 status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+                if self.binding_conditions_enabled() and status.get("allocation") is not None \
+                        and not status["allocation"].get("allocationTimestamp"):
+                    from harness.leaderelection.resourcelock import format_time
+                    status["allocation"]["allocationTimestamp"] = format_time(self.now())
             return self.cluster.update(_copy_with(latest, put))
         finally:
             if allocation is not None:
                 self.claim_tracker().remove_claim_pending_allocation(claim.uid)
+
+
+def _has_binding_conditions(claims: List[KubeObject]) -> bool:
+    """hasBindingConditions."""
+    for claim in claims:
+        for res in (((allocation_of(claim) or {}).get("devices") or {}).get("results") or []):
+            if res.get("bindingConditions"):
+                return True
+    return False
+
+
+def _go_quote(text: str) -> str:
+    """fmt's %q for the texts conditions carry."""
+    import json
+    return json.dumps(str(text), ensure_ascii=False)
 
 
 def compute_score(claims: List[KubeObject], allocations: List[Dict[str, Any]]) -> int:

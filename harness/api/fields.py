@@ -16,7 +16,7 @@ map, a ResourceList), `:Other` a nested struct, `[Other]` a list of it, `{Other}
 values are it, `*` free-form JSON (managedFields' fieldsV1, opaque driver parameters), and
 `+Inlined` the fields of an embedded struct (`json:",inline"`). `FIELDS_ADDED` holds, per
 Kubernetes minor, the lines a newer release adds (same syntax; a struct's fields are added to
-what the older minors have). Status and metadata are complete so that `kubectl get -o yaml` dumps
+what the older minors have; `-field` is one it removed). Status and metadata are complete so that `kubectl get -o yaml` dumps
 decode as they are.
 """
 
@@ -325,6 +325,30 @@ NetworkDeviceData: interfaceName ips hardwareAddress
 # per Kubernetes minor, the fields a newer release adds (same syntax as _TABLE); a minor has the
 # fields of every entry at or below it
 FIELDS_ADDED: Dict[int, str] = {
+    # v1.35 (staging/src/k8s.io/api at v1.35.6)
+    35: """
+NodeStatus: declaredFeatures
+PodSpec: workloadRef:WorkloadReference
+WorkloadReference: name podGroup podGroupReplicaKey
+PodStatus: allocatedResources resources:ResourceRequirements
+PodCertificateProjection: userAnnotations
+CSIDriverSpec: serviceAccountTokenInSecrets
+""",
+    # v1.36 (v1.36.3): the Workload API's v1alpha2 replaces workloadRef with schedulingGroup
+    36: """
+PodSpec: -workloadRef schedulingGroup:PodSchedulingGroup
+PodSchedulingGroup: podGroupName
+PodStatus: nodeAllocatableResourceClaimStatuses:[NodeAllocatableResourceClaimStatus]
+NodeAllocatableResourceClaimStatus: resourceClaimName containers resources
+ResourceHealth: message
+VolumeMountStatus: volumeStatus:VolumeStatus
+VolumeStatus: image:ImageVolumeStatus
+ImageVolumeStatus: imageRef
+CSIDriverSpec: preventPodSchedulingIfMissing
+Device: nodeAllocatableResourceMappings:{NodeAllocatableResourceMapping}
+NodeAllocatableResourceMapping: capacityKey allocationMultiplier
+DeviceAttribute: ints bools strings versions
+""",
 }
 
 _FREE = "*"  # free-form JSON below this field
@@ -341,6 +365,9 @@ def _parse(text: str, into: Dict[str, Dict[str, Any]]) -> None:
         for tok in rest.split():
             if tok.startswith("+"):
                 fields.setdefault("+", []).append(tok[1:])
+                continue
+            if tok.startswith("-"):  # a field a newer release removed
+                fields.pop(tok[1:], None)
                 continue
             field, _, typ = tok.partition(":")
             fields[field] = typ

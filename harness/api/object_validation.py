@@ -670,8 +670,35 @@ def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
     _maps(st, "conditions", "status")
 
 
-def _node(obj: Mapping) -> None:
-    """ValidateNode: taints, unschedulable, capacity and allocatable."""
+_NODE_DECLARED_FEATURE_RE = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*")
+
+
+def _node_declared_features(st: Mapping, features: Optional["Features"]) -> None:
+    """validateNodeDeclaredFeatures (v1.35 on; the field is dropped with the gate off, before
+    validation): names of UpperCamelCase segments, at most 253 characters, sorted, no duplicate."""
+    if features is None:
+        from ..versions import DEFAULT as features
+    if not features.get("NodeDeclaredFeatures", False):
+        return
+    path = "status.declaredFeatures"
+    names = _strs(st, "declaredFeatures", "status")
+    for i, name in enumerate(names):
+        if len(name) > 253:
+            _invalid(f"{path}[{i}]", name, f"invalid feature name {json.dumps(name)}: must be no more than 253 characters")
+        if not _NODE_DECLARED_FEATURE_RE.fullmatch(name):
+            _invalid(f"{path}[{i}]", name, f"invalid feature name {json.dumps(name)}: must start with an UpperCamelCase "
+                     "segment, with subsequent segments separated by '/' (e.g., MyFeature or MyFeature/mySubFeature), "
+                     "and contain only alphanumeric characters and slashes")
+        if i + 1 < len(names):
+            nxt = names[i + 1]
+            if name == nxt:
+                _duplicate(f"{path}[{i + 1}]", nxt)
+            elif name > nxt:
+                _invalid(f"{path}[{i + 1}]", nxt, "list must be sorted alphabetically")
+
+
+def _node(obj: Mapping, features: Optional["Features"] = None) -> None:
+    """ValidateNode: taints, unschedulable, capacity, allocatable and declared features."""
     spec = _map(obj, "spec", "")
     _bool(spec, "unschedulable", "spec")
     seen: Set[Tuple[str, str]] = set()
@@ -704,6 +731,7 @@ def _node(obj: Mapping) -> None:
     for ip, image in _maps(st, "images", "status"):
         _strs(image, "names", ip)
         _int(image, "sizeBytes", ip, 64)
+    _node_declared_features(st, features)
 
 
 def _priority_class(obj: Mapping) -> None:
@@ -819,7 +847,9 @@ def _strict_decoding(obj: Mapping, kind: str, features: Optional["Features"]) ->
     why = fields.check_api_version(kind, obj.get("apiVersion"))
     if why is not None:
         _fail("apiVersion", why)
-    minor = features.version.minor if features is not None else 34
+    if features is None:
+        from ..versions import DEFAULT as features
+    minor = features.version.minor
     bad = fields.unknown_field(obj, kind, minor)
     if bad is not None:
         _fail(bad, f'strict decoding error: unknown field "{bad}"')
@@ -841,8 +871,8 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
-        if check is _pod:
-            _pod(obj, features)
+        if check is _pod or check is _node:
+            check(obj, features)
         elif check is not None:
             check(obj)
     except ObjectInvalid as e:

@@ -51,6 +51,9 @@ class Case:
     pods: List[Dict[str, Any]]
     expect: Dict[str, Any]
     plugins: List[str] = field(default_factory=list)
+    # urlPrefix -> "module:callable" answering that extender of the configuration (README,
+    # "Keys the harness has added")
+    extenders: List[Dict[str, str]] = field(default_factory=list)
     steps: List[Step] = field(default_factory=list)
     replicas: int = 1
     cluster_keys: List[str] = field(default_factory=list)  # each cluster object's key path in the file
@@ -158,7 +161,8 @@ def _schema_message(e) -> str:
     if v == "minItems":
         return "must not be an empty list"
     if v in ("anyOf", "oneOf"):
-        return f"invalid value: {_describe(e.instance)}"
+        want = e.schema.get("description") if isinstance(e.schema, dict) else None
+        return f"invalid value: {_describe(e.instance)}" + (f" (want {want})" if want else "")
     if v == "enum":
         return f"must be one of {', '.join(map(str, e.validator_value))}, got {_describe(e.instance)}"
     msg = e.message
@@ -229,12 +233,13 @@ def case_from_data(data: Any, path: str) -> Case:
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
     check_replicas(steps, replicas, path)
-    if data.get("plugins"):
+    if data.get("plugins") or data.get("extenders"):
         _add_plugin_paths(path)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
                 plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
+                extenders=[dict(e) for e in data.get("extenders") or []],
                 cluster_keys=keys, parallel=bool(data.get("parallel", False)),
                 kubernetes_version=data.get("kubernetesVersion"),
                 feature_gates=dict(data.get("featureGates") or {}), features=features)

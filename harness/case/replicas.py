@@ -201,7 +201,8 @@ class World:
     def _process_start(self, proc: Process) -> None:
         view = ProcessView(self, self.cluster, proc.replica)
         sched = Scheduler(self.config, self.registry, view, seed=self.seed, source=self.source,
-                          clock=proc.clock, name=proc.replica, features=self.features)
+                          clock=proc.clock, name=proc.replica, features=self.features,
+                          extender_handlers=getattr(self, "extender_handlers", None))
         sched.tracked_pods = self.tracked_pods
         sched.explain = self.explain
         if self.delay_cache:

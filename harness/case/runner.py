@@ -18,9 +18,10 @@ from ..config import loader as config_loader
 from ..config.defaults import set_defaults
 from ..errors import CaseError, UserError
 from ..framework import parallelize
+from ..framework.custom_resources import custom_resources
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
-from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
+from .apiserver import ApiServerDefaults
 from .checks import (check_cluster, check_decision_names, check_expect, check_step_changes, check_step_objects,
                      has_decisions)
 from .decisions import DecisionCheck, history
@@ -113,6 +114,18 @@ def pod_ref(ref: str) -> str:
     return ref if "/" in ref else f"default/{ref}"
 
 
+def extender_handlers(case: Case) -> Dict[str, Any]:
+    """The case's `extenders`: urlPrefix -> the Python callable answering that extender."""
+    from ..scheduler.extender import load_handler
+
+    folder = os.path.dirname(os.path.abspath(case.path))
+    out: Dict[str, Any] = {}
+    for i, e in enumerate(case.extenders):
+        out[str(e.get("urlPrefix") or "")] = load_handler(str(e.get("python") or ""), folder, case.path,
+                                                          f"extenders[{i}].python")
+    return out
+
+
 class CaseRun:
     """One case being run: the simulated API server with the case's objects, the scheduler,
     and what the case did to them (steps)."""
@@ -132,8 +145,8 @@ class CaseRun:
             cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config",
                                                  features=features)
         self.config = cfg
-        self.api = ApiServerDefaults(case.cluster, case.path, features)
-        self.cluster = Cluster()
+        self.api = ApiServerDefaults(case.cluster, case.path, features, custom_resources(registry))
+        self.cluster = Cluster(features)
         self.seen = set()
         self.index = 0
         self.preempted: List[str] = []  # pods deleted by the scheduler (preemption)
@@ -147,19 +160,21 @@ class CaseRun:
         # pending pods created by steps
         self.tracked_pods = [o.key for o in self.cluster.list("Pod") if not o.node_name and not terminated(o)]
         source = case.config_path or case.path
+        handlers = extender_handlers(case)
         self.world: Optional[World] = None
         if case.has_processes:
             self.world = World(cfg, registry, self.cluster, case.replicas, case.seed, source, features)
             self.world.explain = explain
             self.world.case_path = case.path
             self.world.tracked_pods = self.tracked_pods
+            self.world.extender_handlers = handlers
             self.world.start_all()
             self.sched = None
         else:
             # kube-scheduler builds its elector at start: NewLeaderElector refuses bad timings
             check_leader_elector_config(dict(cfg.get("leaderElection") or {}), source)
             self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed, source=source,
-                                   features=features)
+                                   features=features, extender_handlers=handlers)
             self.sched.explain = explain
             self.sched.tracked_pods = self.tracked_pods
             self.sched.start()
@@ -258,7 +273,7 @@ class CaseRun:
     def _step_update(self, step: Step) -> None:
         for j, obj in enumerate(step.value):
             key = f"{step.key}[{j}]"
-            kind, ns, name = object_ref(obj, obj["kind"] in NAMESPACED_KINDS)
+            kind, ns, name = object_ref(obj, self.api.namespaced(obj["kind"]))
             old = self.cluster.get(kind, ns, name)
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
@@ -280,7 +295,7 @@ class CaseRun:
     def _step_delete(self, step: Step) -> None:
         for j, ref in enumerate(step.value):
             kind = ref["kind"]
-            ns = (ref.get("namespace") or "default") if kind in NAMESPACED_KINDS else ""
+            ns = (ref.get("namespace") or "default") if self.api.namespaced(kind) else ""
             if kind == "PriorityClass" and ref["name"] in SYSTEM_PRIORITY_CLASSES:
                 raise CaseError(f'priorityclasses.scheduling.k8s.io "{ref["name"]}" is forbidden: this is '
                                 f'a system priority class and cannot be deleted', file=self.case.path,

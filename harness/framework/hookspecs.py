@@ -1,4 +1,6 @@
-"""The plugin API: one pluggy hookspec per kube-scheduler v1.34 extension point.
+"""The plugin API: one pluggy hookspec per kube-scheduler extension point (v1.34's, plus v1.35's
+SignPod; PreBindPreFlight runs from v1.35, or with its gate). A plugin written for v1.34 runs
+unchanged on every version: the newer hooks are optional.
 
 This module is the whole contract between schedharness and a scheduler plugin, the way
 `framework/interface.go` is for kube-scheduler. A plugin is a class with a `name` and methods
@@ -48,6 +50,19 @@ class RegistrySpecs:
         - ``args_kind``: the args kind, e.g. ``"NodeResourcesFitArgs"``.
         - ``set_defaults(args: dict) -> dict``: v1 defaulting of the args a user gave.
         - ``validate_args(args: dict) -> list[tuple[str, str]]``: (field path, message) errors.
+        """
+
+    @hookspec
+    def schedharness_custom_resources(self) -> List[Any]:
+        """Return the custom resources (``harness.framework.CustomResource(group, version, kind,
+        namespaced, plural="")``) this module's plugins read: the kinds of its CRDs.
+
+        Objects of these kinds in a case's `cluster` and steps go through the simulated API
+        server (a namespaced kind's namespace defaults to "default"; an object at another
+        apiVersion is refused), plugins read them with ``handle.cluster`` or
+        ``handle.dynamic_lister(kind)``, and their Add / Update / Delete reach the scheduling
+        queue as the GVK event ``<plural>.<version>.<group>`` when some plugin registers it in
+        ``events_to_register`` (as kube-scheduler's dynamic informers deliver them).
         """
 
 
@@ -126,13 +141,26 @@ class ExtensionPointSpecs:
         """Permit: returns (Status, timeout seconds). Wait holds the pod before binding until
         allowed, rejected or timed out (virtual time)."""
 
+    @hookspec
+    def sign_pod(self, pod) -> Tuple[List[Any], Optional[Any]]:
+        """SignPlugin.SignPod (v1.35 on, OpportunisticBatching): returns (fragments, Status).
+        Each fragment is a ``(key, value)`` pair (or an object with ``key`` and ``value``) of the
+        pod's fields this plugin's PreFilter/Filter/PreScore/Score read; two pods with equal
+        fragments from every plugin must get the same feasibility and scores on the same nodes.
+        Unschedulable: the pod cannot be signed (no batching for it). Optional: when a
+        PreFilter, Filter, PreScore or Score plugin of a profile does not implement it, that
+        profile schedules every pod without batching, as upstream does."""
+
     # ---- binding cycle ----------------------------------------------------------------------
     @hookspec
     def pre_bind_pre_flight(self, state, pod, node_name) -> Optional[Any]:
-        """PreBindPreFlight: Success means PreBind will do work; Skip means it will not.
-        kube-scheduler v1.34 calls it only with the NominatedNodeNameForExpectation feature
-        gate (alpha, off by default), so the harness's binding cycle does not call it either;
-        ``Framework.run_pre_bind_pre_flights`` runs it for plugin tests."""
+        """PreBindPreFlight: Success means PreBind will do work; Skip means it will not (and
+        this plugin's PreBind is skipped). The binding cycle calls it first, with the
+        NominatedNodeNameForExpectation feature gate (beta, on from v1.35; alpha, off in v1.34):
+        when any plugin returns Success (or the pod waits at Permit) the pod's
+        status.nominatedNodeName is set to the node before PreBind. Without the gate it is not
+        called and every PreBind runs. A PreBind plugin that does not implement it counts as
+        Success."""
 
     @hookspec
     def pre_bind(self, state, pod, node_name) -> Optional[Any]:

@@ -344,7 +344,10 @@ class Evaluator:
                 Status(Code.UnschedulableAndUnresolvable, "Preemption is not helpful for scheduling"))
             return PostFilterResult(nominated_node_name=""), Status(Code.Unschedulable, str(fit_error))
 
-        # 3) extenders: the harness has none
+        # 3) the extenders may narrow the candidates
+        candidates, st = self.call_extenders(pod, candidates)
+        if st is not None and not st.is_success():
+            return None, st
 
         # 4) the best candidate
         best = self.select_candidate(candidates)
@@ -360,6 +363,38 @@ class Evaluator:
             if s is not None and not s.is_success():
                 return None, s
         return PostFilterResult(nominated_node_name=best.name), Status(Code.Success)
+
+    def call_extenders(self, pod: Pod, candidates: List[Candidate]) -> Tuple[List[Candidate], Optional[Status]]:
+        """callExtenders: each interested extender with a preempt verb gets the victims map and
+        returns the nodes (and victims) it accepts; a node without victims is an error (or
+        dropped, for an ignorable extender); an error fails preemption unless ignorable."""
+        from ..scheduler.extender import ExtenderError
+
+        extenders = list(getattr(self.handle, "extenders", None) or [])
+        if not extenders:
+            return candidates, None
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        if not victims_map:
+            return candidates, None
+        for ext in extenders:
+            if not ext.supports_preemption() or not ext.is_interested(pod):
+                continue
+            try:
+                node_to_victims = ext.process_preemption(pod, victims_map, self.handle.snapshot)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    continue  # "Skipped extender as it returned error and has ignorable flag set"
+                return [], Status.error(str(e))
+            for node, victims in list(node_to_victims.items()):
+                if victims is None or not victims.pods:
+                    if ext.is_ignorable():
+                        del node_to_victims[node]
+                        continue
+                    return [], Status.error(f'expected at least one victim pod on node "{node}"')
+            victims_map = node_to_victims
+            if not victims_map:
+                break
+        return [Candidate(node, victims) for node, victims in victims_map.items()], None
 
     def find_candidates(self, state, all_nodes: Sequence[NodeInfo], pod: Pod, m: NodeToStatus
                         ) -> Tuple[List[Candidate], NodeToStatus, Optional[Exception]]:
@@ -459,6 +494,10 @@ class Evaluator:
         if changed and changed[0]:
             cluster.update(patched)
             current = patched
+        if current.deletion_timestamp is not None:
+            # a DELETE of a pod whose graceful deletion has started (only v1.34 sends it): the
+            # API server leaves it pending, the kubelet still has to finish it
+            return
         cluster.delete(current)
 
     def _clear_nominated_node_name(self, pods: Iterable[Pod]) -> None:
@@ -470,10 +509,17 @@ class Evaluator:
                 continue
             cluster.update(current.with_status(lambda st: st.pop("nominatedNodeName", None)))
 
+    def _skips_terminating_victims(self) -> bool:
+        """v1.35 on: a victim whose graceful deletion has started gets no API call (v1.34.9
+        reverted v1.34.1's skip: it patches and deletes every victim)."""
+        features = getattr(self.handle, "feature_gates", None)
+        return features is None or features.has("PreemptionSkipsTerminatingVictims")
+
     def prepare_candidate(self, c: Candidate, pod: Pod, plugin_name: str) -> Optional[Status]:
         """prepareCandidate (SchedulerAsyncPreemption off): evict, then clear nominations."""
+        skip_terminating = self._skips_terminating_victims()
         for victim in c.victims.pods:
-            if victim.deletion_timestamp is not None:
+            if skip_terminating and victim.deletion_timestamp is not None:
                 continue
             try:
                 self.preempt_pod(c, pod, victim, plugin_name)
@@ -486,39 +532,46 @@ class Evaluator:
 
     def prepare_candidate_async(self, c: Candidate, pod: Pod, plugin_name: str) -> None:
         """prepareCandidateAsync: clear lower-priority nominations, evict all victims but the last,
-        leave the preempting set, evict the last one."""
-        victim_pods = [v for v in c.victims.pods if v.deletion_timestamp is None]
+        leave the preempting set, evict the last one.
+
+        v1.35 on (PreemptionSkipsTerminatingVictims) victims already being deleted are left out,
+        and with none left nothing starts; v1.34.9 evicts every victim. An eviction error
+        cancels the goroutine's context, so the last victim is not evicted (v1.36 skips it
+        explicitly; v1.34/v1.35's call fails on the cancelled context). Then the preemptor is
+        activated. With every call done at one virtual instant, v1.35's "last victim pending"
+        bookkeeping (IsPodRunningPreemption false once the last victim is deleting or gone)
+        answers as v1.34's "leave the set before the last eviction" does."""
+        if self._skips_terminating_victims():
+            victim_pods = [v for v in c.victims.pods if v.deletion_timestamp is None]
+        else:
+            victim_pods = list(c.victims.pods)
         if not victim_pods:
             return
         self.preempting.add(pod.uid)
 
         def run() -> None:
-            all_already_deleted = True
             failed = False
             try:
                 self._clear_nominated_node_name(get_lower_priority_nominated_pods(self.handle, pod, c.name))
             except Exception:
-                failed = True
-            cancelled = False  # an eviction error cancels the goroutine's context
+                pass  # "Cannot clear 'NominatedNodeName' field": logged, not critical
             for victim in victim_pods[:-1]:
                 try:
                     self.preempt_pod(c, pod, victim, plugin_name)
-                    all_already_deleted = False
-                except _NotFound:
-                    pass
-                except Exception:
-                    failed = cancelled = True
-                    break
-            self.preempting.discard(pod.uid)
-            if not cancelled:
-                try:
-                    self.preempt_pod(c, pod, victim_pods[-1], plugin_name)
-                    all_already_deleted = False
                 except _NotFound:
                     pass
                 except Exception:
                     failed = True
-            if failed or all_already_deleted:
+                    break
+            self.preempting.discard(pod.uid)
+            if not failed:
+                try:
+                    self.preempt_pod(c, pod, victim_pods[-1], plugin_name)
+                except _NotFound:
+                    pass
+                except Exception:
+                    failed = True
+            if failed:
                 activate = getattr(self.handle, "activate", None)
                 if activate is not None:
                     activate([pod])

@@ -16,12 +16,21 @@ from typing import Dict, Iterable, List, Optional, Tuple
 import pluggy
 
 from ..errors import UserError
+from .custom_resources import CustomResource
 from .hookspecs import PROJECT, ExtensionPointSpecs, RegistrySpecs
 
 ENTRY_POINT_GROUP = "schedharness.plugins"
 IN_TREE = "the in-tree plugins (builtin_plugins)"
 
-Registry = Dict[str, type]
+
+
+class Registry(dict):
+    """plugin name -> plugin class, and `custom_resources`: kind -> CustomResource declared by
+    the same packages (schedharness_custom_resources)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.custom_resources: Dict[str, CustomResource] = {}
 
 # plugin class -> where it was loaded from, for error messages (see origin())
 _ORIGINS: Dict[type, str] = {}
@@ -174,7 +183,7 @@ def check_hookimpls(cls: type, name: str, where: str) -> None:
 def build_registry(extra_modules: Iterable[str] = ()) -> Registry:
     """NewInTreeRegistry merged with the out-of-tree plugins."""
     pm, where = _plugin_manager(extra_modules)
-    registry: Registry = {}
+    registry = Registry()
     owners: Dict[str, str] = {}
     for impl in pm.hook.schedharness_plugins.get_hookimpls():
         src = where.get(impl.plugin_name, f'module "{impl.plugin_name}"')
@@ -198,6 +207,22 @@ def build_registry(extra_modules: Iterable[str] = ()) -> Registry:
                 _ORIGINS[cls] = src
             registry[name] = cls
             owners[name] = src
+    kind_owners: Dict[str, str] = {}
+    for impl in pm.hook.schedharness_custom_resources.get_hookimpls():
+        src = where.get(impl.plugin_name, f'module "{impl.plugin_name}"')
+        for cr in impl.function() or []:
+            if not isinstance(cr, CustomResource):
+                raise UserError(f"schedharness_custom_resources of {src} returned {cr!r}, not a "
+                                f"harness.framework.CustomResource")
+            if not (cr.group and cr.version and cr.kind):
+                raise UserError(f"custom resource {cr!r} from {src}: group, version and kind are required")
+            known = registry.custom_resources.get(cr.kind)
+            if known is not None and known != cr:
+                raise UserError(f'the custom resource kind "{cr.kind}" is declared twice: '
+                                f'{known.api_version} from {kind_owners[cr.kind]}, and '
+                                f'{cr.api_version} from {src}')
+            registry.custom_resources[cr.kind] = cr
+            kind_owners[cr.kind] = src
     return registry
 
 
@@ -211,5 +236,5 @@ def default_registry() -> Registry:
     return _DEFAULT
 
 
-__all__: List[str] = ["ENTRY_POINT_GROUP", "Registry", "build_registry", "check_hookimpls",
+__all__: List[str] = ["ENTRY_POINT_GROUP", "CustomResource", "Registry", "build_registry", "check_hookimpls",
                       "default_registry", "origin", "origin_suffix"]

@@ -8,12 +8,15 @@ from itertools import repeat
 from operator import add
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+import json
 import weakref
 
 import pluggy
 
+from .custom_resources import DynamicLister, custom_resources, find as find_custom_resource
 from ..errors import ConfigError
 from . import parallelize
+from .batch import OpportunisticBatch
 from .blocking import Task, drive, is_task
 from .cycle_state import CycleState
 from .filter_memo import NominatedFilterMemo
@@ -29,6 +32,7 @@ MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = (1 << 63) - 1
 MAX_PERMIT_TIMEOUT = 15 * 60.0
+SCHEDULER_NAME_SIGNER = "v1.Pod.Spec.SchedulerName"  # fwk.SchedulerNameSignerName
 
 # configuration key -> (hook name, the interface name used in upstream's error messages)
 _EP_HOOKS: List[Tuple[str, str, str]] = [
@@ -238,7 +242,8 @@ class Framework:
                  snapshot=None, cluster=None, parallelism: int = 16,
                  percentage_of_nodes_to_score: Optional[int] = None, clock=None,
                  nominator=None, activator=None, waiting_pods: Optional[Dict[str, WaitingPod]] = None,
-                 source: str = "config", features: Optional[Features] = None):
+                 source: str = "config", features: Optional[Features] = None,
+                 extenders: Optional[List[Any]] = None):
         self.profile_name: str = profile.get("schedulerName", "")
         # the Kubernetes version and feature gates (handle.feature_gates, as plugins read
         # feature.Features from the registry's options upstream)
@@ -254,7 +259,15 @@ class Framework:
         self.score_plugin_weight: Dict[str, int] = {}
         self.plugins_map: Dict[str, Any] = {}
         self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
+        # the scheduler's extenders (handle.Extenders()); with any, a defaultEnqueueExtension
+        # named "Extender" registers every event: a pod the extenders rejected names it
+        self.extenders: List[Any] = list(extenders or [])
+        if self.extenders:
+            self.enqueue_extensions.append(("Extender", [
+                ClusterEventWithHint(ClusterEvent(r, ActionType.All)) for r in _UNROLLED_WILDCARD_RESOURCES]))
         self._pm: Optional[pluggy.PluginManager] = None
+        # kind -> CustomResource the registry's packages declared (their CRDs)
+        self.custom_resources = custom_resources(registry)
         self._build(profile, registry, source)
 
     @property
@@ -362,9 +375,59 @@ class Framework:
         self._pre_bind_pre_flight_calls = [
             (p.name, PluginCall(p.name, p.plugin, "pre_bind_pre_flight") if implements(p.plugin, "pre_bind_pre_flight") else None)
             for p in self.pre_bind_plugins]
+        # OpportunisticBatching (v1.35 on): the batch, and the plugins that sign pods
+        self.batch: Optional[OpportunisticBatch] = None
+        self.enable_signatures = False
+        self._sign_calls: List[PluginCall] = []
+        if self.feature_gates.get("OpportunisticBatching", False):  # (a gate v1.34 does not know)
+            self.batch = OpportunisticBatch(self)
+            self._compute_batchable_plugins()
         opts = parallelize.current()
         if opts is not None and opts.coverage is not None:  # `run --coverage`: wrap the calls
             opts.coverage.instrument(self)
+
+    def _compute_batchable_plugins(self) -> None:
+        """computeBatchablePlugins: signatures are on only without extenders and when every
+        PreFilter, Filter, PreScore and Score plugin implements SignPod (a plugin written
+        before v1.35 turns them off for the profile, and the pods are scheduled as without
+        batching)."""
+        # "Disabling signatures for profile because it has extenders configured."
+        self.enable_signatures = not self.extenders
+        seen: Set[str] = set()
+        for pc in (list(self.pre_filter_plugins) + list(self.filter_plugins) + list(self.pre_score_plugins)
+                   + list(self.score_plugins)):
+            if pc.name in seen:
+                continue
+            seen.add(pc.name)
+            if implements(pc.plugin, "sign_pod"):
+                self._sign_calls.append(PluginCall(pc.name, pc.plugin, "sign_pod"))
+            else:
+                self.enable_signatures = False
+
+    def sign_pod(self, pod) -> Optional[str]:
+        """SignPod: the pod's signature (two pods with the same one get the same feasibility and
+        scores on the same nodes), or None when a plugin cannot sign it: its fragments, keyed,
+        one per key, with the scheduler name, as JSON with sorted keys (json.Marshal of a map)."""
+        if not self.enable_signatures:
+            return None
+        sig: Dict[str, Any] = {SCHEDULER_NAME_SIGNER: pod.scheduler_name}
+        for pc in self._sign_calls:
+            try:
+                out = pc.fn(pod)
+                fragments, st = out if isinstance(out, tuple) and len(out) == 2 else (out, None)
+                st = _status(pc.name, "SignPod", st)
+            except Exception as e:
+                st = _raised(e)
+                fragments = None
+            if st is not None and not st.is_success():
+                return None  # "SignPod can't sign pod due to plugin" (an Error is logged)
+            for frag in fragments or ():
+                key, value = (frag.key, frag.value) if hasattr(frag, "key") else frag
+                sig[str(key)] = value
+        try:
+            return json.dumps(sig, sort_keys=True, separators=(",", ":"), default=repr)
+        except (TypeError, ValueError):
+            return None  # "SignPod failed to marshal signature object"
 
     def _expand_multi_point(self, plugins: Mapping, source: str, where: str) -> None:
         """expandMultiPointPlugins."""
@@ -430,6 +493,16 @@ class Framework:
     # ------------------------------------------------------------------------------------------
     def snapshot_shared_lister(self):
         return self.snapshot
+
+    def dynamic_lister(self, kind_or_gvk: str) -> DynamicLister:
+        """The lister of a custom resource the plugin packages declared (by its kind or its
+        `<plural>.<version>.<group>`), as a dynamic informer's lister upstream."""
+        cr = find_custom_resource(self.custom_resources, kind_or_gvk)
+        if cr is None:
+            raise KeyError(f"no custom resource {kind_or_gvk!r} is declared (declared: "
+                           f"{', '.join(sorted(self.custom_resources)) or 'none'}); a plugin package "
+                           f"declares its kinds with the schedharness_custom_resources hook")
+        return DynamicLister(self.cluster, cr)
 
     def list_plugins(self) -> Dict[str, List[Dict[str, Any]]]:
         """ListPlugins: the effective plugins of each extension point, with score weights."""

@@ -171,14 +171,16 @@ class Cache:
             raise CacheError(f"pod {pod.key} is in the cache, so can't be assumed")
         self._add_pod(pod, True)
 
-    def forget_pod(self, pod: Pod) -> None:
-        """ForgetPod: only an assumed pod can be forgotten (a no-op otherwise; upstream returns
-        an error the callers log)."""
+    def forget_pod(self, pod: Pod) -> bool:
+        """ForgetPod: only an assumed pod can be forgotten; False where upstream returns an
+        error (which the callers log)."""
         current = self.pod_states.get(pod.uid)
         if current is not None and current.node_name != pod.node_name:
-            return  # "was assumed on X but assigned to Y"
+            return False  # "was assumed on X but assigned to Y"
         if current is not None and pod.uid in self.assumed_pods:
             self._remove_pod(pod)
+            return True
+        return False
 
     def is_assumed_pod(self, pod: Pod) -> bool:
         return pod.uid in self.assumed_pods

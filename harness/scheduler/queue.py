@@ -13,6 +13,7 @@ import itertools
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from ..api.objects import Pod
+from ..versions import DEFAULT as DEFAULT_FEATURES
 from ..framework.types import (ActionType, ClusterEvent, EventResource, PodInfo, QueuedPodInfo,
                                QueueingHint)
 
@@ -182,6 +183,7 @@ class SchedulingQueue:
                  max_backoff: float = 10.0):
         self.frameworks = frameworks
         self.clock = clock
+        self.features = DEFAULT_FEATURES  # the Scheduler sets its own (harness.versions)
         self.initial_backoff = float(initial_backoff)
         self.max_backoff = float(max_backoff)
         self._initial_ns = _ns(self.initial_backoff)
@@ -319,13 +321,17 @@ class SchedulingQueue:
                     return item[2]
         return None
 
-    def _move_to_active(self, pinfo: QueuedPodInfo, event: Union[ClusterEvent, str]) -> bool:
+    def _move_to_active(self, pinfo: QueuedPodInfo, event: Union[ClusterEvent, str],
+                        moves_from_backoff: bool = False) -> bool:
         """moveToActiveQ: PreEnqueue (not again for a pod whose backoff completed: it passed
-        them on entering the backoffQ), then activeQ, or the unschedulable pool when gated."""
+        them on entering the backoffQ; from v1.35 not for any pod coming straight from the
+        backoffQ, an activated one included), then activeQ, or the unschedulable pool when
+        gated."""
         uid = pinfo.pod.uid
         if event != BACKOFF_COMPLETE:
             pinfo.requeue_event = event_label(event)
-            self._run_pre_enqueue(pinfo)
+            if not (moves_from_backoff and self.features.has("ActivateFromBackoffSkipsPreEnqueue")):
+                self._run_pre_enqueue(pinfo)
         if pinfo.gated():
             if uid in self.in_queue:
                 return False  # already in activeQ, backoffQ or the unschedulable pool
@@ -572,11 +578,13 @@ class SchedulingQueue:
         for pod in pods:
             uid = pod.uid
             pinfo = self.unschedulable.get(uid)
+            from_backoff = False
             if pinfo is None and self.in_queue.get(uid) == BACKOFF_Q:
                 pinfo = self._remove_from_backoff(uid)
                 self.in_queue.pop(uid, None)
+                from_backoff = True
             if pinfo is not None:
-                self._move_to_active(pinfo, FORCE_ACTIVATE)
+                self._move_to_active(pinfo, FORCE_ACTIVATE, from_backoff)
                 continue
             if uid in self.in_flight:  # addEventsIfPodInFlight
                 self.in_flight_events.append((EVENT_FORCE_ACTIVATE, None, pod))

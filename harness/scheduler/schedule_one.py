@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ..framework import node_table, parallelize
+from ..framework.batch import SortedScoredNodes
 from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
@@ -17,6 +18,7 @@ from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, 
                                PodInfo, QueuedPodInfo)
 
 from . import parallel_filter
+from .extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE, ExtenderError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scheduler import Scheduler
@@ -24,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT = 3
+CLEAR_NOMINATED_NODE = ("ModeOverride", "")  # clearNominatedNode
 
 
 class NoNodesAvailable(Exception):
@@ -105,10 +108,27 @@ def select_host(scores: List[NodePluginScores], rng) -> str:
     return top[rng.randrange(len(top))] if len(top) > 1 else top[0]
 
 
+def sorted_rest(scores: List[NodePluginScores], host: str, rng) -> SortedScoredNodes:
+    """newSortedNodeScores after its first Pop (v1.35): the nodes but the one picked, highest
+    total first; ties in random order (upstream: each node's Randomizer, drawn in
+    prioritizeNodes; here from the scheduler's batch stream, so that the pick itself draws as
+    select_host always did)."""
+    totals = getattr(scores, "totals", None)
+    if totals is not None:
+        pairs = [(int(totals[k]), ni.node.name) for k, ni in enumerate(scores.nodes)]
+    else:
+        pairs = [(sc.total_score, sc.name) for sc in scores]
+    rest = [(-total, rng.random(), name) for total, name in pairs if name != host]
+    rest.sort()
+    return SortedScoredNodes(name for _, _, name in rest)
+
+
 class SchedulingCycles:
     """The cycle functions of Scheduler, kept apart so each reads like its upstream namesake."""
 
     sched: "Scheduler"
+    batch_hint: str = ""  # OpportunisticBatching: this cycle's node hint and pod signature
+    batch_signature: Optional[str] = None
 
     # ------------------------------------------------------------------------------------------
     def schedule_one(self) -> bool:
@@ -129,6 +149,15 @@ class SchedulingCycles:
             s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
         if status is not None and status.is_wait():
+            # the binding goroutine starts now: its PreBindPreFlight step runs before it blocks
+            # in WaitOnPermit (here: before the pod joins the waiting pods' loop)
+            st = self.binding_pre_flight(state, fw, result, assumed_pinfo)
+            if st is not None:
+                # upstream's goroutine returns before WaitOnPermit, leaving the waiting pod in
+                # the map until its timeout rejects it unheard; here it leaves the map now
+                fw.waiting_pods.pop(pod.uid, None)
+                self.handle_binding_cycle_error(state, fw, assumed_pinfo, result, st, record)
+                return True
             s.waiting.append((state, fw, result, assumed_pinfo, record))
             return True
         if status is not None and not status.is_success():
@@ -138,10 +167,16 @@ class SchedulingCycles:
         return True
 
     def binding_goroutine(self, state: CycleState, fw: Framework, result: ScheduleResult,
-                          assumed: QueuedPodInfo, record: CycleRecord) -> Task:
+                          assumed: QueuedPodInfo, record: CycleRecord, pre_flight: bool = True) -> Task:
         """The goroutine scheduleOne starts after a scheduling cycle: the binding cycle, then
-        handleBindingCycleError on failure. A task: it may wait (PreBind) in virtual time."""
-        status = yield from self.binding_cycle_task(state, fw, result, assumed)
+        handleBindingCycleError on failure. A task: it may wait (PreBind) in virtual time.
+        `pre_flight`: False for a pod that waited at Permit (its PreBindPreFlight step ran when
+        the scheduling cycle ended)."""
+        status = None
+        if pre_flight:
+            status = self.binding_pre_flight(state, fw, result, assumed)
+        if status is None:
+            status = yield from self.binding_cycle_task(state, fw, result, assumed)
         if status is not None and not status.is_success():
             self.handle_binding_cycle_error(state, fw, assumed, result, status, record)
 
@@ -153,11 +188,13 @@ class SchedulingCycles:
         try:
             result = self.schedule_pod(fw, state, pod, record)
         except NoNodesAvailable as e:
-            return (ScheduleResult(nominating_info=("ModeOverride", "")), pinfo,
+            return (ScheduleResult(nominating_info=self.failure_nominating_info()), pinfo,
                     Status(Code.UnschedulableAndUnresolvable, err=e))
         except FitError as fit_error:
             if not fw.has_post_filter_plugins():
-                return ScheduleResult(), pinfo, Status(Code.Unschedulable, err=fit_error)
+                # v1.34: ScheduleResult{} (the nomination left as it is); v1.35: cleared
+                nominating = CLEAR_NOMINATED_NODE if s.features.has("ClearNominatedNodeOnFailure") else None
+                return ScheduleResult(nominating_info=nominating), pinfo, Status(Code.Unschedulable, err=fit_error)
             pf_result, pf_status = fw.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
             fit_error.diagnosis.post_filter_msg = pf_status.message()
             record_post_filter(record, state, pf_result, pf_status)
@@ -166,7 +203,7 @@ class SchedulingCycles:
                 nominating = (pf_result.nominating_mode, pf_result.nominated_node_name)
             return ScheduleResult(nominating_info=nominating), pinfo, Status(Code.Unschedulable, err=fit_error)
         except _CycleError as e:
-            return ScheduleResult(nominating_info=("ModeOverride", "")), pinfo, e.status
+            return ScheduleResult(nominating_info=self.failure_nominating_info()), pinfo, e.status
 
         host = result.suggested_host
         assumed_pod = pod.with_node(host)
@@ -183,13 +220,23 @@ class SchedulingCycles:
         if sts is not None and not sts.is_success():
             fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
             s.cache.forget_pod(assumed_pod)
-            return ScheduleResult(nominating_info=("ModeOverride", "")), assumed, self._single_node_fit_error(pod, host, sts)
+            return (ScheduleResult(nominating_info=self.failure_nominating_info()), assumed,
+                    self._single_node_fit_error(pod, host, sts))
         sts = fw.run_permit_plugins(state, assumed_pod, host)
         if sts is not None and not sts.is_wait() and not sts.is_success():
             fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
             s.cache.forget_pod(assumed_pod)
-            return ScheduleResult(nominating_info=("ModeOverride", "")), assumed, self._single_node_fit_error(pod, host, sts)
+            return (ScheduleResult(nominating_info=self.failure_nominating_info()), assumed,
+                    self._single_node_fit_error(pod, host, sts))
         return result, assumed, sts if (sts is not None and sts.is_wait()) else None
+
+    def failure_nominating_info(self) -> Optional[Tuple[str, str]]:
+        """newFailureNominatingInfo (v1.34): None (the nomination kept) with
+        NominatedNodeNameForExpectation on, else clear it; v1.35's clearNominatedNode always."""
+        features = self.sched.features
+        if not features.has("ClearNominatedNodeOnFailure") and features.enabled("NominatedNodeNameForExpectation"):
+            return None
+        return CLEAR_NOMINATED_NODE
 
     @staticmethod
     def _single_node_fit_error(pod, host: str, sts: Status) -> Status:
@@ -206,6 +253,7 @@ class SchedulingCycles:
         s.cache.update_snapshot(s.snapshot)
         if s.snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
+        self.batch_hint, self.batch_signature = "", None
         feasible, diagnosis = self.find_nodes_that_fit_pod(fw, state, pod, record)
         if not feasible:
             raise FitError(pod, s.snapshot.num_nodes(), diagnosis)
@@ -213,11 +261,17 @@ class SchedulingCycles:
             record.feasible = [ni.node.name for ni in feasible]
         if len(feasible) == 1:
             record.picked = feasible[0].node.name
+            if fw.batch is not None:
+                fw.batch.store_schedule_results(self.batch_signature, self.batch_hint, record.picked, None,
+                                                s.queue.scheduling_cycle)
             return ScheduleResult(feasible[0].node.name, 1 + diagnosis.node_to_status.length(), 1)
         scores = self.prioritize_nodes(fw, state, pod, feasible, record)
         record.scores = scores
         host = select_host(scores, s.rng)
         record.picked = host
+        if fw.batch is not None:
+            fw.batch.store_schedule_results(self.batch_signature, self.batch_hint, host,
+                                            sorted_rest(scores, host, s.batch_rng), s.queue.scheduling_cycle)
         return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.length(), len(feasible))
 
     def find_nodes_that_fit_pod(self, fw: Framework, state: CycleState, pod, record: CycleRecord
@@ -247,8 +301,13 @@ class SchedulingCycles:
             diagnosis.pre_filter_msg = st.message()
             diagnosis.add_plugin_status(st)
             return [], diagnosis
-        if pod.nominated_node_name:
-            feasible = self.evaluate_nominated_node(fw, state, pod, diagnosis, record)
+        if fw.batch is not None:
+            # OpportunisticBatching: a hint from the previous cycle's scores, tried as a
+            # nominated node is (the signature is the queue's from v1.36, the same value)
+            self.batch_signature = fw.sign_pod(pod)
+            self.batch_hint = fw.batch.get_node_hint(state, pod, self.batch_signature, s.queue.scheduling_cycle)
+        if pod.nominated_node_name or self.batch_hint:
+            feasible = self.evaluate_nominated_node(fw, state, pod, diagnosis, record, self.batch_hint)
             if feasible:
                 return feasible, diagnosis
         nodes = all_nodes
@@ -267,20 +326,51 @@ class SchedulingCycles:
             # always updated, an error or not, so that every node gets its turn
             processed = len(feasible) + diagnosis.node_to_status.length()
             s.next_start_node_index = (s.next_start_node_index + processed) % len(all_nodes)
-        return feasible, diagnosis
+        after = self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+        if len(after) != len(feasible):
+            # extenders have no EnqueueExtensions: the pod names "Extender", which every
+            # event requeues (the framework's defaultEnqueueExtension)
+            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        return after, diagnosis
 
-    def evaluate_nominated_node(self, fw, state, pod, diagnosis, record) -> List[NodeInfo]:
+    def evaluate_nominated_node(self, fw, state, pod, diagnosis, record, node_hint: str = "") -> List[NodeInfo]:
+        """evaluateNominatedNode: the pod's nominated node, else the batch's hint."""
         s = self.sched
         try:
-            ni = s.snapshot.get(pod.nominated_node_name)
+            ni = s.snapshot.get(pod.nominated_node_name or node_hint)
         except KeyError:
             return []
         try:
-            return self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
-        except _FilterError:
+            feasible = self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
+            return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+        except (_FilterError, _CycleError):
             # upstream logs the error ("Evaluation failed on nominated node") and goes on with
             # all the nodes
             return []
+
+    def find_nodes_that_pass_extenders(self, pod, feasible: List[NodeInfo], statuses: NodeToStatus
+                                       ) -> List[NodeInfo]:
+        """findNodesThatPassExtenders: each interested extender in turn narrows the feasible
+        nodes; its failed (and failed-and-unresolvable, which take precedence) nodes get that
+        status; an error skips an ignorable extender and fails the attempt otherwise."""
+        for ext in self.sched.extenders:
+            if not feasible:
+                break
+            if not ext.is_interested(pod):
+                continue
+            try:
+                kept, failed, unresolvable = ext.filter(pod, feasible)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    continue  # "Skipping extender as it returned error and has ignorable flag set"
+                raise _CycleError(Status(Code.Error, err=RuntimeError(str(e))))
+            for name, msg in unresolvable.items():
+                statuses.set(name, Status(Code.UnschedulableAndUnresolvable, msg))
+            for name, msg in failed.items():
+                if name not in unresolvable:
+                    statuses.set(name, Status(Code.Unschedulable, msg))
+            feasible = kept
+        return feasible
 
     def find_nodes_that_pass_filters(self, fw: Framework, state: CycleState, pod, diagnosis: Diagnosis,
                                      nodes: List[NodeInfo], record: CycleRecord) -> List[NodeInfo]:
@@ -292,7 +382,7 @@ class SchedulingCycles:
         if n == 0:
             return []
         to_find = num_feasible_nodes_to_find(fw.percentage_of_nodes_to_score, s.percentage_of_nodes_to_score, n)
-        if not fw.has_score_plugins():
+        if not s.has_extender_filters() and not s.has_scoring(fw):
             to_find = 1
         start = s.next_start_node_index
         if not fw.has_filter_plugins():
@@ -393,7 +483,7 @@ class SchedulingCycles:
     def prioritize_nodes(self, fw: Framework, state: CycleState, pod, nodes: List[NodeInfo],
                          record: Optional[CycleRecord] = None) -> List[NodePluginScores]:
         """prioritizeNodes."""
-        if not fw.has_score_plugins():
+        if not self.sched.extenders and not fw.has_score_plugins():
             return [NodePluginScores(ni.node.name, [], 1) for ni in nodes]
         st = fw.run_pre_score_plugins(state, pod, nodes)
         if st is not None and not st.is_success():
@@ -407,13 +497,64 @@ class SchedulingCycles:
             scores, st = fw.run_score_plugins(state, pod, nodes, detail)
         if st is not None and not st.is_success():
             raise _CycleError(st)
+        if self.sched.extenders and nodes:
+            scores = self.add_extender_scores(pod, nodes, scores)
         return scores
+
+    def add_extender_scores(self, pod, nodes: List[NodeInfo], scores) -> List[NodePluginScores]:
+        """prioritizeNodes' extender part: each interested extender's HostPriorityList, scaled
+        to the plugins' range (score * weight * (MaxNodeScore / MaxExtenderPriority), in integers)
+        and added to the node's total; an extender that fails gives no score."""
+        per_node: Dict[str, List[Tuple[str, int]]] = {}
+        for ext in self.sched.extenders:
+            if not ext.is_interested(pod):
+                continue
+            try:
+                prioritized, weight = ext.prioritize(pod, nodes)
+            except ExtenderError:
+                continue  # "Failed to run extender's priority function. No score given by this extender."
+            for host, score in prioritized:
+                final = score * weight * (MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY)
+                per_node.setdefault(host, []).append((ext.name(), final))
+        out = []
+        for nps in scores:
+            extra = per_node.get(nps.name)
+            if extra:
+                nps = NodePluginScores(nps.name, list(nps.scores) + extra,
+                                       nps.total_score + sum(v for _, v in extra))
+            out.append(nps)
+        return out
 
     # ------------------------------------------------------------------------------------------
     def binding_cycle(self, state: CycleState, fw: Framework, result: ScheduleResult,
                       assumed: QueuedPodInfo) -> Optional[Status]:
         """bindingCycle with no time passing (see binding_cycle_task)."""
         return drive(self.binding_cycle_task(state, fw, result, assumed))
+
+    def binding_pre_flight(self, state: CycleState, fw: Framework, result: ScheduleResult,
+                           assumed: QueuedPodInfo) -> Optional[Status]:
+        """bindingCycle's first step with NominatedNodeNameForExpectation (beta, on from v1.35;
+        alpha, off in v1.34): RunPreBindPreFlights (an Error, or a rejection, which it does not
+        support, fails the binding cycle); when a PreBind plugin will work (Success) or the pod
+        will wait at Permit, status.nominatedNodeName is patched to the chosen node, telling
+        other components (the cluster autoscaler) where the pod is about to go. PreBind plugins
+        whose PreBindPreFlight returned Skip are skipped. Without the gate every PreBind plugin
+        runs and nothing is patched."""
+        s = self.sched
+        if not s.features.enabled("NominatedNodeNameForExpectation"):
+            return None
+        pod = assumed.pod
+        host = result.suggested_host
+        st = fw.run_pre_bind_pre_flights(state, pod, host)
+        if st is not None and (st.code == Code.Error or st.is_rejected()):
+            return st
+        if st is None or st.is_success() or fw.will_wait_on_permit(pod):
+            current = s.cluster.get("Pod", pod.namespace, pod.name)
+            if current is not None and current.uid == pod.uid:
+                # "Failed to update the nominated node name in the binding cycle" is logged
+                # and binding goes on when the patch fails
+                s.update_pod(pod, None, ("ModeOverride", host), current=current)
+        return None
 
     def binding_cycle_task(self, state: CycleState, fw: Framework, result: ScheduleResult,
                            assumed: QueuedPodInfo) -> Task:
@@ -431,17 +572,44 @@ class SchedulingCycles:
                 return Status(st.code, err=FitError(pod, 1, d))
             return st
         s.queue.done(pod.uid)
-        # PreBindPreFlight (and the nominatedNodeName it may set) only runs with the
-        # NominatedNodeNameForExpectation feature gate, alpha and off in v1.34: every PreBind
-        # plugin runs.
         st = yield from fw.run_pre_bind_plugins_task(state, pod, host)
         if st is not None and not st.is_success():
             return st
-        st = fw.run_bind_plugins(state, pod, host)
+        st = self.bind(fw, state, pod, host)
         if st is not None and not st.is_success():
             return st
         fw.run_post_bind_plugins(state, pod, host)
         return None
+
+    def bind(self, fw: Framework, state: CycleState, pod, host: str) -> Optional[Status]:
+        """bind: an extender that binds the pod first (extendersBinding), else the Bind
+        plugins."""
+        bound, err = self.extenders_binding(pod, host)
+        if bound:
+            return None if err is None else Status(Code.Error, err=RuntimeError(err))
+        return fw.run_bind_plugins(state, pod, host)
+
+    def extenders_binding(self, pod, node: str) -> Tuple[bool, Optional[str]]:
+        """extendersBinding: the first interested binder binds (an ignorable one that fails is
+        skipped). The extender itself POSTs the Binding to the API server: the harness makes
+        that call for it once the extender answered without error."""
+        from .scheduler import API_ERRORS
+
+        for ext in self.sched.extenders:
+            if not ext.is_binder() or not ext.is_interested(pod):
+                continue
+            try:
+                ext.bind(pod, node)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    continue  # "Skipping extender in bind as it returned error and has ignorable flag set"
+                return True, str(e)
+            try:
+                self.sched.cluster.create_binding(pod, node)
+            except API_ERRORS as e:
+                return True, str(e)
+            return True, None
+        return False, None
 
     def handle_binding_cycle_error(self, state, fw: Framework, assumed: QueuedPodInfo,
                                    result: ScheduleResult, status: Status, record: CycleRecord) -> None:
@@ -449,15 +617,19 @@ class SchedulingCycles:
         s = self.sched
         pod = assumed.pod
         fw.run_reserve_plugins_unreserve(state, pod, result.suggested_host)
-        s.cache.forget_pod(pod)
+        if not s.cache.forget_pod(pod):
+            # "scheduler cache ForgetPod failed" (v1.35: the pod's deletion forgot it already):
+            # no move
+            self.handle_scheduling_failure(fw, assumed, status, self.failure_nominating_info(), record)
+            return
         if status.is_rejected():
             # upstream defers this move until after the failure handler, and skips the pod
-            self.handle_scheduling_failure(fw, assumed, status, ("ModeOverride", ""), record)
+            self.handle_scheduling_failure(fw, assumed, status, self.failure_nominating_info(), record)
             s.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
                                                   lambda p: p.uid != pod.uid)
         else:
             s.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None)
-            self.handle_scheduling_failure(fw, assumed, status, ("ModeOverride", ""), record)
+            self.handle_scheduling_failure(fw, assumed, status, self.failure_nominating_info(), record)
 
     def handle_scheduling_failure(self, fw: Framework, pinfo: QueuedPodInfo, status: Status,
                                   nominating_info, record: CycleRecord) -> None:
@@ -471,6 +643,7 @@ class SchedulingCycles:
             pinfo.pending_plugins = set(err.diagnosis.pending_plugins)
         msg = status.message()
         record.message = msg
+        attempted = pinfo.pod  # upstream's `pod := podInfo.Pod`, before the informer's copy replaces it
         record.result = reason
         current = s.cluster.get("Pod", pinfo.pod.namespace, pinfo.pod.name)
         if current is None:
@@ -480,14 +653,22 @@ class SchedulingCycles:
             # "Pod has been assigned to node. Abort adding it back to queue." The status patch
             # still goes out, and lands on the bound pod.
             s.queue.done(pinfo.pod.uid)
+        elif current.uid != pinfo.pod.uid:
+            # "Pod was recreated while handling scheduling failure. Skip requeueing and status
+            # updates." (v1.34.9 on): the new pod has its own place in the queue
+            s.queue.done(pinfo.pod.uid)
+            return
         else:
             pinfo.pod_info = PodInfo.of(current)
             s.queue.add_unschedulable_if_not_present(pinfo)
             s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
         if err is not None:
             # (a status without an error, every Bind plugin skipped: no pod update upstream)
-            s.update_pod(current, {"type": "PodScheduled", "status": "False", "reason": reason,
-                                   "message": msg}, nominating_info)
+            # The change is judged on the pod this attempt had (its nominatedNodeName as it was
+            # popped: one the binding cycle patched since is not seen, and stays), the patch
+            # lands on the API server's pod.
+            s.update_pod(attempted, {"type": "PodScheduled", "status": "False", "reason": reason,
+                                     "message": msg}, nominating_info, current=current)
         if not current.node_name and not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             # requeued after backoff whatever happens (an Error, or no nodes)
             s.note_error(current)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import heapq
 import itertools
 import random
@@ -11,10 +12,12 @@ from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
 from ..apierrors import StatusError, Unreachable
 from ..errors import UserError
+from ..framework.custom_resources import custom_resources
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
 from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 from .cache import Cache, CacheError
+from .extender import HTTPExtender, apply_ignored_resources, build_extenders, ignored_extended_resources
 from .events import node_scheduling_properties_change, pod_scheduling_properties_change
 from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, UNSCHEDULABLE_Q, SchedulingQueue
 from .schedule_one import CycleRecord, SchedulingCycles
@@ -53,11 +56,11 @@ class VirtualClock:
             self.t = t
 
 
-def node_update_action(old: Node, new: Node) -> ActionType:
+def node_update_action(old: Node, new: Node, features=None) -> ActionType:
     """The actions of NodeSchedulingPropertiesChange(new, old), ORed (NONE when the update is
     no event). The handler moves pods once per event, in order (node_scheduling_properties_change)."""
     a = ActionType.NONE
-    for ev in node_scheduling_properties_change(new, old):
+    for ev in node_scheduling_properties_change(new, old, features):
         a |= ev.action_type
     return a
 
@@ -79,7 +82,7 @@ class Scheduler:
 
     def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
                  seed: int = 0, source: str = "config", clock=None, name: str = "",
-                 features: Optional[Features] = None):
+                 features: Optional[Features] = None, extender_handlers: Optional[Mapping[str, Any]] = None):
         self.config = config
         self.features: Features = features if features is not None else DEFAULT_FEATURES
         self.cluster = cluster
@@ -90,23 +93,33 @@ class Scheduler:
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.rng = random.Random(seed)
+        # the order of tied nodes in an OpportunisticBatching batch (a stream of its own)
+        self.batch_rng = random.Random(seed + 1)
         self.next_start_node_index = 0
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
         self.waiting: List[Tuple[Any, Framework, Any, Any, CycleRecord]] = []
-        if config.get("extenders"):
-            raise UserError("extenders are not supported by schedharness yet (kube-scheduler would "
-                            "call them over HTTP)", file=source, key="extenders")
+        if ignored_extended_resources(config):
+            config = copy.deepcopy(dict(config))
+            apply_ignored_resources(config, source)
+            self.config = config
+        # buildExtenders: the configuration's extenders, ignorable ones last (a case's handler
+        # answers an extender in place of HTTP)
+        self.extenders: List[HTTPExtender] = build_extenders(config, extender_handlers, source)
+        # kind -> CustomResource: the CRDs the plugin packages declared (dynamic informers)
+        self.custom_resources = custom_resources(registry)
         self.profiles: Dict[str, Framework] = {}
         waiting_pods: Dict[str, Any] = {}
         for prof in config["profiles"]:
             fw = Framework(prof, registry, snapshot=self.snapshot, cluster=cluster,
                            parallelism=int(config.get("parallelism") or 16), clock=self.clock,
-                           waiting_pods=waiting_pods, source=source, features=self.features)
+                           waiting_pods=waiting_pods, source=source, features=self.features,
+                           extenders=self.extenders)
             self.profiles[prof["schedulerName"]] = fw
         self.queue = SchedulingQueue(self.profiles, self.clock,
                                      config.get("podInitialBackoffSeconds", 1),
                                      config.get("podMaxBackoffSeconds", 10))
+        self.queue.features = self.features
         for fw in self.profiles.values():
             fw.nominator = self.queue.nominator
             fw.activator = self.queue.activate
@@ -156,16 +169,25 @@ class Scheduler:
                 self._on_pod(old, new)
         elif kind == "Node":
             self._on_node(old, new)
-        elif kind in _KIND_RESOURCE:
+        else:
+            resource = _KIND_RESOURCE.get(kind)
+            if resource is None:
+                cr = self.custom_resources.get(kind)
+                if cr is None:
+                    return  # no informer of this scheduler lists the kind
+                # addAllEventHandlers' default branch: a dynamic informer for the GVK
+                # `<plural>.<version>.<group>` a plugin registered (at least two dots)
+                resource = cr.event_resource
+                if resource.count(".") < 2:
+                    return
             if old is None:
                 action = ActionType.Add
             elif new is None:
                 action = ActionType.Delete
             else:
                 action = ActionType.Update
-            resource = _KIND_RESOURCE[kind]
             # addAllEventHandlers: an informer handler for this kind and action only when a
-            # plugin of some profile registered it (unionedGVKs).
+            # plugin of some profile registered it (unionedGVKs; buildEvtResHandler).
             if not self._registered_actions().get(resource, ActionType.NONE) & action:
                 return
             self.queue.move_all_to_active_or_backoff(ClusterEvent(resource, action), old, new)
@@ -179,6 +201,14 @@ class Scheduler:
                     gvk[ev.resource] = gvk.get(ev.resource, ActionType.NONE) | ev.action_type
             self._gvk_map = gvk
         return gvk
+
+    def has_scoring(self, fw: Framework) -> bool:
+        """hasScoring: Score plugins in the profile, or a prioritizing extender."""
+        return fw.has_score_plugins() or any(e.is_prioritizer() for e in self.extenders)
+
+    def has_extender_filters(self) -> bool:
+        """hasExtenderFilters."""
+        return any(e.is_filter() for e in self.extenders)
 
     def _responsible_for(self, pod: Pod) -> bool:
         """responsibleForPod."""
@@ -206,7 +236,7 @@ class Scheduler:
         elif new_q:
             self.queue.add(new)  # addPodToSchedulingQueue
         elif old_q:
-            self._delete_pod_from_scheduling_queue(old)
+            self._delete_pod_from_scheduling_queue(old, in_binding=new_assigned)
 
     def _add_pod_to_cache(self, pod: Pod) -> None:
         self.cache.add_pod(pod)
@@ -225,6 +255,10 @@ class Scheduler:
         if old.resource_version == new.resource_version:
             return  # an update carrying identical objects (#96071)
         if self.cache.is_assumed_pod(new):
+            if (self.features.has("AssumedPodDeletionHandling") and new.deletion_timestamp
+                    and not old.deletion_timestamp):
+                # "Assumed pod deletion has started" (v1.35 on)
+                self._handle_assumed_pod_deletion(new)
             return
         self.queue.update(old, new)
         if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
@@ -232,8 +266,22 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, old, None,
                                                      _le_priority(old.priority))
 
-    def _delete_pod_from_scheduling_queue(self, pod: Pod) -> None:
+    def _delete_pod_from_scheduling_queue(self, pod: Pod, in_binding: bool = False) -> None:
+        """deletePodFromSchedulingQueue. `in_binding`: the pod left the queue's informer filter
+        because it was bound."""
         self.queue.delete(pod)
+        if self.features.has("AssumedPodDeletionHandling"):
+            # v1.35: a binding is no removal (no moves); an assumed pod's deletion frees what it
+            # held at once (handleAssumedPodDeletion)
+            if in_binding:
+                return
+            if self.cache.is_assumed_pod(pod):
+                self._handle_assumed_pod_deletion(pod)
+            elif pod.nominated_node_name:
+                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                                         _le_priority(pod.priority))
+            return
+        # v1.34: as the queue handler's OnDelete, bindings included
         fw = self.profiles.get(pod.scheduler_name)
         if fw is None:
             return
@@ -243,6 +291,20 @@ class Scheduler:
         elif pod.nominated_node_name:
             self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
                                                      _le_priority(pod.priority))
+
+    def _handle_assumed_pod_deletion(self, pod: Pod) -> None:
+        """handleAssumedPodDeletion (v1.35 on): a pod waiting at Permit is rejected (its binding
+        cycle fails and cleans up); one in PreBind or Bind is forgotten now (its binding will
+        fail); then pods move as for an assigned pod's deletion."""
+        assumed = self.cache.get_pod(pod)
+        if assumed is None:
+            return  # "Assumed pod was already forgotten"
+        fw = self.profiles.get(assumed.scheduler_name)
+        if fw is None:
+            return
+        if not fw.reject_waiting_pod(assumed.uid):
+            self.cache.forget_pod(assumed)
+        self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, assumed, None)
 
     def _on_node(self, old: Optional[Node], new: Optional[Node]) -> None:
         if old is None:  # addNodeToCache
@@ -256,33 +318,42 @@ class Scheduler:
                 pass  # "Scheduler cache RemoveNode failed" (logged upstream)
         else:  # updateNodeInCache: one move per event, in order
             self.cache.update_node(old, new)
-            for ev in node_scheduling_properties_change(new, old):
+            for ev in node_scheduling_properties_change(new, old, self.features):
                 self.queue.move_all_to_active_or_backoff(ev, old, new)
 
     # ------------------------------------------------------------------------------------------
     # API writes the scheduler makes
     # ------------------------------------------------------------------------------------------
-    def update_pod(self, pod: Pod, condition: Optional[Dict[str, str]], nominating_info) -> Optional[Pod]:
+    def update_pod(self, pod: Pod, condition: Optional[Dict[str, str]], nominating_info,
+                   current: Optional[Pod] = None) -> Optional[Pod]:
         """updatePod: patch the PodScheduled condition and, with ModeOverride, the
-        nominatedNodeName, when either changes. The patch comes back through the informer as
-        a pod update, which the queue runs through the queueing hints."""
+        nominatedNodeName, when either changes. What changes is judged on `pod`, the scheduler's
+        copy (util.PatchPodStatus sends the difference between its status and the new one); the
+        patch lands on `current`, the API server's object (default: `pod`). The patch comes
+        back through the informer as a pod update, which the queue runs through the queueing
+        hints."""
         nnn_update = (nominating_info is not None and nominating_info[0] == "ModeOverride"
                       and (pod.nominated_node_name or "") != nominating_info[1])
         cond_update = False
+        if condition is not None:
+            probe = {"conditions": [dict(c) for c in pod.status.get("conditions") or []]}
+            cond_update = update_pod_condition(probe, condition)
+        if not cond_update and not nnn_update:
+            return None
 
         def patch(st: Dict[str, Any]) -> None:
-            nonlocal cond_update
-            if condition is not None:
-                cond_update = update_pod_condition(st, condition)
+            if cond_update:
+                update_pod_condition(st, condition)
             if nnn_update:
                 if nominating_info[1]:
                     st["nominatedNodeName"] = nominating_info[1]
                 else:
                     st.pop("nominatedNodeName", None)
 
-        new = pod.with_status(patch)
-        if not cond_update and not nnn_update:
-            return None
+        target = current if current is not None else pod
+        new = target.with_status(patch)
+        if new.status == target.status:
+            return None  # a patch that changes nothing on the server: no write, no event
         try:
             self.cluster.update(new)
         except API_ERRORS:
@@ -423,7 +494,8 @@ class Scheduler:
             ready.append(item)
         self.waiting = still
         for state, fw, result, assumed, record in ready:
-            self.start_binding(self.cycles.binding_goroutine(state, fw, result, assumed, record))
+            self.start_binding(self.cycles.binding_goroutine(state, fw, result, assumed, record,
+                                                             pre_flight=False))
 
     # ------------------------------------------------------------------------------------------
     # binding goroutines, in virtual time

@@ -54,6 +54,8 @@ DRA = "DynamicResourceAllocation"
 # name: (since, default, stage[, locked]) transitions, as kube_features.go of v1.34.9, v1.35.6,
 # v1.36.3 list them
 GATES: Dict[str, Gate] = {g.name: g for g in [
+    # the API server's: a binding clears status.nominatedNodeName (pod storage's assignPod)
+    _g("ClearingNominatedNodeNameAfterBinding", (34, False, ALPHA), (35, True, BETA)),
     _g("CSIMigrationPortworx", (23, False, ALPHA), (25, False, BETA), (31, True, BETA),
        (33, True, GA, True), removed=36),
     _g("DRAAdminAccess", (32, False, ALPHA), (34, True, BETA), (36, True, GA, True), deps=(DRA,)),

@@ -269,6 +269,12 @@ def main() -> None:
     case("expect-nominated-unknown-pod.yaml", "expect.nominated.nobody", lambda c: c["expect"].update(nominated={"nobody": None}))
     case("expect-nominated-unknown-node.yaml", "expect.nominated.web", lambda c: c["expect"].update(nominated={"web": "node-z"}))
     case("expect-binding-wrong-namespace.yaml", "expect.bindings.prod/web", lambda c: c["expect"].update(bindings={"prod/web": "node-a"}))
+    case("expect-decisions-unknown-pod.yaml", "expect.decisions.ghost", lambda c: c["expect"].update(decisions={"ghost": {"picked": "node-a"}}))
+    case("expect-decisions-unknown-node.yaml", "expect.decisions.web.filter.node-z", lambda c: c["expect"].update(decisions={"web": {"filter": {"node-z": {"NodeResourcesFit": "Success"}}}}))
+    case("expect-decisions-unknown-plugin.yaml", "expect.decisions.web.score.node-a.NodeResourcesFitt", lambda c: c["expect"].update(decisions={"web": {"score": {"node-a": {"NodeResourcesFitt": 1}}}}))
+    case("expect-decisions-bad-code.yaml", "expect.decisions.web.filter.node-a.NodeResourcesFit", lambda c: c["expect"].update(decisions={"web": {"filter": {"node-a": {"NodeResourcesFit": "Fine"}}}}))
+    case("expect-decisions-bad-relation.yaml", "expect.decisions.web.relations[0]", lambda c: c["expect"].update(decisions={"web": {"relations": ["final(node-a) >> final(node-b)"]}}))
+    case("expect-history-unknown-node.yaml", "expect.history.web[0].node", lambda c: c["expect"].update(history={"web": [{"node": "node-z"}]}))
     # ---- objects and expectations in steps (checked before anything runs, by validate too) --
     bad_pod = dict(copy.deepcopy(POD), metadata={"name": "late"})
     bad_pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "four"
@@ -277,6 +283,7 @@ def main() -> None:
     case("steps-update-bad-taint.yaml", "steps[0].update[0].spec.taints[0].effect", lambda c: c.update(steps=[{"update": [tainted]}]))
     case("steps-expect-unknown-pod.yaml", "steps[0].expect.bindings.ghost", lambda c: c.update(steps=[{"expect": {"bindings": {"ghost": None}}}]))
     case("steps-expect-unknown-node.yaml", "steps[0].expect.bindings.web", lambda c: c.update(steps=[{"expect": {"bindings": {"web": "node-z"}}}]))
+    case("steps-expect-decisions-unknown-key.yaml", 'steps[0].expect.decisions.web: unknown key "bogus"', lambda c: c.update(steps=[{"expect": {"decisions": {"web": {"bogus": 1}}}}]))
     # ---- KubeSchedulerConfiguration ---------------------------------------------------------
     case("config-parallelism-0.yaml", "parallelism", config({"parallelism": 0}))
     case("config-percentage-101.yaml", "percentageOfNodesToScore", config({"percentageOfNodesToScore": 101}))

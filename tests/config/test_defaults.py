@@ -61,6 +61,14 @@ def test_dynamic_resources_scores_with_weight_2_from_v1_35(version):
     assert {"name": "DynamicResources", "weight": 2} in enabled
 
 
+def test_default_plugins_node_declared_features():
+    """TestApplyFeatureGates (v1.35/v1.36): NodeDeclaredFeatures appended with its gate on."""
+    for features in (resolve("v1.35", {"NodeDeclaredFeatures": True}), resolve("v1.36")):
+        names = [p["name"] for p in default_plugins(features)["multiPoint"]["enabled"]]
+        assert names[-2:] == ["DefaultBinder", "NodeDeclaredFeatures"]
+    assert "NodeDeclaredFeatures" not in [p["name"] for p in default_plugins(resolve("v1.35"))["multiPoint"]["enabled"]]
+
+
 MERGE_CASES = {
     "AppendCustomPlugin": (
         {"filter": {"enabled": [_p("CustomPlugin")]}},

@@ -20,6 +20,7 @@ from builtin_plugins.default_preemption import (DefaultPreemption, filter_pods_w
                                                 pod_terminating_by_preemption)
 from harness.api.objects import KubeObject, Node, Pod
 from harness.cluster import Cluster
+from harness.versions import resolve
 from harness.framework import Code, CycleState, NodeToStatus, PodInfo, Status, hookimpl, Plugin
 from harness.framework.preemption import (MAX_INT32, Victims, get_pod_start_time,
                                           more_important_pod, pick_one_node_for_preemption)
@@ -195,8 +196,8 @@ class Env:
     def __init__(self, nodes: Sequence[Node], pods: Sequence[Pod], *, filters: Sequence[str] = (FIT,),
                  pre_filters: Optional[Sequence[str]] = None, pdbs: Sequence[KubeObject] = (),
                  args: Optional[Dict[str, Any]] = None, extra_pods: Sequence[Pod] = (),
-                 fake_codes: Optional[Dict[str, Code]] = None):
-        self.cluster = Cluster()
+                 fake_codes: Optional[Dict[str, Code]] = None, features: Any = None):
+        self.cluster = Cluster(features)
         for o in list(nodes) + list(pods) + list(extra_pods) + list(pdbs):
             self.cluster.create(o, notify=False)
         self.snapshot = Snapshot.from_objects(pods, nodes)
@@ -217,7 +218,7 @@ class Env:
             "pluginConfig": [{"name": "DefaultPreemption", "args": dict(args or {})}],
         }
         self.fw = Framework(profile, REGISTRY, snapshot=self.snapshot, cluster=self.cluster,
-                            nominator=self.nominator)
+                            nominator=self.nominator, features=features)
         self.pl: DefaultPreemption = self.fw.plugins_map["DefaultPreemption"]
 
     def prefilter(self, p: Pod) -> CycleState:
@@ -1062,3 +1063,61 @@ def test_set_defaults():
 def test_invalid_args_fail_construction():
     with pytest.raises(ValueError, match="not in valid range"):
         DefaultPreemption({"minCandidateNodesPercentage": 101}, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per version: victims already being deleted (prepareCandidate[Async]), the async gate
+# ---------------------------------------------------------------------------------------------
+def _disruption(env: Env, name: str) -> bool:
+    p = env.cluster.get("Pod", "default", name)
+    return any(c.get("type") == "DisruptionTarget" for c in p.status.get("conditions") or [])
+
+
+@pytest.mark.parametrize("async_preemption", [True, False], ids=["async", "sync"])
+@pytest.mark.parametrize("version,patched", [("v1.34", True), ("v1.35", False), ("v1.36", False)])
+def test_victim_already_being_deleted(version, patched, async_preemption):
+    """"one victim, but victim is already being deleted" and its sibling: v1.35 on, a victim
+    whose graceful deletion started gets no API call; v1.34.9 patches its DisruptionTarget
+    condition and sends a DELETE, which the API server leaves pending (the pod stays until the
+    kubelet is done). The other victim is evicted either way."""
+    p = pod("p", priority=HIGH, req=VERY_LARGE)
+    going = pod("going", node="node1", priority=LOW, req=LARGE, terminating=True)
+    staying = pod("staying", node="node1", priority=LOW, req=LARGE)
+    env = Env([node("node1", VERY_LARGE)], [going, staying], extra_pods=[p], features=resolve(version))
+    env.pl.evaluator.enable_async_preemption = async_preemption
+    res, status = env.pl.post_filter(env.prefilter(p), p, statuses({"node1": U}))
+    assert status.is_success() and res.nominated_node_name == "node1"
+    assert env.cluster.get("Pod", "default", "staying") is None
+    assert env.cluster.get("Pod", "default", "going") is not None
+    assert _disruption(env, "going") is patched
+    assert not env.pl.evaluator.preempting
+
+
+@pytest.mark.parametrize("version,starts", [("v1.34", True), ("v1.35", False), ("v1.36", False)])
+def test_async_preemption_with_every_victim_already_being_deleted(version, starts):
+    """prepareCandidateAsync: v1.35 on, with no victim left to delete nothing starts (no
+    goroutine, the preemptor is not gated, lower-priority nominations stay); v1.34.9 runs the
+    goroutine over every victim."""
+    p = pod("p", priority=HIGH, req=LARGE)
+    low_nominated = pod("n-low", priority=LOW, req=SMALL, nominated="node1")
+    env = Env([node("node1", LARGE)], [pod("v", node="node1", priority=LOW, req=LARGE, terminating=True)],
+              extra_pods=[p, low_nominated], features=resolve(version))
+    env.nominator.add(low_nominated, "node1")
+    deferred: List[Any] = []
+    env.fw.run_async = deferred.append
+    res, status = env.pl.post_filter(env.prefilter(p), p, statuses({"node1": U}))
+    assert status.is_success() and res.nominated_node_name == "node1"
+    assert len(deferred) == (1 if starts else 0)
+    assert (env.pl.pre_enqueue(p) is not None) is starts
+    for fn in deferred:
+        fn()
+    assert _disruption(env, "v") is starts
+    assert env.cluster.get("Pod", "default", "n-low").nominated_node_name == ("" if starts else "node1")
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_async_preemption_follows_its_feature_gate(gate):
+    """DefaultPreemption reads SchedulerAsyncPreemption (beta, on) from the handle's gates."""
+    env = Env([node("node1", ONE_POD)], [], features=resolve("v1.35", {"SchedulerAsyncPreemption": gate}))
+    assert env.pl.enable_async_preemption is gate
+    assert env.pl.evaluator.enable_async_preemption is gate

@@ -330,9 +330,15 @@ class FakeFramework:
         return False
 
 
-def handler_scheduler(queue, profiles: Optional[Dict[str, Any]] = None, cache: Optional[Cache] = None) -> Scheduler:
-    """A Scheduler with only what its event handlers touch: the cache, the queue, the profiles."""
+def handler_scheduler(queue, profiles: Optional[Dict[str, Any]] = None, cache: Optional[Cache] = None,
+                      features: Any = None) -> Scheduler:
+    """A Scheduler with only what its event handlers touch: the cache, the queue, the profiles;
+    its handlers as v1.34 has them unless `features` says otherwise (the tests using it were
+    ported from v1.34's eventhandlers_test.go)."""
+    from harness.versions import resolve
+
     s = Scheduler.__new__(Scheduler)
+    s.features = features if features is not None else resolve("v1.34")
     s.cache = cache if cache is not None else Cache()
     s.queue = queue
     s.profiles = profiles if profiles is not None else {"default-scheduler": FakeFramework()}

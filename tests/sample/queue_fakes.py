@@ -136,10 +136,15 @@ class StepClock(VirtualClock):
 
 
 def new_step_queue(hints=(), pre_enqueue=(), start: float = 0.0, initial: float = 1.0,
-                   max_backoff: float = 10.0) -> Tuple[SchedulingQueue, StepClock]:
+                   max_backoff: float = 10.0, features=None) -> Tuple[SchedulingQueue, StepClock]:
+    """A queue as v1.34 has it (the tables using it are v1.34's) unless `features` says otherwise."""
+    from harness.versions import resolve
+
     clock = StepClock(start)
     fw = FakeFramework(hints, pre_enqueue)
-    return SchedulingQueue({PROFILE: fw}, clock, initial, max_backoff), clock
+    q = SchedulingQueue({PROFILE: fw}, clock, initial, max_backoff)
+    q.features = features if features is not None else resolve("v1.34")
+    return q, clock
 
 
 # ---------------------------------------------------------------------------------------------

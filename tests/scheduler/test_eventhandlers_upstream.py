@@ -670,3 +670,52 @@ def test_own_status_patch_is_an_update_event_for_the_queue():
                       "spec": {"containers": [{"name": "c", "image": "x"}]}}]}
     res = run_case(case_from_data(data, "inline.yaml"), registry)
     assert res.bindings == {"default/p": "n1"}
+
+
+# ---------------------------------------------------------------------------------------------
+# v1.35's pod handlers (updatePod / deletePod / handleAssumedPodDeletion)
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("version,in_cache", [("v1.34", "scheduledPod"), ("v1.35", None), ("v1.36", None)])
+def test_assumed_pod_gets_a_deletion_timestamp(version, in_cache):
+    """TestUpdatePod "delete assumed pod with deletion timestamp": v1.35 on, an assumed pod
+    whose deletion starts leaves the cache at once (handleAssumedPodDeletion); v1.34 ignores
+    the update."""
+    from harness.versions import resolve
+    q = RecordingQueue()
+    s = handler_scheduler(q, {"supported-scheduler": FakeFramework()}, features=resolve(version))
+    s.cache.assume_pod(UP["scheduledPod"])
+    s.on_event("Pod", UP["pod"], UP["podWithDeletionTimestamp"])
+    cached = s.cache.get_pod(UP["podWithDeletionTimestamp"])
+    assert cached is (UP[in_cache] if in_cache else None)
+    assert [m[0] for m in q.moves()] == ([] if in_cache else [EVENT_ASSIGNED_POD_DELETE])
+
+
+@pytest.mark.parametrize("version,gone", [("v1.34", False), ("v1.35", True), ("v1.36", True)])
+def test_delete_assumed_pod_per_version(version, gone):
+    """TestDeletePod "delete assumed pod": v1.35 forgets it at once and moves pods as for an
+    assigned pod's deletion (the pod was in PreBind or Bind: no waiting pod to reject)."""
+    from harness.versions import resolve
+    q = RecordingQueue()
+    s = handler_scheduler(q, {"supported-scheduler": FakeFramework()}, features=resolve(version))
+    s.cache.assume_pod(UP["scheduledPod"])
+    s.on_event("Pod", UP["pod"], None)
+    assert (s.cache.get_pod(UP["scheduledPod"]) is None) is gone
+    assert [m[0] for m in q.moves()] == ([EVENT_ASSIGNED_POD_DELETE] if gone else [])
+
+
+@pytest.mark.parametrize("version,moved", [("v1.34", True), ("v1.35", False), ("v1.36", False)])
+def test_binding_a_nominated_pod(version, moved):
+    """A nominated pod is bound: v1.34's queue handler sees its unassigned version deleted and
+    moves lower or equal priority pods (AssignedPodDelete); v1.35's updatePod calls
+    deletePodFromSchedulingQueue(inBinding) which only drops it from the queue."""
+    from harness.versions import resolve
+    q = RecordingQueue()
+    s = handler_scheduler(q, {"supported-scheduler": FakeFramework()}, features=resolve(version))
+    nominated = _with(UP["pod"], nominatedNodeName="node1")
+    s.on_event("Pod", None, nominated)
+    bound = make_pod().name("pod1").namespace("ns1").uid("pod1").node("node1").resource_version("3") \
+        .scheduler_name("supported-scheduler").obj()
+    s.on_event("Pod", nominated, bound)
+    delete_moves = [m for m in q.moves() if m[0] == EVENT_ASSIGNED_POD_DELETE]
+    assert bool(delete_moves) is moved
+    assert nominated.uid not in q.queued

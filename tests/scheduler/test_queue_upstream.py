@@ -541,6 +541,18 @@ def test_activate_from_backoff_runs_pre_enqueue_in_v134():
     assert q.unschedulable[pod.uid].gating_plugin == "preEnqueuePlugin"
 
 
+@pytest.mark.parametrize("version", ["v1.35", "v1.36"])
+def test_activate_from_backoff_skips_pre_enqueue_from_v135(version):
+    """v1.35's moveToActiveQ(movesFromBackoffQ): a pod activated straight from the backoffQ
+    passed PreEnqueue on entering it, and is not gated again."""
+    from harness.versions import resolve
+    q, _ = new_step_queue(pre_enqueue=[qf.PreEnqueuePlugin(["foo"])], features=resolve(version))
+    pod = make_pod("bar", uid="bar", labels={"bar": ""})
+    qf.add_backoff_directly(q, q.new_queued_pod_info(pod))
+    q.activate([pod])
+    assert names(q.pods_in_active()) == ["bar"]
+
+
 # ------------------------------------------------------------------------------------------------
 # TestPriorityQueue_moveToActiveQ, TestPriorityQueue_moveToBackoffQ (PopFromBackoffQ enabled)
 # ------------------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from harness.scheduler.schedule_one import (CycleRecord, NoNodesAvailable, _Cycl
                                             num_feasible_nodes_to_find, select_host)
 from harness.scheduler.scheduler import Scheduler
 from harness.testing import make_node, make_pod
+from harness.versions import resolve
 
 SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample")
 if SAMPLE not in sys.path:
@@ -50,6 +51,7 @@ MB = 1024 * 1024
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * MB
 LOW, MID, HIGH = 0, 100, 1000  # lowPriority, midPriority, highPriority
+V134, V135, V136 = resolve("v1.34"), resolve("v1.35"), resolve("v1.36")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -79,18 +81,22 @@ def profile(points: Dict[str, List[Any]], name: str = "default-scheduler",
 
 def new_scheduler(nodes, pods=(), points: Optional[Dict[str, List[Any]]] = None,
                   extra: Sequence[type] = (), objects=(), percentage: Optional[int] = None,
-                  profiles: Optional[List[Dict[str, Any]]] = None, seed: int = 0) -> Scheduler:
+                  profiles: Optional[List[Dict[str, Any]]] = None, seed: int = 0,
+                  features: Any = None) -> Scheduler:
+    """A scheduler as v1.34 runs (the tables here are v1.34's) unless `features` says
+    otherwise."""
+    features = features if features is not None else V134
     reg = registry(extra)
     cfg: Dict[str, Any] = {"apiVersion": "kubescheduler.config.k8s.io/v1",
                            "kind": "KubeSchedulerConfiguration",
                            "profiles": profiles or [profile(points or {})]}
     if percentage is not None:
         cfg["percentageOfNodesToScore"] = percentage
-    cfg = config_loader.load_config_data(cfg, reg)
-    cluster = Cluster()
+    cfg = config_loader.load_config_data(cfg, reg, features=features)
+    cluster = Cluster(features)
     for o in list(objects) + list(nodes) + list(pods):
         cluster.create(o, notify=False)
-    s = Scheduler(cfg, reg, cluster, seed=seed)
+    s = Scheduler(cfg, reg, cluster, seed=seed, features=features)
     s.start()
     s.cache.update_snapshot(s.snapshot)
     return s
@@ -828,9 +834,9 @@ def test_select_host_empty_priority_list():
 # TestSchedulerScheduleOne, TestScheduleOneMarksPodAsProcessedBeforePreBind
 # ------------------------------------------------------------------------------------------------
 
-def _one_node_scheduler(points, extra=(), pod=None, monkeypatch=None):
+def _one_node_scheduler(points, extra=(), pod=None, monkeypatch=None, features=None):
     pod = pod or make_pod("foo", uid="foo")
-    s = new_scheduler([make_node("node1")], [pod], points, extra=extra)
+    s = new_scheduler([make_node("node1")], [pod], points, extra=extra, features=features)
     return s, pod
 
 
@@ -1175,3 +1181,159 @@ def test_scheduler_failed_scheduling_reasons():
     assert d["unschedulable_plugins"] == ["NodeResourcesFit"]
     assert str(err) == "0/100 nodes are available: 100 Insufficient cpu, 100 Insufficient memory."
     assert len(str(err)) <= 150
+
+
+# ------------------------------------------------------------------------------------------------
+# Per version: NominatedNodeNameForExpectation's binding-cycle step (TestSchedulerScheduleOne of
+# v1.35), clearNominatedNode on every failure (v1.35), the recreated pod (v1.34.9)
+# ------------------------------------------------------------------------------------------------
+
+def _nnn_writes(s: Scheduler, name: str = "foo") -> List[str]:
+    """The pod's status.nominatedNodeName after each API write that changed it (the upstream
+    tests read the fake client's patches; the harness's API server clears the field when it
+    binds, from v1.35 on)."""
+    seen: List[str] = []
+
+    def listener(kind, old, new):
+        if kind == "Pod" and new is not None and new.name == name and old is not None \
+                and (old.nominated_node_name or "") != (new.nominated_node_name or ""):
+            seen.append(new.nominated_node_name or "")
+    s.cluster.subscribe(listener)
+    return seen
+
+
+@pytest.mark.parametrize("features,want_nnn", [(V134, []), (V135, ["node1", ""]), (V136, ["node1", ""])],
+                         ids=["v1.34", "v1.35", "v1.36"])
+def test_permit_wait_sets_the_nominated_node_before_waiting(features, want_nnn):
+    """"nominated node name is set, permit plugin is working in wait on permit phase" (gate on,
+    v1.35's default) against "... but the feature gate NominatedNodeNameForExpectation is
+    disabled" (v1.34): with the gate the pod's nominatedNodeName is patched to the node when
+    the binding cycle starts, before WaitOnPermit; the binding clears it again (the API
+    server's ClearingNominatedNodeNameAfterBinding, on from v1.35)."""
+    permit = fk.fake_permit(Status(Code.Wait, "rejected on permit"), timeout=60.0)
+    s, pod = _one_node_scheduler({"permit": ["FakePermit"]}, extra=[permit], features=features)
+    writes = _nnn_writes(s)
+    s.cycles.schedule_one()
+    got = s.cluster.get("Pod", "default", "foo").nominated_node_name or ""
+    assert got == ("node1" if want_nnn else "")  # while it waits
+    fw_of(s).get_waiting_pod("foo").allow("FakePermit")
+    s._resolve_waiting()
+    assert s.cluster.get("Pod", "default", "foo").node_name == "node1"
+    assert writes == want_nnn
+
+
+@pytest.mark.parametrize("features", [V135, V136], ids=["v1.35", "v1.36"])
+@pytest.mark.parametrize("pre_flight,message", [
+    (Status.error(RuntimeError("on PreBindPreFlight")), 'running PreBindPreFlight "FakePreBind": on PreBindPreFlight'),
+    (Status(Code.Unschedulable, "rejected on prebindpreflight"),
+     'PreBindPreFlight FakePreBind returned "Unschedulable", which is unsupported. It is supposed to return '
+     'Success, Skip, or Error status'),
+], ids=["error", "unschedulable"])
+def test_pre_flight_failure_fails_the_binding_cycle(features, pre_flight, message):
+    """"prebindpreflight failed with status code error / unschedulable" (gate on): unreserve,
+    forget, backoffQ, no nominatedNodeName written; PreBind never runs."""
+    prebind = fk.fake_pre_bind(pre_flight, None)
+    reserve = fk.fake_reserve(None)
+    s, pod = _one_node_scheduler({"reserve": ["FakeReserve"], "preBind": ["FakePreBind"]},
+                                 extra=[prebind, reserve], features=features)
+    failures = _watch_failures(s)
+    writes = _nnn_writes(s)
+    s.cycles.schedule_one()
+    assert failures == [(message, OVERRIDE_CLEAR, True, "node1")]
+    assert prebind.pre_bind_calls == 0
+    assert reserve.unreserved == [("foo", "node1")]
+    assert not s.cache.assumed_pods
+    assert _queue_of(s, "foo") == "backoff"
+    assert writes == []
+
+
+@pytest.mark.parametrize("features", [V135, V136], ids=["v1.35", "v1.36"])
+def test_pre_flight_skip_skips_pre_bind_and_sets_no_nomination(features):
+    """"prebind isn't called and nominated node name isn't set, if preflight returns skip"."""
+    prebind = fk.fake_pre_bind(Status(Code.Skip), Status(Code.Error, "rejected on prebind"))
+    s, pod = _one_node_scheduler({"preBind": ["FakePreBind"]}, extra=[prebind], features=features)
+    writes = _nnn_writes(s)
+    s.cycles.schedule_one()
+    assert prebind.pre_flight_calls == 1 and prebind.pre_bind_calls == 0
+    assert s.cluster.get("Pod", "default", "foo").node_name == "node1"
+    assert writes == []
+
+
+@pytest.mark.parametrize("features,want", [(V134, []), (V135, ["node1", ""]), (V136, ["node1", ""])],
+                         ids=["v1.34", "v1.35", "v1.36"])
+def test_pre_flight_success_sets_the_nomination_before_pre_bind(features, want):
+    """"prebind is called and nominated node name is set, if preflight returns success"; v1.34
+    (gate off) neither calls PreBindPreFlight nor patches."""
+    prebind = fk.fake_pre_bind(None, None)
+    s, pod = _one_node_scheduler({"preBind": ["FakePreBind"]}, extra=[prebind], features=features)
+    writes = _nnn_writes(s)
+    s.cycles.schedule_one()
+    assert prebind.pre_flight_calls == (0 if features is V134 else 1)
+    assert prebind.pre_bind_calls == 1
+    assert s.cluster.get("Pod", "default", "foo").node_name == "node1"
+    assert writes == want
+
+
+def test_pre_bind_failure_leaves_the_binding_cycles_nomination():
+    """"prebind failed with status code error" (gate on): the nomination was written before
+    PreBind (expectNominatedNodeName). The failure passes clearNominatedNode, but updatePod
+    judges what changed on the pod the attempt popped, whose nominatedNodeName was empty: the
+    patch carries the PodScheduled condition only, and the nomination stays in the API (and,
+    through the informer's update, in the nominator)."""
+    prebind = fk.fake_pre_bind(None, Status.error(RuntimeError("on PreBind")))
+    s, pod = _one_node_scheduler({"preBind": ["FakePreBind"]}, extra=[prebind], features=V135)
+    failures = _watch_failures(s)
+    writes = _nnn_writes(s)
+    s.cycles.schedule_one()
+    assert failures == [('running PreBind plugin "FakePreBind": on PreBind', OVERRIDE_CLEAR, False, "node1")]
+    assert writes == ["node1"]
+    assert s.cluster.get("Pod", "default", "foo").nominated_node_name == "node1"
+    assert _condition(s) == ("SchedulerError", 'running PreBind plugin "FakePreBind": on PreBind')
+    assert _queue_of(s, "foo") == "backoff"
+
+
+def test_v134_with_the_gate_on_keeps_the_nomination_on_failures():
+    """v1.34's newFailureNominatingInfo: with NominatedNodeNameForExpectation turned on (alpha)
+    a failure passes no nominating info, so an existing nomination stays; v1.35 dropped it."""
+    raw = make_pod("foo", uid="foo").raw
+    raw["status"] = {"nominatedNodeName": "existing-node"}
+    pod = type(make_pod())(raw)
+    gate_on = resolve("v1.34", {"NominatedNodeNameForExpectation": True})
+    for features, want in ((gate_on, "existing-node"), (V135, "")):
+        fake = fk.fake_filter({"node1": Code.Error})
+        s, _ = _one_node_scheduler({"filter": ["FakeFilter"]}, extra=[fake], pod=pod, features=features)
+        s.cycles.schedule_one()
+        assert (s.cluster.get("Pod", "default", "foo").nominated_node_name or "") == want, features
+
+
+@pytest.mark.parametrize("features,want", [(V134, "node1"), (V135, ""), (V136, "")],
+                         ids=["v1.34", "v1.35", "v1.36"])
+def test_fit_error_without_post_filter_per_version(features, want):
+    """schedulingCycle without PostFilter plugins: v1.34 returns ScheduleResult{} (the
+    nomination kept), v1.35 clearNominatedNode."""
+    raw = make_pod("foo", uid="foo").raw
+    raw["status"] = {"nominatedNodeName": "node1"}
+    pod = type(make_pod())(raw)
+    s, _ = _one_node_scheduler({"filter": ["FalseFilter"]}, pod=pod, features=features)
+    s.cycles.schedule_one()
+    assert (s.cluster.get("Pod", "default", "foo").nominated_node_name or "") == want
+    assert s.queue.nominator.pod_to_node.get("foo", "") == want
+
+
+def test_failure_of_a_recreated_pod_is_not_requeued():
+    """handleSchedulingFailure (v1.34.9 on): when the pod in the informer cache has another UID
+    (deleted and created again during the cycle), the old attempt neither requeues nor patches
+    anything: the new pod has its own place in the queue."""
+    s, pod = _one_node_scheduler({"filter": ["FalseFilter"]})
+    orig = s.cycles.schedule_pod
+
+    def recreate_then_fail(fw, state, p, record):
+        s.cluster.delete(s.cluster.get("Pod", "default", "foo"))
+        s.cluster.create(make_pod("foo", uid="foo-2"))
+        return orig(fw, state, p, record)
+    s.cycles.schedule_pod = recreate_then_fail
+    s.cycles.schedule_one()
+    new = s.cluster.get("Pod", "default", "foo")
+    assert new.uid == "foo-2" and _condition(s) is None
+    assert _queue_of(s, "foo") is None and _queue_of(s, "foo-2") == "active"
+    assert not s.queue.in_flight
