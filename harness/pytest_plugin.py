@@ -63,9 +63,14 @@ def pytest_terminal_summary(terminalreporter, config):
             terminalreporter.write_line(f"{path}: {why}")
 
 
-def pytest_collectreport(report):
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """Remember each collection error, and whether it is an invalid case file."""
+    outcome = yield
+    report = outcome.get_result()
     if report.failed:
-        _invalid_cases.setdefault("all", set()).add(report.nodeid)
+        errors = collector.config.__dict__.setdefault("_schedharness_collect_errors", {})
+        errors[report.nodeid] = isinstance(collector, CaseFile)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -74,18 +79,9 @@ def pytest_runtestloop(session):
     interrupts the session on any collection error (unless --continue-on-collection-errors);
     when every collection error is an invalid case, the valid cases run all the same (and the
     errors are still reported and fail the session). Other collection errors keep pytest's rule."""
-    failed = _invalid_cases.get("all", set())
-    ours = _invalid_cases.get("cases", set())
-    if session.testsfailed and failed and failed <= ours:
+    errors = session.config.__dict__.get("_schedharness_collect_errors") or {}
+    if session.testsfailed and errors and all(errors.values()):
         session.config.option.continue_on_collection_errors = True
-
-
-# node ids of the collection errors ("all") and of those that are invalid case files ("cases")
-_invalid_cases: dict = {}
-
-
-def pytest_sessionstart(session):
-    _invalid_cases.clear()
 
 
 def _may_be_case(path: str) -> bool:
@@ -113,7 +109,6 @@ class CaseFile(pytest.File):
         try:
             case = load_case(str(self.path))
         except UserError as e:
-            _invalid_cases.setdefault("cases", set()).add(self.nodeid)
             raise self.CollectError(str(e)) from None
         yield CaseItem.from_parent(self, name=case.name, case=case)
 

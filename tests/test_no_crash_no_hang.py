@@ -219,14 +219,14 @@ def test_ascii_output_encoding_does_not_crash(tmp_path):
 
 
 def test_deleted_current_folder(tmp_path):
+    """Run from a folder deleted meanwhile (absolute paths still work)."""
     path = write(tmp_path, "good.yaml", case_text())
     gone = tmp_path / "gone"
     gone.mkdir()
-    code = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); "
-            "from harness.cli import main; sys.exit(main(['run', sys.argv[2]]))")
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    r = subprocess.run([sys.executable, "-c", code, str(gone), path], capture_output=True, text=True,
-                       timeout=60, env=env)
+    script = 'cd "$1" && rmdir "$1" && exec "$2" -m harness run "$3"'
+    r = subprocess.run(["sh", "-c", script, "sh", str(gone), sys.executable, path], capture_output=True,
+                       text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
     assert "PASS base" in r.stdout
 
