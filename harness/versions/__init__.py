@@ -32,6 +32,20 @@ CHANGES: Dict[str, int] = {
     # NodeDeclaredFeatures.Filter's reason no longer lists the missing features
     # ("node(s) didn't match Pod's required features")
     "NodeDeclaredFeaturesPlainReason": 36,
+    # ImageLocality's sumImageScores adds the images of the pod's image volumes
+    "ImageLocalityImageVolumes": 36,
+    # InterPodAffinity's and PodTopologySpread's pod hints count a pod with a nominated node
+    # like a scheduled one (isSchedulableAfterPodChange, involvedInTopologySpreading)
+    "PodHintsCountNominatedPods": 36,
+    # InterPodAffinity's pod hint queues the target pod's own label update, and a deleted pod
+    # whose required anti-affinity the target pod matches
+    "InterPodAffinityHintsBothWays": 36,
+    # ValidateNodeResourcesFitArgs: requestedToCapacityRatio required with its type, forbidden
+    # with the others, its shape's errors under requestedToCapacityRatio.shape
+    "FitArgsRequestedToCapacityRatioChecks": 36,
+    # NodeVolumeLimits' isCSIMigrationOn: with CSIMigrationPortworx gone, Portworx counts as
+    # migrated without the CSINode's storage.alpha.kubernetes.io/migrated-plugins annotation
+    "PortworxMigratedWithoutAnnotation": 36,
 }
 
 # gates whose behaviour the harness does not model: turning one on is an error naming it, never a
