@@ -38,6 +38,13 @@ def _flatten(doc: Any, where: str, out: List[Tuple[str, Dict[str, Any]]]) -> Non
         for i, item in enumerate(doc["items"]):
             _flatten(item, f"{where + '.' if where else ''}items[{i}]", out)
         return
+    for field in ("metadata", "spec", "status"):  # what import reads of every object
+        if doc.get(field) is not None and not isinstance(doc[field], dict):
+            raise UserError(f"{field} must be a mapping, got {type(doc[field]).__name__}",
+                            key=f"{where + '.' if where else ''}{field}")
+    if not isinstance(kind, str) or not kind:
+        raise UserError(f"an object has a kind (a string), got {type(kind).__name__}",
+                        key=f"{where + '.' if where else ''}kind")
     out.append((where, doc))
 
 
@@ -93,12 +100,27 @@ def dump_to_case(docs: List[Any], name: str, source: str = "dump") -> Tuple[Dict
     return case, dropped
 
 
+def check_output(output: Optional[str]) -> None:
+    """Before any work: `-o` names a file that can be written (not a folder, in a folder that
+    exists and may be written)."""
+    if not output:
+        return
+    if os.path.isdir(output):
+        raise UserError("is a folder: give the path of the case file to write", file=output, key="-o")
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        raise UserError(f"cannot write: no folder {folder}", file=output, key="-o")
+    if not os.access(folder, os.W_OK) or (os.path.exists(output) and not os.access(output, os.W_OK)):
+        raise UserError("cannot write: permission denied", file=output, key="-o")
+
+
 def import_dump(path: str, output: Optional[str], name: Optional[str] = None) -> int:
     """The `import` command: write the case, check it loads as `run` would load it."""
     from .case.loader import case_from_data
     from .case.runner import build_scheduler
 
-    docs = load_yaml_file(path, UserError, all_documents=True)
+    check_output(output)
+    docs = load_yaml_file(path, UserError, all_documents=True, streams=True)
     case_name = name or os.path.splitext(os.path.basename(path))[0]
     case, dropped = dump_to_case(docs, case_name, source=path)
     refs = [f"{(p['metadata'].get('namespace') or 'default')}/{p['metadata'].get('name')}" for p in case["pods"]]
@@ -113,8 +135,11 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None) ->
     except CaseError as e:
         raise UserError(f"the dump does not make a valid case: {e.key or ''}: {e.detail}", file=path) from None
     if output:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
     else:
         sys.stdout.write(text)
     summary = ", ".join(f"{n} {what}" for what, n in sorted(dropped.items()))

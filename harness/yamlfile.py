@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from typing import Any, List, Optional, Tuple, Type
 
 import yaml
@@ -39,24 +40,95 @@ class _DuplicateKey(yaml.YAMLError):
         self.problem_mark = mark
 
 
+def go_yaml_key(key: Any) -> Any:
+    """A mapping key as kubectl's YAML-to-JSON conversion (sigs.k8s.io/yaml
+    convertToJSONableObject) turns it into a JSON key: an integer, a float or a boolean key
+    becomes its text (`1: x` is the label key "1"); other keys are left as they are."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return _go_float32_g(key)
+    return key
+
+
+def _go_float32_g(f: float) -> str:
+    """strconv.FormatFloat(f, 'g', -1, 32), with go-yaml's .inf/-.inf/.nan."""
+    import math
+
+    if math.isnan(f):
+        return ".nan"
+    if math.isinf(f):
+        return ".inf" if f > 0 else "-.inf"
+    import numpy as np
+
+    sci = np.format_float_scientific(np.float32(f), unique=True, trim="-", exp_digits=2)
+    mant, _, exp_s = sci.partition("e")
+    exp = int(exp_s)
+    neg = mant.startswith("-")
+    digits = mant.lstrip("-").replace(".", "")
+    if exp < -4 or exp >= 6:  # %e form, shortest digits
+        m = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{'-' if neg else ''}{m}e{'+' if exp >= 0 else '-'}{abs(exp):02d}"
+    if exp >= 0:
+        whole, frac = digits[:exp + 1].ljust(exp + 1, "0"), digits[exp + 1:]
+    else:
+        whole, frac = "0", "0" * (-exp - 1) + digits
+    return f"{'-' if neg else ''}{whole}" + (f".{frac}" if frac else "")
+
+
 class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader that refuses a key given twice in one mapping (merge keys `<<` excepted)."""
+    """SafeLoader that refuses a key given twice in one mapping (merge keys `<<` excepted), keeps
+    a timestamp-looking scalar as its text and turns integer, float and boolean keys into text,
+    as kubectl's YAML-to-JSON conversion does (go-yaml v2 keeps timestamps decoded into
+    interface{} as strings; sigs.k8s.io/yaml stringifies non-string keys)."""
+
+    def construct_yaml_timestamp(self, node):
+        return self.construct_scalar(node)
 
     def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen = set()
-            for key_node, _ in node.value:
-                if key_node.tag == _MERGE_TAG:
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    dup = key in seen
-                    seen.add(key)
-                except TypeError:  # an unhashable key: SafeConstructor words that error
-                    continue
-                if dup:
-                    raise _DuplicateKey(str(key), key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
+        if not isinstance(node, yaml.MappingNode):
+            return super().construct_mapping(node, deep=deep)
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG:
+                continue
+            key = go_yaml_key(self.construct_object(key_node, deep=True))
+            try:
+                dup = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: refused below
+                continue
+            if dup:
+                raise _DuplicateKey(str(key), key_node.start_mark)
+        self.flatten_mapping(node)  # merge keys, as SafeConstructor.construct_mapping does
+        mapping = {}
+        for key_node, value_node in node.value:
+            key = go_yaml_key(self.construct_object(key_node, deep=deep))
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark, "found unhashable key",
+                    key_node.start_mark) from None
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+    def construct_yaml_int(self, node):
+        """An integer; one too long for Python's int() (sys.get_int_max_str_digits, 4300 digits
+        by default) is a YAML error at its line, not a ValueError (no Kubernetes field holds
+        more than 64 bits anyway)."""
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of {len(str(node.value))} characters is too long to read",
+                node.start_mark) from None
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
 
 
 def _cut(text: str, limit: int = 60) -> str:
@@ -117,6 +189,10 @@ def _check_bounds(text: str) -> Optional[str]:
                     anchors[ev.anchor] = (1, 1)
                 max_below[-1] = max(max_below[-1], depth + 1)
             elif isinstance(ev, yaml.AliasEvent):
+                if any(a == ev.anchor for a, _, _ in stack):
+                    mark = getattr(ev, "start_mark", None)
+                    where = f" (line {mark.line + 1})" if mark is not None else ""
+                    return f"alias *{_cut(ev.anchor, 40)} refers to a value that contains it{where}"
                 size, d = anchors.get(ev.anchor, (1, 1))
                 count += size
                 max_below[-1] = max(max_below[-1], depth + d)
@@ -157,18 +233,24 @@ def load_yaml_text(text: str, source: str, error_cls: Type[UserError], all_docum
         raise error_cls("nested too deep to read", file=source) from None
 
 
-def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = False) -> Any:
+def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = False,
+                   streams: bool = False) -> Any:
     """The document of the YAML file at `path`. A file that cannot be read raises
-    error_cls("cannot read: <reason>", file=path), a YAML syntax error
+    error_cls("cannot read: <reason>", file=path); one that is not a regular file (a FIFO, a
+    device, a socket: reading it could wait forever) is refused before it is opened unless
+    `streams` (`import` reads a dump from a pipe); a YAML syntax error
     error_cls("invalid YAML: <problem> (line L, column C)", file=path); a file too large, too
     deep, not text, or with a duplicate key, a one-line error_cls as well."""
     try:
+        check_regular_file(path, error_cls, streams=streams)
         size = os.path.getsize(path)
         if size > MAX_BYTES:
             raise error_cls(f"too large: {size} bytes (the limit is {MAX_BYTES // (1024 * 1024)} MB)",
                             file=path)
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:  # a stream, whose size was not known
+            raise error_cls(f"too large: more than {MAX_BYTES // (1024 * 1024)} MB", file=path)
     except OSError as e:
         raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
     try:
@@ -177,6 +259,24 @@ def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = 
         raise error_cls(f"not a text file in UTF-8 (or UTF-16/32 with a byte order mark): "
                         f"{e.encoding} cannot decode byte offset {e.start}", file=path) from None
     return load_yaml_text(text, path, error_cls, all_documents=all_documents)
+
+
+def check_regular_file(path: str, error_cls: Type[UserError], streams: bool = False) -> None:
+    """Refuse, before opening it, a path that is no regular file: opening a FIFO waits for a
+    writer, reading a device may never end. (Missing files and folders are left to open(),
+    whose error says so.) With `streams`, FIFOs and character devices (a pipe, /dev/stdin)
+    are allowed: their size is bounded while reading."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    if streams and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        return
+    what = ("a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a special file")
+    raise error_cls(f"not a regular file ({what}): give the path of a YAML file", file=path)
 
 
 def _yaml_problem(e: yaml.YAMLError) -> str:

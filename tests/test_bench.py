@@ -76,7 +76,7 @@ ALL_OPS = """\
     mode: recreate
     number: 2
     templatePaths: [huge.yaml]
-    intervalMilliseconds: 1
+    intervalMilliseconds: 10
   - opcode: createPods
     countParam: $pods
     podTemplatePath: pod.yaml
@@ -144,7 +144,7 @@ def test_param_override_and_selection(wfile, capsys):
     ("- name: X\n  workloadTemplate: [{opcode: createPods, count: 1, collectMetrics: true, skipWaitToCompletion: true}]\n"
      "  workloads: [{name: w}]\n", "cannot be true at the same time"),
     ("- name: X\n  featureGates: {SchedulerQueueingHints: false}\n  workloadTemplate: []\n  workloads: [{name: w}]\n",
-     "SchedulerQueueingHints=false is not supported"),
+     "cannot set feature gate SchedulerQueueingHints to false, feature is locked to true"),
     ("- name: X\n  workloadTemplate: [{opcode: createPods, count: 1, podTemplatePath: nope.yaml}]\n"
      "  workloads: [{name: w}]\n", "cannot read"),
 ])
@@ -215,7 +215,7 @@ STUCK = """\
   - opcode: churn
     mode: create
     templatePaths: [huge.yaml]
-    intervalMilliseconds: 1
+    intervalMilliseconds: 10
   - opcode: createPods
     count: 3
     podTemplatePath: %s

@@ -28,6 +28,7 @@ GOOD_CASE = textwrap.dedent("""\
 
 def run(*args, cwd=None):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("SCHEDHARNESS_KUBERNETES_VERSION", None)  # tox's k8s13x factors: the default is v1.36 here
     return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True,
                           text=True, cwd=cwd, env=env)
 
@@ -51,7 +52,7 @@ def test_run_passing_case(tmp_path):
     p = write(tmp_path, "case.yaml", GOOD_CASE)
     proc = run("run", p)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.splitlines() == ["PASS two-nodes", "1 passed, 0 failed"]
+    assert proc.stdout.splitlines() == ["PASS two-nodes", "1 passed, 0 failed (kube-scheduler v1.36.3)"]
 
 
 def test_run_failing_case_exits_1(tmp_path):
@@ -59,7 +60,7 @@ def test_run_failing_case_exits_1(tmp_path):
     proc = run("run", p)
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[0].startswith("FAIL two-nodes: default/web: expected node-a, got node-b")
-    assert proc.stdout.splitlines()[-1] == "0 passed, 1 failed"
+    assert proc.stdout.splitlines()[-1] == "0 passed, 1 failed (kube-scheduler v1.36.3)"
 
 
 def test_run_json(tmp_path):

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 import yaml
@@ -27,6 +28,13 @@ SAMPLE = os.path.join(ROOT, "tests", "sample")
 if SAMPLE not in sys.path:
     sys.path.insert(0, SAMPLE)
 
+
+
+def _default_release() -> str:
+    """The release cases without kubernetesVersion run on (tox's k8s13x factors change it)."""
+    from harness.versions import parse_version, run_default_version
+
+    return parse_version(run_default_version()).release
 
 def node(name, cpu="4", taints=None, **labels):
     n = {"apiVersion": "v1", "kind": "Node",
@@ -167,8 +175,15 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path):
         prev = n
     with pytest.raises(UserError, match="more than 1000000 YAML values"):
         load_yaml_file(write(tmp_path, "bomb.yaml", bomb), UserError)
-    with pytest.raises(UserError, match="nested more than"):
-        load_yaml_file(write(tmp_path, "deep.yaml", "[" * 1000000 + "]" * 1000000), UserError)
+    # refused by the harness's bound or by the parser's own (libyaml >= 0.2.5 stops flow nesting
+    # with its words): the outcome, not the wording, is what counts
+    for name, text in (("deep.yaml", "[" * 1000000 + "]" * 1000000),
+                       ("deep-block.yaml", "".join(" " * i + "- \n" for i in range(0, 2000, 2)) + " " * 2000 + "x\n")):
+        t0 = time.perf_counter()
+        with pytest.raises(UserError) as info:
+            load_yaml_file(write(tmp_path, name, text), UserError)
+        assert str(info.value).startswith(str(tmp_path / name) + ": "), info.value
+        assert time.perf_counter() - t0 < 10
 
 
 # ---- 3./9. objects checked as the API server checks them -------------------------------------------
@@ -249,7 +264,7 @@ def test_run_reports_every_invalid_file_and_runs_the_valid_ones(tmp_path, capsys
     rc = main(["run", a, b, c, d])
     out, err = capsys.readouterr()
     assert rc == 2
-    assert out.splitlines() == ["PASS a", "PASS c", "2 passed, 0 failed, 2 invalid"]
+    assert out.splitlines() == ["PASS a", "PASS c", f"2 passed, 0 failed, 2 invalid (kube-scheduler {_default_release()})"]
     assert [line.split(":")[0] for line in err.splitlines()] == ["error"] * 2
     assert "bad.yaml: cluster[0].kind" in err and "d.yaml: invalid YAML" in err
 

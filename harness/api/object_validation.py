@@ -17,7 +17,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from . import quantity
+from . import fields, quantity
 if TYPE_CHECKING:
     from ..versions import Features
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
@@ -653,6 +653,7 @@ def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
     _affinity(spec, p)
     _topology_spread(spec, p)
     _resource_list(spec, "overhead", p, _container_resource_name)
+    _resource_requirements(spec, p)  # pod-level spec.resources (PodLevelResources)
     gates: Set[str] = set()
     for gp, gate in _maps(spec, "schedulingGates", p):
         g = _str(gate, "name", gp)
@@ -737,7 +738,7 @@ def _priority_class(obj: Mapping) -> None:
     """ValidatePriorityClass (pkg/apis/scheduling/validation)."""
     name = (obj.get("metadata") or {}).get("name", "")
     value = _int(obj, "value", "") or 0
-    _bool(obj, "globalDefault", "")
+    global_default = bool(_bool(obj, "globalDefault", ""))
     if name.startswith("system-"):
         want = SYSTEM_PRIORITY_CLASSES.get(name)
         if want is None:
@@ -746,6 +747,9 @@ def _priority_class(obj: Mapping) -> None:
         if value != want:
             _fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
                   f"for system use only. error: value of {name} PriorityClass must be {want}")
+        if global_default:  # IsKnownSystemPriorityClass: the built-ins are not the global default
+            _fail("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
+                  f"for system use only. error: globalDefault of {name} PriorityClass must be false")
     elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
         _fail("value", f"Forbidden: maximum allowed value of a user defined priority is "
               f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
@@ -837,6 +841,18 @@ def kind_typo(kind: str) -> Optional[str]:
     return None
 
 
+def _strict_decoding(obj: Mapping, kind: str, features: Optional["Features"]) -> None:
+    """What the API server's strict decoding refuses before validating (kubectl's default
+    --validate=strict): a group/version that does not serve the kind, a field its type lacks."""
+    why = fields.check_api_version(kind, obj.get("apiVersion"))
+    if why is not None:
+        _fail("apiVersion", why)
+    minor = features.version.minor if features is not None else 34
+    bad = fields.unknown_field(obj, kind, minor)
+    if bad is not None:
+        _fail(bad, f'strict decoding error: unknown field "{bad}"')
+
+
 def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional[Tuple[str, str]]:
     """The first problem the API server of ``features``' version (default: the newest modelled)
     would report for this manifest, as (field path, message), or None."""
@@ -850,6 +866,7 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         if typo:
             _invalid("kind", kind, f"unknown kind; did you mean {typo}?")
         _str(obj, "apiVersion", "")
+        _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
         if check is _pod or check is _node:

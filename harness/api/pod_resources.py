@@ -31,6 +31,11 @@ def is_supported_pod_level_resource(name: str) -> bool:
     return name in _SUPPORTED_POD_LEVEL or name.startswith("hugepages-")
 
 
+def is_overcommit_allowed(name: str) -> bool:
+    """helper.IsOvercommitAllowed: native resources other than hugepages."""
+    return is_native_resource(name) and not is_hugepage_resource_name(name)
+
+
 def parse_list(rl: Optional[Mapping]) -> ResourceList:
     return {k: parse_quantity(v) for k, v in (rl or {}).items()}
 

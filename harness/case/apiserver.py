@@ -3,13 +3,36 @@ server would have done"): defaulting and priority admission, and nothing more.""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Dict, List, Optional
 
-from ..api.object_validation import validate_object
+from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, validate_object
+from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resource_name,
+                                 is_overcommit_allowed as overcommit_allowed,
+                                 is_supported_pod_level_resource)
 from ..errors import CaseError
 from ..versions import DEFAULT as DEFAULT_FEATURES, Features
+from . import dra_fields
 
 _EPOCH = "2026-01-01T00:00:00Z"
+
+
+def system_priority_classes() -> Dict[str, Dict[str, Any]]:
+    """The PriorityClasses every API server creates at startup (schedulingapiv1.SystemPriorityClasses,
+    created by the AddSystemPriorityClasses post-start hook), as stored: v1 defaulting gives them
+    preemptionPolicy PreemptLowerPriority."""
+    return {name: {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                   "metadata": {"name": name}, "value": value, "globalDefault": False,
+                   "preemptionPolicy": "PreemptLowerPriority"}
+            for name, value in SYSTEM_PRIORITY_CLASSES.items()}
+
+
+def format_quantity(q: Fraction) -> str:
+    """A quantity as a manifest string ("2", "500m", "250n")."""
+    for scale, suffix in ((1, ""), (1000, "m"), (10 ** 9, "n")):
+        if (q * scale).denominator == 1:
+            return f"{int(q * scale)}{suffix}"
+    return f"{int(-(-q * 10 ** 9 // 1))}n"
 
 
 class ApiServerDefaults:
@@ -17,7 +40,7 @@ class ApiServerDefaults:
         self.path = path
         # the version whose API server defaults and validates the objects
         self.features: Features = features if features is not None else DEFAULT_FEATURES
-        self.priority_classes: Dict[str, Dict[str, Any]] = {}
+        self.priority_classes: Dict[str, Dict[str, Any]] = system_priority_classes()
         self.global_default: Optional[Dict[str, Any]] = None
         for obj in cluster_objects:
             if obj.get("kind") == "PriorityClass":
@@ -30,6 +53,10 @@ class ApiServerDefaults:
         name = md.get("name", "") if isinstance(md, dict) else None
         if not isinstance(name, str) or not _is_int(obj.get("value", 0)):
             return  # refused by check_object when the class itself is defaulted
+        if name in SYSTEM_PRIORITY_CLASSES and (
+                obj.get("value") != SYSTEM_PRIORITY_CLASSES[name] or obj.get("globalDefault")
+                or (obj.get("preemptionPolicy") or "PreemptLowerPriority") != "PreemptLowerPriority"):
+            return  # not the built-in one: refused when the class itself is defaulted
         self.priority_classes[name] = obj
         if obj.get("globalDefault"):
             if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
@@ -39,8 +66,48 @@ class ApiServerDefaults:
         self._uid += 1
         return f"00000000-0000-0000-0000-{self._uid:012d}"
 
+    def check_builtin(self, obj: Dict[str, Any], key: str) -> None:
+        """A case may list a built-in PriorityClass (a dump of `kubectl get priorityclasses`
+        does): it is then the object the API server created at startup. ValidatePriorityClass
+        already refuses another value or globalDefault; its preemptionPolicy is immutable
+        (ValidatePriorityClassUpdate) and the class cannot be deleted and created again (the
+        registry forbids deleting it), so a different one is refused too."""
+        name = (obj.get("metadata") or {}).get("name")
+        if name not in SYSTEM_PRIORITY_CLASSES:
+            return
+        got = obj.get("preemptionPolicy") or "PreemptLowerPriority"
+        if got != "PreemptLowerPriority":
+            raise CaseError(f'Invalid value: "{got}": field is immutable (the built-in PriorityClass '
+                            f'{name} exists from the API server\'s start with preemptionPolicy '
+                            f'PreemptLowerPriority)', file=self.path, key=f"{key}.preemptionPolicy")
+
+    def admit_priority_class(self, obj: Dict[str, Any], key: str, existing: Optional[Dict[str, Any]]) -> None:
+        """The Priority admission plugin's validatePriorityClass on a create (`existing` None)
+        or an update: a second globalDefault class is forbidden."""
+        if not obj.get("globalDefault") or self.global_default is None:
+            return
+        dname = (self.global_default.get("metadata") or {}).get("name")
+        name = (obj.get("metadata") or {}).get("name")
+        if existing is None or dname != name:
+            raise CaseError(f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: PriorityClass '
+                            f'{dname} is already marked as default. Only one default can exist',
+                            file=self.path, key=f"{key}.globalDefault")
+
+    def forget_priority_class(self, name: str) -> None:
+        """A deleted PriorityClass (never a built-in one: the registry forbids that)."""
+        obj = self.priority_classes.pop(name, None)
+        if obj is not None and obj is self.global_default:
+            self.global_default = None
+            for pc in self.priority_classes.values():
+                if pc.get("globalDefault") and (self.global_default is None or int(pc.get("value", 0))
+                                                < int(self.global_default.get("value", 0))):
+                    self.global_default = pc
+
     def default_object(self, obj: Dict[str, Any], key: str, index: int) -> Dict[str, Any]:
         check_object(obj, key, self.path, self.features)
+        if obj.get("kind") == "PriorityClass":
+            self.check_builtin(obj, key)
+        dra_fields.apply(obj, self.features, self.path, key)
         md = obj.setdefault("metadata", {})
         if not md.get("name"):
             raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")
@@ -75,6 +142,8 @@ class ApiServerDefaults:
                 for k, v in res["limits"].items():
                     reqs.setdefault(k, v)
                 res["requests"] = reqs
+        if self.features.enabled("PodLevelResources"):
+            _default_pod_level_resources(spec)
         pc_name = spec.get("priorityClassName")
         pc = None
         if pc_name:
@@ -120,6 +189,47 @@ class ApiServerDefaults:
                     e.setdefault("count", 1)
 
 
+def _default_pod_level_resources(spec: Dict[str, Any]) -> None:
+    """defaultHugePagePodLimits then defaultPodRequests (pkg/apis/core/v1/defaults.go, with
+    PodLevelResources, beta and on in v1.34), after the containers' requests were defaulted:
+    a pod-level request missing for a supported resource comes from the containers' aggregated
+    requests (overcommittable resources), else from the pod-level limit."""
+    res = spec.get("resources")
+    if not isinstance(res, dict) or not isinstance(res.get("limits") or {}, dict) \
+            or not isinstance(res.get("requests") or {}, dict):
+        return
+    limits = dict(res.get("limits") or {})
+    requests = dict(res.get("requests") or {})
+    if limits or requests:  # defaultHugePagePodLimits
+        ctr_limits: Dict[str, Fraction] = aggregate_container_requests(_limits_as_requests(spec))
+        for k, v in ctr_limits.items():
+            if is_hugepage_resource_name(k) and k not in requests and k not in limits:
+                limits[k] = format_quantity(v)
+        if limits:
+            res["limits"] = limits
+    if not limits:
+        return
+    for k, v in aggregate_container_requests(spec).items():
+        if k not in requests and is_supported_pod_level_resource(k) and overcommit_allowed(k):
+            requests[k] = format_quantity(v)
+    for k, v in limits.items():
+        if k not in requests and is_supported_pod_level_resource(k):
+            requests[k] = v
+    if requests:
+        res["requests"] = requests
+
+
+def _limits_as_requests(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """The spec with each container's limits in place of its requests (AggregateContainerLimits
+    is AggregateContainerRequests over limits)."""
+    def swap(c: Any) -> Any:
+        if not isinstance(c, dict):
+            return c
+        return {**c, "resources": {"requests": (c.get("resources") or {}).get("limits") or {}}}
+    return {"containers": [swap(c) for c in spec.get("containers") or []],
+            "initContainers": [swap(c) for c in spec.get("initContainers") or []]}
+
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -133,4 +243,4 @@ def check_object(obj: Any, key: str, path: str, features: Features = DEFAULT_FEA
 
 NAMESPACED_KINDS = _NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
                "ReplicationController", "PodDisruptionBudget", "ResourceClaim",
-               "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret"}
+               "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret", "Lease"}

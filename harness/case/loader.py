@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -13,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from ..errors import CaseError
 from ..versions import Features, case_features
 from .apiserver import NAMESPACED_KINDS
-from .steps import REPLICA_ACTIONS, Step, check_references, check_replicas, parse_steps
+from .steps import REPLICA_ACTIONS, Step, check_expect, check_references, check_replicas, parse_steps
 from ..yamlfile import MAX_OBJECTS, load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
@@ -64,8 +65,12 @@ class Case:
 
     @property
     def has_processes(self) -> bool:
-        """Run as several kube-scheduler processes (replicas, or steps on a process)."""
-        return self.replicas > 1 or any(s.action in REPLICA_ACTIONS for s in self.steps)
+        """Run as kube-scheduler processes with their leader election (replicas, steps on a
+        process, or a step deleting a Lease: the leader creates it again at its next renewal)."""
+        return self.replicas > 1 or any(
+            s.action in REPLICA_ACTIONS
+            or (s.action == "delete" and any(r.get("kind") == "Lease" for r in s.value))
+            for s in self.steps)
 
     @property
     def config_path(self) -> Optional[str]:
@@ -145,6 +150,9 @@ def _schema_message(e) -> str:
         return f'must be "{e.validator_value}", got {_describe(e.instance)}'
     if v == "required":
         return e.message if len(e.message) < 100 else "a required key is missing"
+    if v in ("maximum", "minimum"):
+        bound = "at most" if v == "maximum" else "at least"
+        return f"must be {bound} {e.validator_value}, got {_describe(e.instance)}"
     if v == "minLength":
         return "must not be empty"
     if v == "minItems":
@@ -188,6 +196,7 @@ def case_from_data(data: Any, path: str) -> Case:
         if cluster_prefix is None and key.startswith("cluster[0]"):
             key = "cluster" + key[len("cluster[0]"):]
         raise CaseError(_schema_message(e), file=path, key=key)
+    check_expect(data.get("expect") or {}, path, "expect", in_step=False)
     md = data.get("metadata") or {}
     name = md.get("name") or os.path.splitext(os.path.basename(path))[0]
     cluster: List[Dict[str, Any]] = []
@@ -211,6 +220,10 @@ def case_from_data(data: Any, path: str) -> Case:
     if n_objects > MAX_OBJECTS:
         raise CaseError(f"too large: {n_objects} objects in cluster and pods (the limit is "
                         f"{MAX_OBJECTS})", file=path, key="cluster")
+    if isinstance(data.get("expect"), dict):
+        from .decisions import check_relations
+
+        check_relations(path, "expect", data["expect"])
     replicas = int(data.get("replicas", 1))
     features = case_features(data.get("kubernetesVersion"), data.get("featureGates"), file=path)
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
@@ -238,10 +251,12 @@ def _add_plugin_paths(path: str) -> None:
             sys.path.append(p)
 
 
-def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None) -> List[str]:
+def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None,
+               missing: Optional[List[CaseError]] = None) -> List[str]:
     """Case files under the given files or folders, in path order. A YAML file in a folder is a
     case when it parses to a case (or almost one: it is then listed, and loading it says what is
-    wrong); any other YAML file is left out, with the reason appended to `skipped`."""
+    wrong); any other YAML file is left out, with the reason appended to `skipped`. A path that
+    does not exist raises, or with `missing` is appended to it (the other paths still count)."""
     out: List[str] = []
     for p in paths:
         if os.path.isdir(p):
@@ -258,6 +273,8 @@ def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None
                             out.append(full)
         elif os.path.exists(p):
             out.append(p)
+        elif missing is not None:
+            missing.append(CaseError("no such file or folder", file=p))
         else:
             raise CaseError("no such file or folder", file=p)
     return out
@@ -310,6 +327,8 @@ def _looks_like_case(path: str, skipped: Optional[List[Tuple[str, str]]] = None)
     Files that cannot hold any case key are not parsed; those parsed and found not to be cases
     are appended to `skipped` with the reason."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # opening a FIFO would wait for a writer
+            return False
         with open(path, "rb") as f:
             head = f.read(1 << 20)
     except OSError:

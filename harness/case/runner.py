@@ -9,17 +9,21 @@ from typing import Any, Dict, List, Optional
 
 import copy
 
+from ..api.object_update import validate_object_update
+from ..api.object_validation import SYSTEM_PRIORITY_CLASSES
 from ..api.objects import KubeObject, Pod, make_object
 from ..api.pod_update import validate_pod_update
 from ..cluster import Cluster
 from ..config import loader as config_loader
 from ..config.defaults import set_defaults
-from ..errors import CaseError
+from ..errors import CaseError, UserError
 from ..framework import parallelize
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
 from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
-from .checks import check_cluster, check_expect, check_step_objects
+from .checks import (check_cluster, check_decision_names, check_expect, check_step_changes, check_step_objects,
+                     has_decisions)
+from .decisions import DecisionCheck, history
 from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case
 from ..leaderelection.kube_scheduler import check_leader_elector_config
@@ -38,8 +42,8 @@ class Observation:
     messages: Dict[str, str] = field(default_factory=dict)
     queue: Dict[str, str] = field(default_factory=dict)
     attempts: Dict[str, int] = field(default_factory=dict)
-    lease: Optional[Dict[str, Any]] = None  # with replicas
-    bound_by: Optional[Dict[str, str]] = None  # with replicas
+    lease: Optional[Dict[str, Any]] = None
+    bound_by: Optional[Dict[str, str]] = None
 
     def to_json(self) -> Dict[str, Any]:
         out = {"time": self.time, "bindings": self.bindings, "preempted": self.preempted,
@@ -88,9 +92,10 @@ class CaseResult:
             out["time"] = self.final.time if self.final else 0.0
             out["queue"] = self.final.queue if self.final else {}
             out["attempts"] = self.final.attempts if self.final else {}
-        if self.lease_history is not None and self.final is not None:
+        if self.final is not None and self.final.lease is not None:
             out["lease"] = self.final.lease
             out["boundBy"] = self.final.bound_by or {}
+        if self.lease_history is not None:
             out["leaseHistory"] = self.lease_history
         if self.claims:
             out["claims"] = self.claims
@@ -98,6 +103,8 @@ class CaseResult:
             out["steps"] = [s.to_json() for s in self.steps]
         if self.coverage is not None:
             out["coverage"] = self.coverage
+        if self.scheduler is not None:
+            out["history"] = history(self.scheduler, list(self.scheduler.tracked_pods))
         return out
 
 
@@ -163,7 +170,18 @@ class CaseRun:
             self.tracked_pods.append(o.key)
             self.cluster.create(o)
         check_expect(case)
+        check_decision_names(case, self.frameworks(registry, source))
         check_step_objects(case)
+        check_step_changes(case)
+
+    def frameworks(self, registry, source: str) -> List[Any]:
+        """The profiles' frameworks (each replica has its own; their plugins are the same)."""
+        if self.sched is not None:
+            return list(self.sched.profiles.values())
+        from ..framework.runtime import Framework
+
+        return [Framework(prof, registry, source=source, features=self.features)
+                for prof in self.config["profiles"]]
 
     @property
     def engine(self):
@@ -230,6 +248,8 @@ class CaseRun:
 
     def _step_create(self, step: Step) -> None:
         for j, obj in enumerate(step.value):
+            if obj.get("kind") == "PriorityClass":
+                self.api.admit_priority_class(obj, f"{step.key}[{j}]", None)
             o = self._admit(copy.deepcopy(obj), f"{step.key}[{j}]")
             if o.kind == "Pod" and not o.node_name:
                 self.tracked_pods.append(o.key)
@@ -246,15 +266,25 @@ class CaseRun:
             self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index))
             if kind == "Pod":
                 err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {}, self.case.features)
-                if err is not None:
-                    raise CaseError(f"the API server refuses this update: {err[1]}", file=self.case.path,
-                                    key=f"{key}.{err[0]}")
+            else:
+                err = validate_object_update(raw, old.raw)
+            if err is not None:
+                raise CaseError(f"the API server refuses this update: {err[1]}", file=self.case.path,
+                                key=f"{key}.{err[0]}")
+            if kind == "PriorityClass":
+                self.api.admit_priority_class(raw, key, old.raw)
+                self.api.forget_priority_class(name)
+                self.api.add_priority_class(raw)
             self.cluster.update(make_object(raw))
 
     def _step_delete(self, step: Step) -> None:
         for j, ref in enumerate(step.value):
             kind = ref["kind"]
             ns = (ref.get("namespace") or "default") if kind in NAMESPACED_KINDS else ""
+            if kind == "PriorityClass" and ref["name"] in SYSTEM_PRIORITY_CLASSES:
+                raise CaseError(f'priorityclasses.scheduling.k8s.io "{ref["name"]}" is forbidden: this is '
+                                f'a system priority class and cannot be deleted', file=self.case.path,
+                                key=f"{step.key}[{j}]")
             obj = self.cluster.get(kind, ns, ref["name"])
             if obj is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{ref["name"]}" to delete',
@@ -264,6 +294,8 @@ class CaseRun:
                 self.cluster.delete(obj)
             finally:
                 self._deleting = False
+            if kind == "PriorityClass":
+                self.api.forget_priority_class(obj.name)
             self.seen.discard((obj.kind, obj.namespace, obj.name))
 
     def _step_advance(self, step: Step) -> None:
@@ -281,9 +313,8 @@ class CaseRun:
     def observe(self) -> Observation:
         obs = Observation(time=self.now(), preempted=sorted(self.preempted))
         pods = {p.key: p for p in self.cluster.list("Pod")}
-        if self.world is not None:
-            obs.lease = self.lease()
-            obs.bound_by = dict(sorted(self.world.bound_by.items()))
+        obs.lease = self.lease()
+        obs.bound_by = self.bound_by()
         for key in self.tracked_pods:
             p = pods.get(key)
             obs.bindings[key] = p.node_name or None if p is not None else None
@@ -352,13 +383,24 @@ class CaseRun:
                     failures.append(f"{prefix}lease.{k}: expected {want!r}, got {lease.get(k)!r}")
         for ref, want in (exp.get("boundBy") or {}).items():
             key = known(ref, "boundBy")
-            if self.world is not None:
-                got = self.world.bound_by.get(key)
-            else:
-                got = REPLICA_NAME if key in pods and pods[key].node_name else None
+            got = self.bound_by().get(key)
             if got != want:
                 failures.append(f"{prefix}{key}: boundBy expected {want!r}, got {got!r}")
+        if "decisions" in exp or "history" in exp:
+            dc = DecisionCheck(engine, prefix)
+            dc.decisions(exp.get("decisions") or {})
+            dc.history(exp.get("history") or {})
+            failures.extend(dc.failures)
         return failures
+
+    def bound_by(self) -> Dict[str, str]:
+        """pod -> the replica whose binding the API server accepted. With one scheduler and no
+        process steps: the tracked pods it bound (a pod created bound was bound by nobody)."""
+        if self.world is not None:
+            return dict(sorted(self.world.bound_by.items()))
+        pods = {p.key: p for p in self.cluster.list("Pod")}
+        return {k: REPLICA_NAME for k in sorted(self.tracked_pods)
+                if k in pods and pods[k].node_name and self.sched.attempts.get(pods[k].uid, 0)}
 
     def lease(self) -> Dict[str, Any]:
         """The Lease record as the API server stores it. With one replica and no process steps,
@@ -392,11 +434,16 @@ def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
 
 
 def _run_case(case: Case, registry, explain: bool) -> CaseResult:
-    run = CaseRun(case, registry, explain=explain)
+    run = CaseRun(case, registry, explain=explain or has_decisions(case))
     run.run()
     res = CaseResult(case, True, scheduler=run.engine)
     for step in case.steps:
-        run.apply(step)
+        try:
+            run.apply(step)
+        except UserError as e:  # what running the step found (a run that would not end): name it
+            if e.file:
+                raise
+            raise UserError(e.detail, file=case.path, key=step.key) from None
         if step.action == "expect":
             res.failures.extend(run.check(step.value, f"{step.key}"))
         res.steps.append(StepResult(step.index, step.action, run.observe()))

@@ -6,7 +6,11 @@ from typing import Any, Dict, Set
 
 
 class NotFoundError(KeyError):
-    """ErrNotFound: no data under that key."""
+    """ErrNotFound: no data under that key. Its text is upstream's (`errors.New("not found")`),
+    so a plugin's Error status reads as kube-scheduler's; the key stays in args[0]."""
+
+    def __str__(self) -> str:
+        return "not found"
 
 
 class CycleState:

@@ -65,10 +65,16 @@ class CycleRecord:
     message: str = ""
     pre_filter: Optional[Status] = None
     filter_table: Dict[str, List[Tuple[str, Optional[Status]]]] = field(default_factory=dict)
+    # explain: nodes with nominated pods of equal or higher priority -> (those pods' keys, the
+    # filters of RunFilterPluginsWithNominatedPods' first pass, which counts them)
+    nominated_filter_table: Dict[str, Tuple[List[str], List[Tuple[str, Optional[Status]]]]] = field(default_factory=dict)
     score_detail: Dict[str, Any] = field(default_factory=dict)
     post_filter: Optional[Status] = None  # PostFilter's status (preemption), when it ran
     nominated: str = ""  # the node PostFilter nominated
     preemption: Optional[Dict[str, Any]] = None  # candidates, statuses and pick (explain only)
+    result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
+    diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
+    num_nodes: int = 0  # the snapshot's nodes in this cycle
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
@@ -223,9 +229,17 @@ class SchedulingCycles:
         pre_res, st, unsched_plugins = fw.run_pre_filter_plugins(state, pod)
         diagnosis.unschedulable_plugins = set(unsched_plugins)
         record.pre_filter = st
+        if s.keep_records:  # read by reports and decision assertions only
+            record.diagnosis, record.num_nodes = diagnosis, len(all_nodes)
         if s.explain and (st is None or st.is_success()):
             for ni in all_nodes:
                 record.filter_table[ni.node.name] = fw.run_filter_plugins_verbose(state, pod, ni)
+                added, state_n, ni_n, err = fw._add_ge_nominated_pods(pod, state, ni)
+                if added and err is None:
+                    keys = [pi.pod.key for pi in fw.nominated_pods_for_node(ni.node.name)
+                            if pi.pod.priority >= pod.priority and pi.pod.uid != pod.uid]
+                    record.nominated_filter_table[ni.node.name] = (
+                        keys, fw.run_filter_plugins_verbose(state_n, pod, ni_n))
         if st is not None and not st.is_success():
             if not st.is_rejected():
                 raise _CycleError(st)
@@ -457,6 +471,7 @@ class SchedulingCycles:
             pinfo.pending_plugins = set(err.diagnosis.pending_plugins)
         msg = status.message()
         record.message = msg
+        record.result = reason
         current = s.cluster.get("Pod", pinfo.pod.namespace, pinfo.pod.name)
         if current is None:
             s.queue.done(pinfo.pod.uid)  # deleted: nothing to requeue, and the patch finds no pod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import random
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
@@ -321,15 +321,19 @@ class Scheduler:
         self.run(self.clock.now() + duration)
         self.run(None)
 
-    def run(self, until: Optional[float] = None, max_cycles: Optional[int] = None) -> None:
+    def run(self, until: Optional[float] = None, max_cycles: Optional[int] = None,
+            done: Optional[Callable[[], bool]] = None) -> None:
         """The scheduling loop in virtual time. With `until`, time passes up to `until`, every
         timer firing on the way; without, only as far as pods in backoff or at Permit need (a
         pod whose attempts keep ending in an error is waited for only after something changed:
-        kube-scheduler would retry it forever, at most podMaxBackoffSeconds apart)."""
+        kube-scheduler would retry it forever, at most podMaxBackoffSeconds apart). `done`, when
+        given, is asked before each step and ends the loop early (what a caller waits for)."""
         if max_cycles is None:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
         cycles = 0  # cycles at one virtual instant
         while True:
+            if done is not None and done():
+                break
             if self.schedule_ready():
                 cycles += 1
                 if cycles > max_cycles:

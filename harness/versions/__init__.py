@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, Mapping, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ..errors import UserError
 from .gates import DEPENDENCIES_SINCE, GATES, GA
@@ -46,22 +46,66 @@ CHANGES: Dict[str, int] = {
     # NodeVolumeLimits' isCSIMigrationOn: with CSIMigrationPortworx gone, Portworx counts as
     # migrated without the CSINode's storage.alpha.kubernetes.io/migrated-plugins annotation
     "PortworxMigratedWithoutAnnotation": 36,
+    # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
+    # plugins give it weight 2 (kubernetes #134058, v1.35)
+    "DynamicResourcesScore": 35,
+    # DynamicResourcesArgs.bindingTimeout (the PreBind wait for device binding conditions)
+    "DynamicResourcesBindingTimeout": 35,
+    # the structured allocator skips incomplete and invalid pools instead of failing, and a
+    # node whose only candidates were in invalid pools is Unschedulable ("invalid resource
+    # pools were encountered"); allocation results carry the request's tolerations
+    "DRAAllocatorSkipsInvalidPools": 35,
+    # GatherPools: slices with sharedCounters (their own slices from v1.35) always belong to
+    # the pool, completeness counts the pool's slices for all nodes, a newer generation elsewhere
+    # makes the pool obsolete; counters are per pool
+    "DRAPoolsAcrossNodes": 35,
+    # only NoSchedule and NoExecute device taints prevent allocation (others, None, ignored)
+    "DRATaintEffectsKnownOnly": 35,
+    # GatherPools sorts a pool's slices by name and puts pools with binding conditions last
+    "DRAPoolsSortedByName": 36,
+    # allocateDevice gives a rejected device's counters back (rollbackDevice)
+    "DRARollbackCountersOnReject": 36,
+    # PreBind's binding-conditions errors wrap ErrDeviceBindingTimeout / ErrDeviceBindingFailed
+    # ("device binding timeout: ...", "device binding failed: claim=...")
+    "DRABindingErrorsWrapped": 36,
 }
 
-# gates whose behaviour the harness does not model: turning one on is an error naming it, never a
-# silent no-op (gate -> what is missing)
+# gates the harness models at their default only: setting one against its version's default is an
+# error naming what is missing, never a silent no-op (gate -> the behaviour not modelled). A gate
+# leaves this table when both of its settings are modelled.
 NOT_MODELLED: Dict[str, str] = {
+    # the Workload API (alpha)
     "GenericWorkload": "the Workload API and the pod-group scheduling cycle",
     "GangScheduling": "the Workload API's gang scheduling",
     "TopologyAwareWorkloadScheduling": "the Workload API's topology-aware placement",
     "WorkloadAwarePreemption": "the Workload API's workload-aware preemption",
     "DRAWorkloadResourceClaims": "the Workload API's resource claims",
+    # DynamicResources
+    "DynamicResourceAllocation": "kube-scheduler without DynamicResources",
     "DRADeviceTaintRules": "DeviceTaintRule objects",
     "DRAListTypeAttributes": "list-typed device attributes",
     "DRANodeAllocatableResources": "node-allocatable DRA resources",
-    "VolumeLimitScaling": "NodeVolumeLimits' scaling",
+    "DRAConsumableCapacity": "DRA consumable device capacity (on by default in v1.36: its fields are refused)",
+    "DRAExtendedResource": "extended resources backed by DRA (on by default in v1.36: DeviceClass "
+                           "extendedResourceName and deviceclass.resource.kubernetes.io/ requests are refused)",
+    # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
+    "SchedulerAsyncPreemption": "synchronous preemption",
+    "SchedulerPopFromBackoffQ": "the queue without popping from backoffQ",
+    "NominatedNodeNameForExpectation": "nominatedNodeName set before PreBind",
+    "OpportunisticBatching": "opportunistic batching",
+    # pods and plugins
+    "PodLevelResources": "pods without pod-level resources",
+    "InPlacePodVerticalScaling": "pods without in-place resize",
+    "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
+    "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
+    "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }
+
+# of those, gates whose "off" is modelled (their fields dropped as the API server drops them) and
+# whose "on" is not: they may be turned off anywhere; where a version has them on by default,
+# an object using their fields is refused naming the gate
+OFF_MODELLED = {"DRAConsumableCapacity", "DRAExtendedResource"}
 
 
 class VersionError(UserError):
@@ -212,9 +256,11 @@ def check_gates(version: KubeVersion, gates: Mapping[str, Any], *, file: Optiona
                 raise VersionError(f"{name} is enabled, but depends on features that are disabled: "
                                    f"[{' '.join(off)}]", file=file, key=key)
     for name in sorted(out):
-        if out[name] and name in NOT_MODELLED:
-            raise VersionError(f"feature gate {name} is not modelled by schedharness ({NOT_MODELLED[name]} "
-                               f"is not implemented); leave it off", file=file, key=key)
+        default = GATES[name].spec_at(version.minor).default
+        if name in NOT_MODELLED and out[name] != default and not (name in OFF_MODELLED and not out[name]):
+            raise VersionError(f"feature gate {name}={str(out[name]).lower()} is not modelled by schedharness "
+                               f"({NOT_MODELLED[name]}: not implemented); it runs only with {version}'s "
+                               f"default, {str(default).lower()}", file=file, key=f"{key}.{name}" if key else name)
     return out
 
 
@@ -244,6 +290,16 @@ def set_run_defaults(version: Optional[str] = None, gates: Optional[Mapping[str,
     check_gates(parse_version(run_default_version()), _run_gates, file="--feature-gates")
 
 
+def run_defaults() -> Tuple[Optional[str], Dict[str, Any]]:
+    """The run's defaults as set_run_defaults left them (to restore them later)."""
+    return _run_version, dict(_run_gates)
+
+
+def restore_run_defaults(saved: Tuple[Optional[str], Dict[str, Any]]) -> None:
+    global _run_version, _run_gates
+    _run_version, _run_gates = saved[0], dict(saved[1])
+
+
 def run_default_version() -> str:
     import os
 
@@ -267,3 +323,28 @@ def stage_of(name: str, version: KubeVersion) -> str:
 
 
 DEFAULT = resolve()
+
+
+def gate_table() -> List[str]:
+    """The README's gate table: per gate, its state in each modelled version (on/off by default,
+    its stage, locked) — kept in step with the registry by a test."""
+    rows = []
+    for name in sorted(GATES):
+        cells = []
+        for release in MODELLED.values():
+            v = parse_version(release)
+            spec = GATES[name].spec_at(v.minor)
+            if spec is None:
+                cells.append("–")
+                continue
+            state = "on" if spec.default else "off"
+            stage = "GA" if spec.stage == GA else spec.stage.lower()
+            if spec.locked:
+                fixed = ", locked"
+            elif name in OFF_MODELLED:
+                fixed = ", refused when used" if spec.default else ", only this"
+            else:
+                fixed = ", only this" if name in NOT_MODELLED else ""
+            cells.append(f"{state} ({stage}{fixed})")
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return rows

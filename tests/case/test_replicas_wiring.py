@@ -91,8 +91,7 @@ def _single_replica_cases():
     from harness.case import find_cases
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     shared = os.path.normpath(os.path.join(root, "..", "shared"))
-    dirs = [os.path.join(root, "cases"), os.path.join(shared, "verified-cases"),
-            os.path.join(shared, "verified-next", "steps")]
+    dirs = [os.path.join(root, "cases"), os.path.join(shared, "verified-versions")]
     return [p for p in find_cases([d for d in dirs if os.path.isdir(d)]) if "leader-election" not in p]
 
 

@@ -30,10 +30,7 @@ def table_everywhere():
 
 
 def _all_cases():
-    dirs = [os.path.join(ROOT, "cases"), os.path.join(SHARED, "verified-cases")]
-    nxt = os.path.join(SHARED, "verified-next")
-    if os.path.isdir(nxt):
-        dirs += [os.path.join(nxt, d) for d in sorted(os.listdir(nxt))]
+    dirs = [os.path.join(ROOT, "cases"), os.path.join(SHARED, "verified-versions")]
     return find_cases([d for d in dirs if os.path.isdir(d)])
 
 

@@ -18,7 +18,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SAMPLE = os.path.join(ROOT, "tests", "sample")
 if SAMPLE not in sys.path:
     sys.path.insert(0, SAMPLE)
-VERIFIED = os.path.normpath(os.path.join(ROOT, "..", "shared", "verified-cases"))
+VERIFIED = os.path.normpath(os.path.join(ROOT, "..", "shared", "verified-versions"))
 
 
 def _outcome(res):
