@@ -1,4 +1,7 @@
-"""ImageLocality (framework/plugins/imagelocality/image_locality.go)."""
+"""ImageLocality (framework/plugins/imagelocality/image_locality.go).
+
+From v1.36 (ungated; CHANGES "ImageLocalityImageVolumes") the images of the pod's image volumes
+(``volumes[].image.reference``) count in the sum too; the threshold still counts containers."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from harness.framework import MAX_NODE_SCORE, Plugin, hookimpl
 from harness.framework.node_table import NodeRows, numpy
 
 from . import names
+from .helper import features_of
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
@@ -23,18 +27,26 @@ def normalized_image_name(name: str) -> str:
 class _PodImages:
     """What Score needs of the pod, derived once per pod (cached with pod.memo): the normalized
     image names of the init containers then the containers, the container count, and the score
-    of a node that has none of the images (calculatePriority of a zero sum)."""
+    of a node that has none of the images (calculatePriority of a zero sum). With
+    `image_volumes` (v1.36), the image volumes' references follow the containers' images."""
 
     __slots__ = ("images", "num_containers", "score_without_images")
 
-    def __init__(self, pod):
+    def __init__(self, pod, image_volumes: bool = False):
         containers = list(pod.init_containers) + list(pod.containers)
         self.images = [normalized_image_name(str(c.get("image") or "")) for c in containers]
+        if image_volumes:
+            for v in pod.spec.get("volumes") or ():
+                image = (v or {}).get("image")
+                if image is not None:
+                    self.images.append(normalized_image_name(str(image.get("reference") or "")))
         self.num_containers = len(containers)
         self.score_without_images = calculate_priority(0, self.num_containers)
 
 
-def _pod_images(pod) -> _PodImages:
+def _pod_images(pod, image_volumes: bool = False) -> _PodImages:
+    if image_volumes:
+        return pod.memo("image_locality+volumes", lambda p: _PodImages(p, True))
     return pod.memo("image_locality", _PodImages)
 
 
@@ -44,11 +56,11 @@ def scaled_image_score(state, total_num_nodes: int) -> int:
     return int(float(state.size) * spread)
 
 
-def sum_image_scores(node_info, pod, total_num_nodes: int) -> int:
+def sum_image_scores(node_info, pod, total_num_nodes: int, image_volumes: bool = False) -> int:
     """sumImageScores: the scaled scores of the pod's images that are on the node."""
     total = 0
     states = node_info.image_states
-    for image in _pod_images(pod).images:
+    for image in _pod_images(pod, image_volumes).images:
         st = states.get(image)
         if st is not None:
             total += scaled_image_score(st, total_num_nodes)
@@ -71,30 +83,36 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 class ImageLocality(Plugin):
     name = names.ImageLocality
 
+    def __init__(self, args=None, handle=None):
+        super().__init__(args, handle)
+        self.image_volumes = features_of(handle).has("ImageLocalityImageVolumes")
+
     @hookimpl
     def score(self, state, pod, node_info):
         """Score: calculatePriority(sumImageScores(...), number of containers)."""
-        pi = _pod_images(pod)
+        iv = self.image_volumes
+        pi = _pod_images(pod, iv)
         if not node_info.image_states:
             # A node without images sums to 0 whatever the pod's images.
             return pi.score_without_images, None
         total_num_nodes = len(self.handle.snapshot.list())
-        s = sum_image_scores(node_info, pod, total_num_nodes)
+        s = sum_image_scores(node_info, pod, total_num_nodes, iv)
         return calculate_priority(s, pi.num_containers), None
 
     def score_nodes(self, state, pod, nodes):
         """score on each node (the batch form the framework calls)."""
-        pi = _pod_images(pod)
+        iv = self.image_volumes
+        pi = _pod_images(pod, iv)
         base = pi.score_without_images
         total_num_nodes = len(self.handle.snapshot.list())
         if nodes.__class__ is NodeRows:
             np = numpy()
             out = np.full(len(nodes), base, dtype=np.int64)
             for k in nodes.flagged("has_images"):
-                out[k] = calculate_priority(sum_image_scores(nodes[k], pod, total_num_nodes), pi.num_containers)
+                out[k] = calculate_priority(sum_image_scores(nodes[k], pod, total_num_nodes, iv), pi.num_containers)
             return out
         return [base if not ni.image_states
-                else calculate_priority(sum_image_scores(ni, pod, total_num_nodes), pi.num_containers)
+                else calculate_priority(sum_image_scores(ni, pod, total_num_nodes, iv), pi.num_containers)
                 for ni in nodes]
 
 

@@ -13,6 +13,7 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, E
 from harness.framework.types import get_affinity_terms
 
 from .. import names
+from ..helper import features_of
 from .filtering import FilteringMixin, pod_matches_all_affinity_terms
 from .scoring import ScoringMixin
 
@@ -119,6 +120,9 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, Plugin):
         super().__init__(args, handle)
         self.hard_pod_affinity_weight: int = int(args["hardPodAffinityWeight"])
         self.ignore_preferred_terms_of_existing_pods: bool = bool(args["ignorePreferredTermsOfExistingPods"])
+        fts = features_of(handle)
+        self.hint_counts_nominated = fts.has("PodHintsCountNominatedPods")
+        self.hint_both_ways = fts.has("InterPodAffinityHintsBothWays")
 
     # ---- args ---------------------------------------------------------------------------------
     @classmethod
@@ -190,9 +194,16 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, Plugin):
         ]
 
     def is_schedulable_after_pod_change(self, pod, old_obj, new_obj) -> QueueingHint:
-        """isSchedulableAfterPodChange."""
+        """isSchedulableAfterPodChange. v1.36: the target pod's own (label) update queues; a pod
+        with a nominated node counts as placed; a deleted pod whose anti-affinity the target pod
+        matches queues too."""
         original, modified = old_obj, new_obj
-        if (modified is not None and not modified.node_name) or (original is not None and not original.node_name):
+        if self.hint_both_ways and modified is not None and original is not None and pod.uid == modified.uid:
+            return QueueingHint.Queue
+        nominated = self.hint_counts_nominated
+        if ((modified is not None and not modified.node_name and not (nominated and modified.nominated_node_name))
+                or (original is not None and not original.node_name
+                    and not (nominated and original.nominated_node_name))):
             return QueueingHint.QueueSkip
         try:
             terms = _required_terms(pod, "podAffinity")
@@ -210,10 +221,17 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, Plugin):
         if modified is not None:
             # added: matches the affinity
             return QueueingHint.Queue if pod_matches_all_affinity_terms(terms, modified) else QueueingHint.QueueSkip
-        # deleted: matched the anti-affinity
-        if not pod_matches_all_affinity_terms(anti_terms, original):
-            return QueueingHint.QueueSkip
-        return QueueingHint.Queue
+        # deleted: matched the anti-affinity (v1.36: or the target matches its anti-affinity)
+        if pod_matches_all_affinity_terms(anti_terms, original):
+            return QueueingHint.Queue
+        if self.hint_both_ways:
+            try:
+                original_anti_terms = _required_terms(original, "podAntiAffinity")
+            except labelsel.SelectorError:
+                return QueueingHint.Queue
+            if pod_matches_all_affinity_terms(original_anti_terms, pod):
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
 
     def is_schedulable_after_node_change(self, pod, old_obj, new_obj) -> QueueingHint:
         """isSchedulableAfterNodeChange."""

@@ -144,8 +144,13 @@ def validate_resources(resources: Any, path: str) -> List[FieldError]:
     return errs
 
 
-def validate_node_resources_fit_args(args: Dict[str, Any], path: str = "") -> List[FieldError]:
-    """ValidateNodeResourcesFitArgs."""
+def validate_node_resources_fit_args(args: Dict[str, Any], path: str = "", features=None) -> List[FieldError]:
+    """ValidateNodeResourcesFitArgs. From v1.36 (CHANGES "FitArgsRequestedToCapacityRatioChecks")
+    requestedToCapacityRatio is required with that type and forbidden with the others, its shape
+    is reported under requestedToCapacityRatio.shape, and a missing scoringStrategy is an error."""
+    if features is None:
+        from harness.versions import DEFAULT as features
+    v136 = features.has("FitArgsRequestedToCapacityRatioChecks")
     args = args or {}
     errs: List[FieldError] = []
     for i, res in enumerate(args.get("ignoredResources") or []):
@@ -164,9 +169,22 @@ def validate_node_resources_fit_args(args: Dict[str, Any], path: str = "") -> Li
                          + ", ".join(_go_quote(v) for v in SUPPORTED_SCORING_STRATEGY_TYPES)))
         errs.extend(validate_resources(ss.get("resources"), f"{strategy_path}.resources"))
         rtcr = ss.get("requestedToCapacityRatio")
-        if rtcr is not None:
-            # The path is scoringStrategy.shape, not ...requestedToCapacityRatio.shape (upstream's).
+        if v136:
+            if t == "RequestedToCapacityRatio":
+                if rtcr is None:
+                    errs.append((f"{strategy_path}.requestedToCapacityRatio",
+                                 "Required value: must be specified when type is RequestedToCapacityRatio"))
+                else:
+                    errs.extend(validate_function_shape(rtcr.get("shape"),
+                                                        f"{strategy_path}.requestedToCapacityRatio.shape"))
+            elif rtcr is not None:
+                errs.append((f"{strategy_path}.requestedToCapacityRatio",
+                             "Forbidden: must be nil when type is not RequestedToCapacityRatio"))
+        elif rtcr is not None:
+            # v1.34/v1.35: the path is scoringStrategy.shape, not ...requestedToCapacityRatio.shape
             errs.extend(validate_function_shape(rtcr.get("shape"), f"{strategy_path}.shape"))
+    elif v136:
+        errs.append((strategy_path, "Required value: ScoringStrategy field is required"))
     return errs
 
 

@@ -17,6 +17,7 @@ from harness.framework import node_table
 from harness.framework.node_table import NodeRows, numpy
 
 from .. import names
+from ..helper import features_of
 from ..batch_status import rejection_of
 from . import args as fitargs
 from .least_allocated import least_resource_scorer, least_resource_scorer_cpu_memory
@@ -302,15 +303,15 @@ class Fit(Plugin):
         return fitargs.set_defaults_node_resources_fit_args(args)
 
     @classmethod
-    def validate_args(cls, args: Dict[str, Any]) -> List[Tuple[str, str]]:
-        return fitargs.validate_node_resources_fit_args(args)
+    def validate_args(cls, args: Dict[str, Any], features=None) -> List[Tuple[str, str]]:
+        return fitargs.validate_node_resources_fit_args(args, features=features)
 
     def __init__(self, args: Optional[Dict[str, Any]] = None, handle: Any = None):
         """NewFit."""
         if args is None:
             args = self.set_defaults({})
         super().__init__(args, handle)
-        errs = fitargs.validate_node_resources_fit_args(args)
+        errs = fitargs.validate_node_resources_fit_args(args, features=features_of(handle))
         if errs:
             raise ValueError(fitargs.aggregate(errs))
         strategy = args.get("scoringStrategy")

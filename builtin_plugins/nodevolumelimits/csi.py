@@ -19,6 +19,7 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, E
 
 from .. import names
 from .. import csitranslation as csitrans
+from ..helper import features_of
 
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 
@@ -48,8 +49,10 @@ class _FilterError(Exception):
 
 # ---- helpers ---------------------------------------------------------------------------------
 def is_csi_migration_on(csi_node, plugin_name: str,
-                        enable_portworx: bool = ENABLE_CSI_MIGRATION_PORTWORX) -> bool:
-    """isCSIMigrationOn."""
+                        enable_portworx: bool = ENABLE_CSI_MIGRATION_PORTWORX,
+                        portworx_without_annotation: bool = False) -> bool:
+    """isCSIMigrationOn. v1.36 (CSIMigrationPortworx removed, `portworx_without_annotation`):
+    Portworx is migrated like the other in-tree plugins, without the CSINode annotation."""
     if csi_node is None or not plugin_name:
         return False
     if plugin_name in (csitrans.AWS_EBS_IN_TREE_PLUGIN_NAME, csitrans.GCE_PD_IN_TREE_PLUGIN_NAME,
@@ -58,6 +61,8 @@ def is_csi_migration_on(csi_node, plugin_name: str,
         return True
     if plugin_name != csitrans.PORTWORX_VOLUME_PLUGIN_NAME or not enable_portworx:
         return False
+    if portworx_without_annotation:
+        return True
     # the plugin must be listed as migrated in the CSINode's annotation
     return csitrans.is_plugin_migrated_to_csi_on_node(plugin_name, csi_node)
 
@@ -139,11 +144,13 @@ class CSILimits(Plugin):
     def __init__(self, args=None, handle=None):
         super().__init__(args, handle)
         self.enable_csi_migration_portworx = ENABLE_CSI_MIGRATION_PORTWORX
+        self.portworx_without_annotation = features_of(handle).has("PortworxMigratedWithoutAnnotation")
         self.random_volume_id_prefix = _random_string(32)
 
     # ---- volume discovery --------------------------------------------------------------------
     def _migration_on(self, csi_node, plugin_name: str) -> bool:
-        return is_csi_migration_on(csi_node, plugin_name, self.enable_csi_migration_portworx)
+        return is_csi_migration_on(csi_node, plugin_name, self.enable_csi_migration_portworx,
+                                   self.portworx_without_annotation)
 
     def filter_attachable_volumes(self, pod, csi_node, new_pod: bool, result: Dict[str, str]) -> None:
         """filterAttachableVolumes: adds "driver/handle" -> driver for the pod's counted

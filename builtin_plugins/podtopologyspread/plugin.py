@@ -57,6 +57,7 @@ class PodTopologySpread(Plugin):
         super().__init__(args, handle)
         # TaintTolerationComparisonOperators (v1.35 on, alpha): nodeTaintsPolicy Honor's matching
         self.enable_comparison_operators = features_of(handle).get("TaintTolerationComparisonOperators", False)
+        self.hint_counts_nominated = features_of(handle).has("PodHintsCountNominatedPods")
         self.default_constraints: List[Dict[str, Any]] = list(args.get("defaultConstraints") or [])
         self.system_defaulted = False
         if args.get("defaultingType") == SYSTEM_DEFAULTING:
@@ -171,8 +172,9 @@ class PodTopologySpread(Plugin):
     def is_schedulable_after_pod_change(self, pod, old_obj, new_obj) -> QueueingHint:
         """isSchedulableAfterPodChange."""
         original, modified = old_obj, new_obj
-        if ((modified is not None and not involved_in_topology_spreading(modified, pod))
-                or (original is not None and not involved_in_topology_spreading(original, pod))):
+        nominated = self.hint_counts_nominated
+        if ((modified is not None and not involved_in_topology_spreading(modified, pod, nominated))
+                or (original is not None and not involved_in_topology_spreading(original, pod, nominated))):
             return QueueingHint.QueueSkip
         try:
             constraints = self.get_constraints(pod)
@@ -234,10 +236,14 @@ def _semantic(v, empty):
     return v if v else empty
 
 
-def involved_in_topology_spreading(incoming_pod, pod_with_spreading) -> bool:
-    """involvedInTopologySpreading: the pod itself, or an assigned pod of the same namespace."""
-    return (incoming_pod.uid == pod_with_spreading.uid
-            or (bool(incoming_pod.node_name) and incoming_pod.namespace == pod_with_spreading.namespace))
+def involved_in_topology_spreading(incoming_pod, pod_with_spreading, count_nominated: bool = False) -> bool:
+    """involvedInTopologySpreading: the pod itself, or an assigned pod (v1.36: or one with a
+    nominated node) of the same namespace."""
+    if incoming_pod.uid == pod_with_spreading.uid:
+        return True
+    if not incoming_pod.node_name and not (count_nominated and incoming_pod.nominated_node_name):
+        return False
+    return incoming_pod.namespace == pod_with_spreading.namespace
 
 
 def has_constraint_with_node_taints_policy_honor(constraints: Sequence[TopologySpreadConstraint]) -> bool:

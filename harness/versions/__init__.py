@@ -41,6 +41,26 @@ CHANGES: Dict[str, int] = {
     # before and after placing it (balancedResourceScorer(requested, allocated, allocatable),
     # kubernetes #135573)
     "BalancedAllocationScoresChange": 36,
+    # component-helpers/nodedeclaredfeatures registers UserNamespacesHostNetworkSupport, which
+    # pods with hostNetwork and hostUsers: false need (features/usernamespaceshostnetwork)
+    "NodeDeclaredFeaturesHostNetwork": 36,
+    # NodeDeclaredFeatures.Filter's reason no longer lists the missing features
+    # ("node(s) didn't match Pod's required features")
+    "NodeDeclaredFeaturesPlainReason": 36,
+    # ImageLocality's sumImageScores adds the images of the pod's image volumes
+    "ImageLocalityImageVolumes": 36,
+    # InterPodAffinity's and PodTopologySpread's pod hints count a pod with a nominated node
+    # like a scheduled one (isSchedulableAfterPodChange, involvedInTopologySpreading)
+    "PodHintsCountNominatedPods": 36,
+    # InterPodAffinity's pod hint queues the target pod's own label update, and a deleted pod
+    # whose required anti-affinity the target pod matches
+    "InterPodAffinityHintsBothWays": 36,
+    # ValidateNodeResourcesFitArgs: requestedToCapacityRatio required with its type, forbidden
+    # with the others, its shape's errors under requestedToCapacityRatio.shape
+    "FitArgsRequestedToCapacityRatioChecks": 36,
+    # NodeVolumeLimits' isCSIMigrationOn: with CSIMigrationPortworx gone, Portworx counts as
+    # migrated without the CSINode's storage.alpha.kubernetes.io/migrated-plugins annotation
+    "PortworxMigratedWithoutAnnotation": 36,
     # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
     # plugins give it weight 2 (kubernetes #134058, v1.35)
     "DynamicResourcesScore": 35,
@@ -63,12 +83,6 @@ CHANGES: Dict[str, int] = {
     # PreBind's binding-conditions errors wrap ErrDeviceBindingTimeout / ErrDeviceBindingFailed
     # ("device binding timeout: ...", "device binding failed: claim=...")
     "DRABindingErrorsWrapped": 36,
-    # component-helpers/nodedeclaredfeatures registers UserNamespacesHostNetworkSupport, which
-    # pods with hostNetwork and hostUsers: false need (features/usernamespaceshostnetwork)
-    "NodeDeclaredFeaturesHostNetwork": 36,
-    # NodeDeclaredFeatures.Filter's reason no longer lists the missing features
-    # ("node(s) didn't match Pod's required features")
-    "NodeDeclaredFeaturesPlainReason": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an

@@ -35,6 +35,7 @@ from harness.case.apiserver import ApiServerDefaults
 from harness.cluster import Cluster
 from harness.config.defaults import set_defaults
 from harness.framework.registry import default_registry
+from harness.versions import resolve
 from harness.scheduler.scheduler import Scheduler
 
 NS = "default"
@@ -346,6 +347,7 @@ class Entry:
     attachments: List[Dict[str, Any]] = field(default_factory=list)
     bound: Optional[List[str]] = None  # pods bound once the scheduler is quiet again
     xfail: str = ""
+    version: Optional[str] = None  # the kube-scheduler version (default: the newest modelled)
 
 
 def _vz_pvs(pv2_zone: Optional[str] = "us-east1") -> List[Dict[str, Any]]:
@@ -573,11 +575,22 @@ ENTRIES: List[Entry] = [
         pods=[P("pod3").label("anti1", "anti1").container("image").obj(),
               P("pod4").label("anti2", "anti2").container("image").obj()],
         trigger=lambda api: api.delete("Pod", "pod1", NS),
-        # v1.34's isSchedulableAfterPodChange only checks whether the *pending* pod's
-        # anti-affinity matched the deleted pod, so pod3 stays in the unschedulable pool; the
-        # newer upstream table expects ["pod3"] since kubernetes#135325 (merged after v1.34,
-        # fixing kubernetes#134393).
-        requeued=[], bound=[],
+        # v1.36 (queue.go at v1.36.3, kubernetes#135325): the deleted pod's anti-affinity matched
+        # pod3, which is requeued and fits now
+        requeued=["pod3"], bound=["pod3"],
+    ),
+    Entry(
+        name="Pod rejected by the InterPodAffinity plugin is not requeued when deleting the existing pod with podAntiAffinity that matches the target pod (v1.35)",
+        plugins=["InterPodAffinity"],
+        nodes=[N("fake-node").label("node", "fake-node").obj()],
+        initial_pods=[P("pod1").pod_anti_affinity_exists("anti1", "node").container("image").node("fake-node").obj(),
+                      P("pod2").pod_anti_affinity_exists("anti2", "node").container("image").node("fake-node").obj()],
+        pods=[P("pod3").label("anti1", "anti1").container("image").obj(),
+              P("pod4").label("anti2", "anti2").container("image").obj()],
+        trigger=lambda api: api.delete("Pod", "pod1", NS),
+        # v1.34/v1.35's isSchedulableAfterPodChange only checks whether the *pending* pod's
+        # anti-affinity matched the deleted pod, so pod3 stays in the unschedulable pool
+        requeued=[], bound=[], version="v1.35",
     ),
     Entry(
         name="Pod rejected by the PodAffinity plugin is requeued when updating the existed pod's label to make it match the pod's podAffinity",
@@ -1118,14 +1131,15 @@ def run_entry(tt: Entry, zero_backoff: bool = True) -> Scheduler:
     """zero_backoff as upstream; otherwise the default 1s/10s backoff, under which a requeued pod
     that failed a moment ago (in virtual time) goes to backoffQ instead of activeQ."""
     registry = default_registry()
-    cfg = set_defaults(_config(tt.plugins, zero_backoff), registry)
+    features = resolve(tt.version)
+    cfg = set_defaults(_config(tt.plugins, zero_backoff), registry, features)
     cluster = Cluster()
     api = Api(cluster)
     for group in (tt.nodes, tt.csinodes, tt.capacities, tt.attachments, tt.csidrivers, tt.storage_classes,
                   tt.pvs, tt.pvcs, tt.initial_pods):
         for obj in group:
             api.create(obj, notify=False)
-    sched = Scheduler(cfg, registry, cluster)
+    sched = Scheduler(cfg, registry, cluster, features=features)
     sched.start()
     names = [p["metadata"]["name"] for p in tt.pods]
     for obj in tt.pods:

@@ -9,6 +9,7 @@ import pytest
 from builtin_plugins.image_locality import ImageLocality, normalized_image_name
 from harness.api.objects import Node, Pod
 from harness.testing import FakeHandle, new_state
+from harness.versions import resolve
 
 MB = 1024 * 1024
 
@@ -64,6 +65,21 @@ def test_image_locality_priority(name, p, nodes, want):
         assert st is None
         got.append(s)
     assert got == want
+
+
+def test_image_volume_per_version():
+    """TestImageLocalityPriority (v1.36) "pod with ImageVolume": gcr.io/300 as an image volume
+    counts from v1.36: node1 100 * (300M * 1/2 - 23M) / (1000M - 23M) = 12; node2 30M -> 0.
+    Before v1.36 only the container's gcr.io/30 counts: 0 on both."""
+    p = pod(["gcr.io/30"])
+    p.spec["volumes"] = [{"name": "imageVolume", "image": {"reference": "gcr.io/300"}}]
+    ns = [image_node("node1", N300600900), image_node("node2", N400030)]
+    for version, want in (("v1.34", [0, 0]), ("v1.35", [0, 0]), ("v1.36", [12, 0])):
+        h = FakeHandle(ns)
+        h.feature_gates = resolve(version)
+        pl = ImageLocality(None, h)
+        assert [pl.score(new_state(), p, h.snapshot.get(n.name))[0] for n in ns] == want, version
+        assert list(pl.score_nodes(new_state(), p, h.snapshot.list())) == want, version
 
 
 def test_normalized_image_name():

@@ -18,6 +18,7 @@ from harness.api.objects import Node, Pod
 from harness.framework import (ActionType, ClusterEvent, Code, EventResource, NodeScore, PodInfo,
                                QueueingHint, Status)
 from harness.testing import FakeHandle, new_state
+from harness.versions import resolve
 
 MAX = 100
 _n = itertools.count()
@@ -817,6 +818,12 @@ def _other(labels, node="fake-node", **kw):
     return pod(name="other", uid="other", node=node, labels=labels, **kw)
 
 
+def _nominated(p, node="fake-node"):
+    raw = dict(p.raw)
+    raw["status"] = {"nominatedNodeName": node}
+    return Pod(raw)
+
+
 POD_HINT_CASES = [
     ("add a pod which matches the pod affinity", P_AFF(), None, _other({"service": "securityscan"}), Q),
     ("add an un-scheduled pod", P_AFF(), None, _other({"service": "securityscan"}, node=""), SKIPQ),
@@ -832,26 +839,35 @@ POD_HINT_CASES = [
     ("match to non-match - multiple terms", P_AFF2(), _other({"aaa": "a"}), _other({"service": "securityscan"}),
      SKIPQ),
     ("non-match to match - multiple terms", P_AFF2(), _other({"aaa": "a"}), _other({"aaa": "", "bbb": ""}), Q),
-    # v1.34 has no "the updated pod is the target pod" check: an unscheduled pod is skipped.
-    ("updated pod is the target pod (v1.34: skipped as unscheduled)", pod(name="p", uid="p", labels={"foo": "baz"}),
-     pod(name="p", uid="p", labels={"foo": "bar"}), pod(name="p", uid="p", labels={"foo": "baz"}), SKIPQ),
+    # v1.34/v1.35 have no "the updated pod is the target pod" check: an unscheduled pod is
+    # skipped; v1.36 queues it
+    ("updated pod is the target pod", pod(name="p", uid="p", labels={"foo": "baz"}),
+     pod(name="p", uid="p", labels={"foo": "bar"}), pod(name="p", uid="p", labels={"foo": "baz"}), (SKIPQ, Q)),
+    # v1.36: a pod with a nominated node counts as placed
+    ("add a nominated pod which matches the pod affinity", P_AFF(), None,
+     _nominated(_other({"service": "securityscan"}, node="")), (SKIPQ, Q)),
     ("from satisfying anti-affinity to not", P_ANTI(), _other({"service": "securityscan"}),
      _other({"service": "aaaa"}), Q),
     ("from not satisfying anti-affinity to satisfying", P_ANTI(), _other({"service": "bbb"}),
      _other({"service": "securityscan"}), SKIPQ),
     ("delete a pod which doesn't match pod's anti-affinity", P_ANTI(), _other({"aaa": "a"}), None, SKIPQ),
     ("delete a pod which matches pod's anti-affinity", P_ANTI(), _other({"service": "securityscan"}), None, Q),
-    # v1.34 only looks at the pending pod's own anti-affinity terms on delete.
-    ("delete a pod with anti-affinity that matches pending pod (v1.34: skipped)",
+    # v1.34/v1.35 only look at the pending pod's own anti-affinity terms on delete; v1.36 also
+    # at the deleted pod's
+    ("delete a pod with anti-affinity that matches pending pod",
      pod(name="p", labels={"service": "securityscan"}),
-     pod(node="fake-node", anti=[In("service", "region", ["securityscan", "value2"])]), None, SKIPQ),
+     pod(node="fake-node", anti=[In("service", "region", ["securityscan", "value2"])]), None, (SKIPQ, Q)),
 ]
 
 
 @pytest.mark.parametrize("name,p,old,new,want", POD_HINT_CASES, ids=[c[0] for c in POD_HINT_CASES])
 def test_is_schedulable_after_pod_change(name, p, old, new, want):
-    _, pl = setup([], [])
-    assert pl.is_schedulable_after_pod_change(p, old, new) == want
+    """plugin_test.go TestIsSchedulableAfterPodChange: (v1.34 and v1.35, v1.36) where they differ."""
+    before, v136 = want if isinstance(want, tuple) else (want, want)
+    for version, expected in (("v1.34", before), ("v1.35", before), ("v1.36", v136)):
+        h = FakeHandle([], [])
+        h.feature_gates = resolve(version)
+        assert InterPodAffinity(None, h).is_schedulable_after_pod_change(p, old, new) == expected, version
 
 
 P_ZONE_AFF = lambda: pod(name="p", aff=[In("service", "zone", ["securityscan", "value2"])])  # noqa: E731

@@ -1013,11 +1013,19 @@ def test_fit_args_validation():
                                 "requestedToCapacityRatio": {"shape": [{"utilization": 50, "score": 5},
                                                                        {"utilization": 50, "score": 11},
                                                                        {"utilization": 101, "score": -1}]}}}
-    errs = Fit.validate_args(args)
+    v134 = resolve("v1.34")
+    errs = Fit.validate_args(args, features=v134)
     paths = [p for p, _ in errs]
     assert paths == ["ignoredResources[1]", "ignoredResourceGroups[0]", "scoringStrategy.resources[0].weight",
                      "scoringStrategy.shape[1].utilization", "scoringStrategy.shape[1].score",
                      "scoringStrategy.shape[2].utilization", "scoringStrategy.shape[2].score"]
+    # v1.36: the shape's errors under requestedToCapacityRatio.shape
+    assert [p for p, _ in Fit.validate_args(args, features=resolve("v1.36"))] == [
+        "ignoredResources[1]", "ignoredResourceGroups[0]", "scoringStrategy.resources[0].weight",
+        "scoringStrategy.requestedToCapacityRatio.shape[1].utilization",
+        "scoringStrategy.requestedToCapacityRatio.shape[1].score",
+        "scoringStrategy.requestedToCapacityRatio.shape[2].utilization",
+        "scoringStrategy.requestedToCapacityRatio.shape[2].score"]
     assert errs[1] == ("ignoredResourceGroups[0]", "Invalid value: \"example.com/x\": resource group name can't contain '/'")
     assert errs[2][1] == "Invalid value: 101: resource weight of cpu not in valid range (0, 100]"
     assert errs[3][1] == "Invalid value: 50: values must be sorted in increasing order"
@@ -1025,11 +1033,31 @@ def test_fit_args_validation():
     assert errs[5][1] == "Invalid value: 101: not in valid range [0, 100]"
     assert errs[0][1].startswith('Invalid value: "Bad Name": name part must consist of alphanumeric characters')
     assert Fit.validate_args({"scoringStrategy": {"type": "RequestedToCapacityRatio", "resources": DEFAULT_RESOURCES,
-                                                  "requestedToCapacityRatio": {}}}) == [
+                                                  "requestedToCapacityRatio": {}}}, features=v134) == [
         ("scoringStrategy.shape", "Required value: at least one point must be specified")]
     # A shape without requestedToCapacityRatio is fine for validation, but NewFit would panic.
+    rtcr_without_shape = {"scoringStrategy": {"type": "RequestedToCapacityRatio", "resources": DEFAULT_RESOURCES}}
+    assert Fit.validate_args(rtcr_without_shape, features=v134) == []
     with pytest.raises(ValueError):
-        Fit({"scoringStrategy": {"type": "RequestedToCapacityRatio", "resources": DEFAULT_RESOURCES}})
+        Fit(rtcr_without_shape, SimpleNamespace(feature_gates=v134))
+
+
+def test_fit_args_validation_v136():
+    """validation_pluginargs_test.go TestValidateFitArgs (v1.36): requestedToCapacityRatio is
+    required with its type and forbidden with the others."""
+    v136 = resolve("v1.36")
+    rtcr = {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}
+    assert Fit.validate_args({"scoringStrategy": {"type": "RequestedToCapacityRatio",
+                                                  "resources": DEFAULT_RESOURCES}}, features=v136) == [
+        ("scoringStrategy.requestedToCapacityRatio",
+         "Required value: must be specified when type is RequestedToCapacityRatio")]
+    assert Fit.validate_args({"scoringStrategy": {"type": "LeastAllocated", "resources": DEFAULT_RESOURCES,
+                                                  "requestedToCapacityRatio": rtcr}}, features=v136) == [
+        ("scoringStrategy.requestedToCapacityRatio", "Forbidden: must be nil when type is not RequestedToCapacityRatio")]
+    assert Fit.validate_args({"scoringStrategy": {"type": "LeastAllocated", "resources": DEFAULT_RESOURCES,
+                                                  "requestedToCapacityRatio": rtcr}}, features=resolve("v1.35")) == []
+    assert Fit.validate_args({}, features=v136) == [("scoringStrategy",
+                                                     "Required value: ScoringStrategy field is required")]
 
 
 def test_plugin_module_lists_both_plugins():

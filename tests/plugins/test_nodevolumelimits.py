@@ -11,6 +11,7 @@ from builtin_plugins.nodevolumelimits.csi import is_csi_migration_on
 from harness.api.objects import KubeObject
 from harness.framework import ActionType, Code, EventResource, NodeInfo, QueueingHint, Status
 from harness.testing import FakeHandle, make_node, make_pod, new_state
+from harness.versions import resolve
 
 EBS = csitrans.AWS_EBS_DRIVER_NAME
 GCE = csitrans.GCE_PD_DRIVER_NAME
@@ -486,3 +487,15 @@ def test_events_to_register():
         (EventResource.PersistentVolumeClaim, ActionType.Add, True),
         (EventResource.VolumeAttachment, ActionType.Delete, True),
     ]
+
+
+def test_portworx_migrated_without_annotation_from_v136():
+    """utils.go isCSIMigrationOn (v1.36): CSIMigrationPortworx is gone and Portworx counts as
+    migrated like the other in-tree plugins, without the CSINode annotation."""
+    cn = KubeObject(csi_node("csinode", 1, [EBS], migrated=EBS_IN_TREE))
+    assert not is_csi_migration_on(cn, csitrans.PORTWORX_VOLUME_PLUGIN_NAME)
+    assert is_csi_migration_on(cn, csitrans.PORTWORX_VOLUME_PLUGIN_NAME, True, True)
+    for version, want in (("v1.34", False), ("v1.35", False), ("v1.36", True)):
+        h = FakeHandle()
+        h.feature_gates = resolve(version)
+        assert CSILimits(None, h)._migration_on(cn, csitrans.PORTWORX_VOLUME_PLUGIN_NAME) is want, version

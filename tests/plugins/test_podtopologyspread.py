@@ -23,6 +23,7 @@ from harness.api import labels as labelsel
 from harness.api.objects import Node, Pod
 from harness.framework import Code, NodeScore, PodInfo, QueueingHint
 from harness.testing import FakeHandle, new_state
+from harness.versions import resolve
 
 HOST = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -1182,6 +1183,21 @@ def test_is_schedulable_after_pod_change(name, constraints, old, new, want):
     pl, _ = make_plugin()
     pod = P("p", labels="foo", c=constraints)
     assert pl.is_schedulable_after_pod_change(pod, old, new) == want
+
+
+def test_nominated_pod_counts_from_v136():
+    """plugin_test.go TestPodTopologySpreadIsSchedulableAfterPodChange (v1.36):
+    involvedInTopologySpreading counts a pod with a nominated node like a scheduled one."""
+    raw = dict(P("x", labels="foo").raw)
+    raw["status"] = {"nominatedNodeName": "fake-node"}
+    nominated = Pod(raw)
+    pod = P("p", labels="foo", c=_C1)
+    for version, want in (("v1.34", QueueingHint.QueueSkip), ("v1.35", QueueingHint.QueueSkip),
+                          ("v1.36", QueueingHint.Queue)):
+        h = FakeHandle()
+        h.feature_gates = resolve(version)
+        pl = PodTopologySpread({"defaultingType": "List"}, h)
+        assert pl.is_schedulable_after_pod_change(pod, None, nominated) == want, version
 
 
 _C3 = lambda taints_policy: [sc(1, "zone", DNS, FOO, ntaint=taints_policy), sc(1, "node", DNS, BAR)]  # noqa: E731
