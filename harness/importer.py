@@ -97,7 +97,7 @@ class _Progress:
     """`import: ...` lines on stderr, at most one per PROGRESS_SECONDS of wall time, none for an
     import shorter than that (so a small import prints its summary or its error alone)."""
 
-    PROGRESS_SECONDS = 2.0
+    PROGRESS_SECONDS = 5.0
 
     def __init__(self, enabled: bool):
         import time
@@ -182,7 +182,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
         raise UserError(f"cannot write: {e.strerror or e}", file=output) from None
     try:
         out.write(header)
-        yaml.dump(case, out, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+        _write_case(case, out, dumper)
     except OSError as e:
         raise UserError(f"cannot write: {e.strerror or e}", file=output) from None
     finally:
@@ -193,6 +193,25 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
           + (f"; dropped {summary}" if summary else "") + (f" -> {output}" if output else ""),
           file=sys.stderr)
     return 0
+
+
+def _write_case(case: Dict[str, Any], out, dumper) -> None:
+    """The case as YAML, its object lists emitted a chunk at a time: PyYAML represents a whole
+    document before emitting it, which would hold a second, larger copy of a big cluster."""
+    def dump(data: Any) -> str:
+        return yaml.dump(data, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+    head = {k: v for k, v in case.items() if k not in ("cluster", "pods", "expect")}
+    out.write(dump(head))
+    for key in ("cluster", "pods"):
+        items = case[key]
+        if not items:
+            out.write(f"{key}: []\n")
+            continue
+        out.write(f"{key}:\n")
+        for k in range(0, len(items), 500):
+            out.write(dump(items[k:k + 500]))
+    out.write(dump({"expect": case["expect"]}))
 
 
 def _dump_key(key: Optional[str], cluster, pending) -> Optional[str]:
