@@ -322,9 +322,31 @@ AllocatedDeviceStatus: driver pool device shareID conditions:[Condition] data:* 
 NetworkDeviceData: interfaceName ips hardwareAddress
 """
 
-# per Kubernetes minor, the fields a newer release adds (same syntax as _TABLE); a minor has the
-# fields of every entry at or below it
+# per Kubernetes minor, the fields a newer release adds (same syntax as _TABLE; `-field` removes
+# one); a minor has the fields of every entry at or below it
 FIELDS_ADDED: Dict[int, str] = {
+    35: """
+PodSpec: workloadRef:WorkloadReference
+WorkloadReference: name podGroup podGroupReplicaKey
+PodStatus: resources:ResourceRequirements allocatedResources
+NodeStatus: declaredFeatures
+CSIDriverSpec: serviceAccountTokenInSecrets
+PodCertificateProjection: userAnnotations
+""",
+    36: """
+PodSpec: -workloadRef schedulingGroup:PodSchedulingGroup
+PodSchedulingGroup: podGroupName
+PodStatus: nodeAllocatableResourceClaimStatuses:[NodeAllocatableResourceClaimStatus]
+NodeAllocatableResourceClaimStatus: resourceClaimName containers resources
+VolumeMountStatus: volumeStatus:VolumeStatus
+VolumeStatus: image:ImageVolumeStatus
+ImageVolumeStatus: imageRef
+ResourceHealth: message
+CSIDriverSpec: preventPodSchedulingIfMissing
+Device: nodeAllocatableResourceMappings:{NodeAllocatableResourceMapping}
+NodeAllocatableResourceMapping: capacityKey allocationMultiplier
+DeviceAttribute: ints bools strings versions
+""",
 }
 
 _FREE = "*"  # free-form JSON below this field
@@ -339,6 +361,9 @@ def _parse(text: str, into: Dict[str, Dict[str, Any]]) -> None:
         name, _, rest = line.partition(":")
         fields = into.setdefault(name.strip(), {})
         for tok in rest.split():
+            if tok.startswith("-"):
+                fields.pop(tok[1:], None)
+                continue
             if tok.startswith("+"):
                 fields.setdefault("+", []).append(tok[1:])
                 continue
@@ -355,10 +380,10 @@ def _table(minor: int) -> Dict[str, Dict[str, Any]]:
         if m <= minor:
             _parse(FIELDS_ADDED[m], raw)
 
-    def flat(name: str, depth: int = 0) -> Dict[str, str]:
+    def flat(name: str) -> Dict[str, str]:
         out: Dict[str, str] = {}
         for inl in raw[name].get("+", []):
-            out.update(flat(inl, depth + 1))
+            out.update(flat(inl))
         out.update({k: v for k, v in raw[name].items() if k != "+"})
         return out
 

@@ -337,3 +337,13 @@ def test_import_shows_progress_when_it_takes_time(tmp_path, capsys, monkeypatch)
     assert main(["import", str(dump), "-o", str(tmp_path / "case.yaml")]) == 0
     err = capsys.readouterr().err
     assert "import: 2 objects read and checked" in err and "imported 1 cluster objects and 1 pending pods" in err
+
+
+def test_fields_a_newer_minor_adds_are_known_from_that_minor(tmp_path, capsys):
+    grouped = pod("web", schedulingGroup={"podGroupName": "g"})
+    node = dict(NODE, status=dict(NODE["status"], declaredFeatures=["X"]))
+    assert run_case(write(tmp_path, "new", cluster=[node], pods=[grouped], kubernetesVersion="v1.36")).passed
+    refused(write(tmp_path, "old", cluster=[node], pods=[pod("web")], kubernetesVersion="v1.34"), capsys,
+            'unknown field "status.declaredFeatures"')
+    refused(write(tmp_path, "gone", pods=[pod("web", workloadRef={"name": "w"})], kubernetesVersion="v1.36"),
+            capsys, 'unknown field "spec.workloadRef"')
