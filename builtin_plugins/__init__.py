@@ -17,6 +17,7 @@ _MODULES = [
     "node_name",
     "taint_toleration",
     "node_affinity",
+    "node_declared_features",
     "node_ports",
     "noderesources",
     "volume_restrictions",

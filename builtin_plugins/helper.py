@@ -8,7 +8,19 @@ from typing import List
 from harness.api.taints import do_not_schedule_taints_filter
 from harness.framework.node_table import numpy
 
-__all__ = ["default_normalize_score", "default_normalize_ints", "do_not_schedule_taints_filter"]
+__all__ = ["default_normalize_score", "default_normalize_ints", "do_not_schedule_taints_filter",
+           "features_of"]
+
+
+def features_of(handle):
+    """The Kubernetes version and feature gates a plugin runs with: ``handle.feature_gates``
+    (as upstream's factories get feature.Features), or the newest version's defaults when the
+    plugin is built without a framework (unit tests)."""
+    fts = getattr(handle, "feature_gates", None)
+    if fts is None:
+        from harness.versions import DEFAULT
+        return DEFAULT
+    return fts
 
 
 def default_normalize_ints(max_priority: int, reverse: bool, scores: List[int]) -> List[int]:

@@ -10,6 +10,7 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, E
 from harness.framework.node_table import NodeRows
 
 from . import names
+from .helper import features_of
 
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -17,14 +18,23 @@ ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 _UNSCHEDULABLE_TAINT = {"key": TAINT_NODE_UNSCHEDULABLE, "effect": TAINT_EFFECT_NO_SCHEDULE}
 
 
-def tolerates_unschedulable(pod) -> bool:
-    """Does the pod tolerate {node.kubernetes.io/unschedulable, NoSchedule}?"""
+def tolerates_unschedulable(pod, enable_comparison_operators: bool = False) -> bool:
+    """Does the pod tolerate {node.kubernetes.io/unschedulable, NoSchedule}? (Lt/Gt compare
+    values only with TaintTolerationComparisonOperators on.)"""
+    if enable_comparison_operators:
+        return pod.memo("tolerates_unschedulable_cmp",
+                        lambda p: tolerations_tolerate_taint(p.tolerations, _UNSCHEDULABLE_TAINT, True))
     return pod.memo("tolerates_unschedulable",
                     lambda p: tolerations_tolerate_taint(p.tolerations, _UNSCHEDULABLE_TAINT))
 
 
 class NodeUnschedulable(Plugin):
     name = names.NodeUnschedulable
+
+    def __init__(self, args=None, handle=None):
+        super().__init__(args, handle)
+        # TaintTolerationComparisonOperators (v1.35 on, alpha): read from the global gate upstream
+        self.enable_comparison_operators = features_of(handle).get("TaintTolerationComparisonOperators", False)
 
     @hookimpl
     def events_to_register(self):
@@ -38,7 +48,8 @@ class NodeUnschedulable(Plugin):
 
     def is_schedulable_after_pod_toleration_change(self, pod, old_obj, new_obj):
         if new_obj is not None and pod.uid == new_obj.uid:
-            if tolerations_tolerate_taint(new_obj.tolerations, _UNSCHEDULABLE_TAINT):
+            if tolerations_tolerate_taint(new_obj.tolerations, _UNSCHEDULABLE_TAINT,
+                                          self.enable_comparison_operators):
                 return QueueingHint.Queue
             return QueueingHint.QueueSkip
         return QueueingHint.QueueSkip
@@ -56,7 +67,7 @@ class NodeUnschedulable(Plugin):
         if not node.unschedulable:
             return None
         # A pod tolerating the unschedulable taint also tolerates spec.unschedulable.
-        if not tolerates_unschedulable(pod):
+        if not tolerates_unschedulable(pod, self.enable_comparison_operators):
             return Status.unresolvable(ERR_REASON_UNSCHEDULABLE)
         return None
 

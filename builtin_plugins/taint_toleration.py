@@ -1,4 +1,8 @@
-"""TaintToleration (framework/plugins/tainttoleration/taint_toleration.go)."""
+"""TaintToleration (framework/plugins/tainttoleration/taint_toleration.go).
+
+Since v1.34.9 (every version modelled) the Filter reason no longer names the taint (it is only
+logged): "node(s) had untolerated taint(s)". From v1.35, with TaintTolerationComparisonOperators
+on, tolerations with the Lt/Gt operators compare values (harness.api.taints)."""
 
 from __future__ import annotations
 
@@ -10,14 +14,12 @@ from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, Cluster
 from harness.framework.node_table import NodeRows, numpy
 
 from . import names
-from .helper import default_normalize_ints, default_normalize_score
+from .helper import default_normalize_ints, default_normalize_score, features_of
 
 PRE_SCORE_STATE_KEY = "PreScore" + names.TaintToleration
 ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
-
-
-def untolerated_taint_reason(taint) -> str:
-    return "node(s) had untolerated taint {%s: %s}" % (taint.get("key") or "", taint.get("value") or "")
+# Filter's reason since v1.34.9 (v1.34.1 printed "{key: value}" of the first untolerated taint)
+ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
 
 
 def get_all_toleration_prefer_no_schedule(tolerations):
@@ -25,12 +27,13 @@ def get_all_toleration_prefer_no_schedule(tolerations):
     return [t for t in tolerations or [] if not t.get("effect") or t.get("effect") == TAINT_EFFECT_PREFER_NO_SCHEDULE]
 
 
-def count_intolerable_taints_prefer_no_schedule(taints, tolerations) -> int:
+def count_intolerable_taints_prefer_no_schedule(taints, tolerations, enable_comparison_operators=False) -> int:
+    """countIntolerableTaintsPreferNoSchedule."""
     n = 0
     for taint in taints or []:
         if taint.get("effect") != TAINT_EFFECT_PREFER_NO_SCHEDULE:
             continue
-        if not tolerations_tolerate_taint(tolerations, taint):
+        if not tolerations_tolerate_taint(tolerations, taint, enable_comparison_operators):
             n += 1
     return n
 
@@ -48,6 +51,12 @@ class _PreScoreState:
 class TaintToleration(Plugin):
     name = names.TaintToleration
 
+    def __init__(self, args=None, handle=None):
+        super().__init__(args, handle)
+        fts = features_of(handle)
+        # TaintTolerationComparisonOperators: known from v1.35 (alpha, off)
+        self.enable_comparison_operators = fts.get("TaintTolerationComparisonOperators", False)
+
     @hookimpl
     def events_to_register(self):
         # SchedulerQueueingHints is on in v1.34.
@@ -62,9 +71,11 @@ class TaintToleration(Plugin):
         was_untolerated = True
         if old_obj is not None:
             was_untolerated = find_matching_untolerated_taint(
-                old_obj.taints, pod.tolerations, do_not_schedule_taints_filter) is not None
+                old_obj.taints, pod.tolerations, do_not_schedule_taints_filter,
+                self.enable_comparison_operators) is not None
         is_untolerated = find_matching_untolerated_taint(
-            new_obj.taints, pod.tolerations, do_not_schedule_taints_filter) is not None
+            new_obj.taints, pod.tolerations, do_not_schedule_taints_filter,
+            self.enable_comparison_operators) is not None
         if was_untolerated and not is_untolerated:
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
@@ -80,10 +91,11 @@ class TaintToleration(Plugin):
         if not taints:
             # Fast path: nothing to tolerate.
             return None
-        taint = find_matching_untolerated_taint(taints, pod.tolerations, do_not_schedule_taints_filter)
+        taint = find_matching_untolerated_taint(taints, pod.tolerations, do_not_schedule_taints_filter,
+                                                self.enable_comparison_operators)
         if taint is None:
             return None
-        return Status.unresolvable(untolerated_taint_reason(taint))
+        return Status.unresolvable(ERR_REASON_UNTOLERATED)
 
     def filter_nodes(self, state, pod, nodes):
         """filter on each node (the batch form the framework calls)."""
@@ -109,7 +121,8 @@ class TaintToleration(Plugin):
         if not taints:
             # Fast path: no taint to count.
             return 0, None
-        return count_intolerable_taints_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule), None
+        return count_intolerable_taints_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule,
+                                                           self.enable_comparison_operators), None
 
     def score_nodes(self, state, pod, nodes):
         """score on each node (the batch form the framework calls)."""
@@ -117,13 +130,14 @@ class TaintToleration(Plugin):
         if s is None:
             return None
         tol = s.tolerations_prefer_no_schedule
+        cmp_ops = self.enable_comparison_operators
         if nodes.__class__ is NodeRows:
             np = numpy()
             out = np.zeros(len(nodes), dtype=np.int64)
             for k in nodes.flagged("tainted"):
-                out[k] = count_intolerable_taints_prefer_no_schedule(nodes[k].node.taints, tol)
+                out[k] = count_intolerable_taints_prefer_no_schedule(nodes[k].node.taints, tol, cmp_ops)
             return out
-        return [0 if not ni.node.taints else count_intolerable_taints_prefer_no_schedule(ni.node.taints, tol)
+        return [0 if not ni.node.taints else count_intolerable_taints_prefer_no_schedule(ni.node.taints, tol, cmp_ops)
                 for ni in nodes]
 
     @hookimpl

@@ -65,16 +65,31 @@ def peak_rss_mib() -> float:
     return r / (1024.0 * 1024.0) if sys.platform == "darwin" else r / 1024.0
 
 
-class _Background:
-    """A task ticked by wall time while the scheduler runs (churn, rate-limited deletes)."""
+# The background ops' clock (churn, rate-limited deletes): the scheduler's virtual time plus
+# ATTEMPT_COST per scheduling attempt. scheduler_perf runs them on the wall clock beside a
+# kube-scheduler that takes about a millisecond per attempt (SchedulingBasic's 5000-node
+# workloads: several hundred pods/s); on the wall clock here, a slower or busier machine would
+# get more churn per attempt, and churn faster than the attempts never lets the measured pods
+# through. On this clock every run of a workload interleaves churn and attempts alike.
+ATTEMPT_COST = 0.001
+MAX_BACKGROUND_TICKS = 100_000
 
-    def __init__(self, interval: float, fn: Callable[[], bool]):
+
+class _Background:
+    """A task ticked by the background clock while the scheduler runs (churn, rate-limited
+    deletes)."""
+
+    def __init__(self, interval: float, fn: Callable[[], bool], now: float):
         self.interval = interval
         self.fn = fn  # returns False when done
-        self.next = time.perf_counter() + interval
+        self.next = now + interval
         self.done = False
 
     def tick(self, now: float) -> None:
+        due = (now - self.next) / self.interval + 1 if now >= self.next else 0
+        if due > MAX_BACKGROUND_TICKS:  # a long sleep with churn: scheduler_perf would run for ever
+            raise UserError(f"a background op would run {due:.0f} times at once (a sleep this long with "
+                            f"churn or deletes every {self.interval * 1000:g} ms); at most {MAX_BACKGROUND_TICKS}")
         while not self.done and now >= self.next:
             self.next += self.interval
             if not self.fn():
@@ -141,9 +156,9 @@ class WorkloadRun:
         self.measuring = False
         self.latencies: List[float] = []
         self.samples: List[float] = []
-        self._last_sample = (0.0, 0)
-        self._next_sample = 0.0
+        self._sampler: Optional[_ThroughputSampler] = None
         self._total_measured = 0
+        self.attempts = 0  # every scheduling attempt so far (the background clock)
         self.cluster.subscribe(self._on_event)
         self._wrap_scheduler()
 
@@ -170,29 +185,28 @@ class WorkloadRun:
             t0 = time.perf_counter()
             r = inner_one()
             t1 = time.perf_counter()
+            if last[0] is not None:
+                self.attempts += 1
             if self.measuring and last[0] in self.measured:
                 self.latencies.append(t1 - t0)
-            if t1 >= self._next_sample:
-                self._tick(t1)
+            if self.background:
+                self._tick_background()
+            if self._sampler is not None:
+                self._sampler.tick(t1, self.measured_bound)
             return r
 
         queue.pop = pop
         cycles.schedule_one = schedule_one
 
-    def _tick(self, now: float) -> None:
+    def background_now(self) -> float:
+        """The background ops' clock (see ATTEMPT_COST)."""
+        return self.sched.clock.now() + self.attempts * ATTEMPT_COST
+
+    def _tick_background(self) -> None:
+        now = self.background_now()
         for b in self.background:
             b.tick(now)
         self.background = [b for b in self.background if not b.done]
-        if self.measuring:
-            t, n = self._last_sample
-            if now - t >= SAMPLE_INTERVAL:
-                self.samples.append((self.measured_bound - n) / (now - t))
-                self._last_sample = (now, self.measured_bound)
-                self.progress.bar(self.measured_bound, self._total_measured, self.samples[-1])
-        nexts = [b.next for b in self.background]
-        if self.measuring:
-            nexts.append(self._last_sample[0] + SAMPLE_INTERVAL)
-        self._next_sample = min(nexts) if nexts else float("inf")
 
     # ------------------------------------------------------------------------------------------
     def _template(self, rel: Optional[str], default: Dict[str, Any]) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
@@ -229,7 +243,12 @@ class WorkloadRun:
         unscheduled = 0
         for op in self.wl.ops:
             t0 = time.perf_counter()
-            what = getattr(self, "op_" + op.opcode)(op)
+            try:
+                what = getattr(self, "op_" + op.opcode)(op)
+            except UserError as e:  # what running the op found: name the workload and the op
+                if e.file:
+                    raise
+                raise UserError(e.detail, file=self.wl.name, key=f"workloadTemplate[{op.index}]") from None
             dt = time.perf_counter() - t0
             if what.get("measured"):
                 measured_time += what["seconds"]
@@ -263,6 +282,38 @@ class WorkloadRun:
 
     def _until_quiet(self) -> None:
         self.sched.run_until_quiet()
+
+    def _until_scheduled(self, uids: Optional[set] = None) -> None:
+        """scheduler_perf's wait for an op's pods (waitUntilPodsScheduledInNamespace): until each
+        of `uids` is bound or has been found unschedulable (where kube-scheduler would leave it
+        until the wait times out), while background ops go on; without `uids`, until quiet.
+        Background churn that keeps the scheduler from finishing (faster than ATTEMPT_COST, or
+        starving the pods) ends in an error after a bounded number of attempts, the same on any
+        machine."""
+        if not uids and not self.background:
+            self._until_quiet()
+            return
+        pods = {p.uid: p for p in self.cluster.list("Pod") if p.uid in (uids or ())}
+        waiting = set(pods)
+        limit = 50 * (len(self.cluster.list("Pod")) + 10)
+        start = self.attempts
+
+        def done() -> bool:
+            if self.attempts - start > limit:
+                raise UserError(f"the scheduler did not finish after {limit} scheduling attempts: "
+                                f"background ops (churn, deletes) keep it busy", file=self.wl.name)
+            if not uids:
+                return False
+            for uid in list(waiting):
+                pod = self.cluster.get("Pod", pods[uid].namespace, pods[uid].name)
+                state = self.sched.queue_state(pod) if pod is not None else "none"
+                if state in ("bound", "none"):
+                    waiting.discard(uid)
+                elif state not in ("unschedulable", "gated"):
+                    return False
+            return True
+
+        self.sched.run(None, done=done)
 
     # ops ----------------------------------------------------------------------------------------
     def op_createNodes(self, op: Op) -> Dict[str, Any]:
@@ -314,11 +365,10 @@ class WorkloadRun:
                 self._name(obj)
             created.append(obj)
         if not collect:
-            for obj in created:
-                self.create(obj, ns)
+            made = [self.create(obj, ns) for obj in created]
             if op.get("skipWaitToCompletion"):
                 return {"text": f"{op.count} pods in {ns} (not waited for)"}
-            self._until_quiet()
+            self._until_scheduled({p.uid for p in made})
             return {"text": f"{op.count} pods in {ns}"}
         uids = []
         for obj in created:
@@ -333,14 +383,11 @@ class WorkloadRun:
         gc.freeze()
         t0 = time.perf_counter()
         self.measuring = True
-        self._last_sample = (t0, self.measured_bound)
-        self._tick(t0)
-        self._until_quiet()
+        self._sampler = _ThroughputSampler(t0, self.measured_bound, self.progress, self._total_measured)
+        self._until_scheduled(set(uids))
         t1 = time.perf_counter()
-        t, n = self._last_sample
-        if self.measured_bound > n and (not self.samples or t1 - t >= SAMPLE_INTERVAL / 2):
-            # the last, partial interval (or the only one, for runs under a second)
-            self.samples.append((self.measured_bound - n) / (t1 - t))
+        self.samples.extend(self._sampler.finish(t1, self.measured_bound))
+        self._sampler = None
         self.measuring = False
         bound = self.measured_bound - before
         rate = bound / (t1 - t0) if t1 > t0 else 0.0
@@ -378,13 +425,12 @@ class WorkloadRun:
                     self.cluster.delete(todo.pop(0))
                 return bool(todo)
 
-            self.background.append(_Background(1.0 / rate, step))
-            self._next_sample = 0.0
+            self.background.append(_Background(1.0 / rate, step, self.background_now()))
             return {"text": f"deleting {len(pods)} pods at {rate}/s in the background"}
         for p in pods:
             self.cluster.delete(p)
         if not op.get("skipWaitToCompletion"):
-            self._until_quiet()
+            self._until_scheduled()
         return {"text": f"{len(pods)} pods deleted"}
 
     def op_churn(self, op: Op) -> Dict[str, Any]:
@@ -418,20 +464,64 @@ class WorkloadRun:
             return True
 
         interval = int(op.get("intervalMilliseconds") or 500) / 1000.0
-        self.background.append(_Background(interval, step))
-        self._next_sample = 0.0
+        self.background.append(_Background(interval, step, self.background_now()))
         return {"text": f"{mode} every {interval * 1000:.0f}ms in the background"}
 
     def op_barrier(self, op: Op) -> Dict[str, Any]:
-        self._until_quiet()
+        self._until_scheduled()
         return {"text": "scheduler quiet"}
 
     def op_sleep(self, op: Op) -> Dict[str, Any]:
-        self._until_quiet()
+        self._until_scheduled()
         clock = self.sched.clock
         clock.advance_to(clock.now() + op.get("seconds"))
-        self._until_quiet()
+        if self.background:
+            self._tick_background()  # what ran in the background while the op slept
+        self._until_scheduled()
         return {"text": f"{op.get('seconds')}s of virtual time"}
+
+
+class _ThroughputSampler:
+    """scheduler_perf's throughputCollector.run: every SAMPLE_INTERVAL of wall time, the measured
+    pods scheduled since the last sample per second; no sample until a first pod is scheduled,
+    that first interval skipped (an outlier: sampling and creating pods start independently),
+    and an interval in which no pod was scheduled recorded not as 0 pods/s but, once pods are
+    scheduled again, as that rate once for each interval it spans (so that percentiles stay
+    right). A window shorter than two intervals yields one sample over the whole window."""
+
+    def __init__(self, now: float, bound: int, progress: "Progress", total: int):
+        self.t0, self.bound0 = now, bound
+        self.next = now + SAMPLE_INTERVAL
+        self.last: Optional[tuple] = None  # (time, bound) of the last sample, once started
+        self.skipped = 0
+        self.samples: List[float] = []
+        self.progress, self.total = progress, total
+
+    def tick(self, now: float, bound: int) -> None:
+        while now >= self.next:  # the ticker's ticks that passed
+            self._sample(self.next, bound)
+            self.next += SAMPLE_INTERVAL
+
+    def _sample(self, now: float, bound: int) -> None:
+        if bound == self.bound0:
+            return
+        if self.last is None:
+            self.last = (now, bound)
+            return
+        new = bound - self.last[1]
+        if new == 0:
+            self.skipped += 1
+            return
+        rate = new / (now - self.last[0])
+        self.samples.extend([rate] * (self.skipped + 1))
+        self.skipped = 0
+        self.last = (now, bound)
+        self.progress.bar(bound - self.bound0, self.total, rate)
+
+    def finish(self, now: float, bound: int) -> List[float]:
+        if not self.samples and bound > self.bound0 and now > self.t0:
+            return [(bound - self.bound0) / (now - self.t0)]
+        return self.samples
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,6 +532,8 @@ def run_workload_isolated(wl: Workload, quiet: bool = False) -> Dict[str, Any]:
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
+        os.close(r)
+        _die_with_parent()
         code = 0
         try:
             out = {"ok": WorkloadRun(wl, quiet).run()}
@@ -454,15 +546,58 @@ def run_workload_isolated(wl: Workload, quiet: bool = False) -> Dict[str, Any]:
             json.dump(out, f)
         os._exit(code)
     os.close(w)
-    with os.fdopen(r, "r") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
+    try:
+        with os.fdopen(r, "r") as f:
+            data = f.read()
+        os.waitpid(pid, 0)
+    except BaseException:  # Ctrl-C, SIGTERM (see main): the child ends with its parent
+        _end_child(pid)
+        raise
     out = json.loads(data) if data else {"crash": "the workload's process died"}
     if "error" in out:
         raise UserError(out["error"])
     if "crash" in out:
         raise RuntimeError(f"{wl.name}: {out['crash']}")
     return out["ok"]
+
+
+def _die_with_parent() -> None:
+    """In a workload's child: the kernel sends SIGKILL when the parent dies however it dies
+    (Linux's PR_SET_PDEATHSIG); elsewhere the parent's handlers end it (_end_child)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+            if os.getppid() == 1:  # the parent died before prctl
+                os._exit(1)
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+            pass
+
+
+def _end_child(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:  # already gone
+        pass
+
+
+def _terminate_as_interrupt():
+    """SIGTERM ends `bench` as Ctrl-C does (its child killed, exit 130 path), not at once."""
+    import signal
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # pragma: no cover - not the main thread (bench called from a test thread)
+        return None
 
 
 def format_table(results: List[Dict[str, Any]]) -> str:
@@ -510,6 +645,13 @@ def _shorthand(args) -> Workload:
 
 
 def main(args) -> int:
+    if getattr(args, "list", False):
+        if not args.file:
+            raise UserError("--list needs a workload file")
+        for wl in load_workloads(args.file, args.workload, parse_param_overrides(args.param)):
+            params = " ".join(f"{k}={v}" for k, v in wl.params.items())
+            print(f"{wl.name}" + (f"  {params}" if params else ""))
+        return 0
     if args.file:
         if args.nodes is not None or args.init_pods is not None or args.pods is not None:
             raise UserError("--nodes/--init-pods/--pods run SchedulingBasic: give them without a workload file "
@@ -523,9 +665,15 @@ def main(args) -> int:
             raise UserError("--workload and --param need a workload file")
         workloads = [_shorthand(args)]
     results = []
-    for wl in workloads:
-        res = run_workload_isolated(wl, quiet=args.json) if len(workloads) > 1 else WorkloadRun(wl, args.json).run()
-        results.append(res)
+    previous = _terminate_as_interrupt()
+    try:
+        for wl in workloads:
+            res = run_workload_isolated(wl, quiet=args.json) if len(workloads) > 1 else WorkloadRun(wl, args.json).run()
+            results.append(res)
+    finally:
+        if previous is not None:
+            import signal
+            signal.signal(signal.SIGTERM, previous)
     failed = [r for r in results if r.get("unscheduledPods", 0) > 0]
     if args.json:
         print(json.dumps(data_items(results), indent=2))

@@ -12,11 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-import yaml
-
 from .api.duration import parse_duration_ns
 from .errors import UserError
-from .yamlfile import load_yaml_file
+from .yamlfile import MAX_BYTES, check_regular_file, decode_yaml_bytes, load_yaml_file, load_yaml_text
+
+# objects one op may create: each is held in memory (scheduler_perf's largest workloads create
+# tens of thousands of pods)
+MAX_COUNT = 1_000_000
 
 # op code -> (required keys, optional keys)
 _COMMON = {"opcode"}
@@ -98,7 +100,14 @@ def _count(spec: Dict[str, Any], params: Dict[str, Any], file: str, key: str, de
             raise UserError(f"count must be an integer, got {n!r}", file=file, key=f"{key}.count")
     if n < 0:
         raise UserError(f"invalid count {n}: must not be negative", file=file, key=key)
+    if n > MAX_COUNT:
+        raise UserError(f"invalid count {_short(n)}: at most {MAX_COUNT} objects per op", file=file, key=key)
     return n
+
+
+def _short(v: Any) -> str:
+    text = repr(v) if not isinstance(v, int) or abs(v) < 10 ** 30 else f"{str(v)[:20]}... ({len(str(v))} digits)"
+    return text if len(text) <= 80 else text[:80] + "..."
 
 
 def _resolve_template_params(tp: Any, params: Dict[str, Any], file: str, key: str) -> Dict[str, Any]:
@@ -149,6 +158,46 @@ def check_feature_gates(gates: Any, file: str, key: str) -> Dict[str, bool]:
     return check_gates(parse_version(run_default_version()), gates, file=file, key=key)
 
 
+# the Go types of the ops' fields that are not counts or params (scheduler_perf.go's op structs):
+# a value of another type is refused as the strict YAML decoding of the workload file refuses it
+_FIELD_TYPES: Dict[str, Tuple[type, str]] = {
+    **{k: (str, "a string") for k in ("nodeTemplatePath", "podTemplatePath", "templatePath",
+                                      "namespaceTemplatePath", "namespace", "prefix", "namespacePrefix",
+                                      "countParam", "countMultiplierParam", "durationParam",
+                                      "stageRequirement", "steadyStateParam", "signatureBatchSizeParam",
+                                      "persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath")},
+    **{k: (bool, "true or false") for k in ("collectMetrics", "skipWaitToCompletion", "steadyState")},
+    **{k: (dict, "a mapping") for k in ("labelSelector", "labelNodePrepareStrategy", "uniqueNodeLabelStrategy",
+                                        "nodeAllocatableStrategy", "createPodsOp")},
+    "namespaces": (list, "a list of namespaces"),
+    "signatureBatchSize": (int, "an integer"),
+}
+
+
+def _check_field_types(raw: Dict[str, Any], file: str, key: str) -> None:
+    for k, v in raw.items():
+        want = _FIELD_TYPES.get(k)
+        if want is None or v is None:
+            continue
+        if not isinstance(v, want[0]) or (want[0] is int and isinstance(v, bool)):
+            raise UserError(f"must be {want[1]}, got {type(v).__name__} {_short(v)}", file=file, key=f"{key}.{k}")
+    for k in ("labelSelector",):
+        sel = raw.get(k) or {}
+        if not all(isinstance(a, str) and isinstance(b, str) for a, b in sel.items()):
+            raise UserError("a mapping of label keys to values (strings)", file=file, key=f"{key}.{k}")
+    for k in ("labelNodePrepareStrategy", "uniqueNodeLabelStrategy"):
+        st = raw.get(k)
+        if st is not None and not isinstance(st.get("labelKey", ""), str):
+            raise UserError("must be a string", file=file, key=f"{key}.{k}.labelKey")
+        if st is not None and not all(isinstance(v, str) for v in (st.get("labelValues") or [])
+                                      if isinstance(st.get("labelValues"), list)):
+            raise UserError("must be a list of strings", file=file, key=f"{key}.{k}.labelValues")
+        if st is not None and st.get("labelValues") is not None and not isinstance(st["labelValues"], list):
+            raise UserError("must be a list of strings", file=file, key=f"{key}.{k}.labelValues")
+    if isinstance(raw.get("signatureBatchSize"), int) and raw["signatureBatchSize"] < 0:
+        raise UserError("must not be negative", file=file, key=f"{key}.signatureBatchSize")
+
+
 def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str) -> Op:
     if not isinstance(raw, dict) or "opcode" not in raw:
         raise UserError("each op must be a mapping with an opcode", file=file, key=key)
@@ -158,6 +207,7 @@ def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str)
                         f'{", ".join(sorted(OPS))})', file=file, key=f"{key}.opcode")
     required, optional = OPS[code]
     _check_keys(raw, optional | _COMMON, required, file, key)
+    _check_field_types(raw, file, key)
     op = Op(code, dict(raw), index)
     if code in ("createNodes", "createNamespaces", "createPodSets"):
         op.count = _count(raw, params, file, key)
@@ -167,6 +217,9 @@ def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str)
         op.count = _count(raw, params, file, key)
         if raw.get("countMultiplierParam"):
             op.count *= _param_int(params, raw["countMultiplierParam"], file, f"{key}.countMultiplierParam")
+            if not 0 <= op.count <= MAX_COUNT:
+                raise UserError(f"invalid count {_short(op.count)}: 0 to {MAX_COUNT} objects per op",
+                                file=file, key=f"{key}.countMultiplierParam")
         if raw.get("collectMetrics") and raw.get("skipWaitToCompletion"):
             raise UserError("collectMetrics and skipWaitToCompletion cannot be true at the same time",
                             file=file, key=key)
@@ -178,15 +231,23 @@ def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str)
     elif code == "createPodSets":
         pass
     elif code == "churn":
-        if raw["mode"] not in ("recreate", "create"):
-            raise UserError(f'invalid mode: {raw["mode"]}. must be one of [recreate create]', file=file, key=f"{key}.mode")
+        if not isinstance(raw["mode"], str) or raw["mode"] not in ("recreate", "create"):
+            raise UserError(f'invalid mode: {_short(raw["mode"])}. must be one of [recreate create]', file=file, key=f"{key}.mode")
         n = raw.get("number", 0)
-        if not isinstance(n, int) or n < 0:
-            raise UserError(f"number ({n}) cannot be negative", file=file, key=f"{key}.number")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise UserError(f"number ({_short(n)}) must be an integer, not negative", file=file, key=f"{key}.number")
+        if n > MAX_COUNT:
+            raise UserError(f"number ({_short(n)}): at most {MAX_COUNT}", file=file, key=f"{key}.number")
         if raw["mode"] == "recreate" and n == 0:
             raise UserError("number cannot be 0 when mode is recreate", file=file, key=f"{key}.number")
-        if not raw["templatePaths"]:
-            raise UserError("at least one template spec file needs to be specified", file=file, key=f"{key}.templatePaths")
+        paths = raw["templatePaths"]
+        if not isinstance(paths, list) or not paths or not all(isinstance(t, str) and t for t in paths):
+            raise UserError("at least one template spec file needs to be specified (a list of paths)",
+                            file=file, key=f"{key}.templatePaths")
+        ms = raw.get("intervalMilliseconds", 0)
+        if isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms <= 10 ** 9:
+            raise UserError(f"intervalMilliseconds must be an integer from 0 (500, the default) to "
+                            f"1000000000, got {_short(ms)}", file=file, key=f"{key}.intervalMilliseconds")
     elif code == "barrier":
         st = raw.get("stageRequirement") or "Scheduled"
         if st not in ("Scheduled", "Attempted"):
@@ -201,8 +262,10 @@ def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str)
         op.spec["seconds"] = parse_duration(op.spec.get("duration", "0s"), file, f"{key}.duration")
     elif code == "deletePods":
         r = raw.get("deletePodsPerSecond", 0)
-        if not isinstance(r, int) or r < 0:
-            raise UserError(f"invalid DeletePodsPerSecond={r}; should be non-negative", file=file, key=key)
+        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+            raise UserError(f"invalid DeletePodsPerSecond={_short(r)}; should be non-negative", file=file, key=key)
+        if r > 10 ** 9:
+            raise UserError(f"invalid DeletePodsPerSecond={_short(r)}; at most 1000000000", file=file, key=key)
     if code == "createPodSets":
         inner = raw["createPodsOp"]
         sub = _patch_op(inner, params, index, file, f"{key}.createPodsOp")
@@ -241,7 +304,15 @@ def load_workloads(path: str, select: Optional[str] = None,
         if not isinstance(tc, dict):
             raise UserError("a test case must be a mapping", file=path, key=key)
         _check_keys(tc, _TESTCASE_KEYS, {"name", "workloadTemplate", "workloads"}, path, key)
+        if not isinstance(tc["name"], str) or not tc["name"]:
+            raise UserError(f"must be a non-empty string, got {_short(tc['name'])}", file=path, key=f"{key}.name")
         key = tc["name"]
+        for k in ("workloadTemplate", "workloads"):
+            if tc[k] is not None and not isinstance(tc[k], list):
+                raise UserError(f"must be a list, got {type(tc[k]).__name__}", file=path, key=f"{key}.{k}")
+        for k in ("defaultPodTemplatePath", "schedulerConfigPath"):
+            if tc.get(k) is not None and not isinstance(tc[k], str):
+                raise UserError(f"must be a path (a string), got {_short(tc[k])}", file=path, key=f"{key}.{k}")
         tc_gates = check_feature_gates(tc.get("featureGates"), path, f"{key}.featureGates")
         for field_ in ("metricsCollectorConfig", "schedulerConfigTemplate"):
             if tc.get(field_) is not None:
@@ -251,6 +322,12 @@ def load_workloads(path: str, select: Optional[str] = None,
             if not isinstance(w, dict):
                 raise UserError("a workload must be a mapping", file=path, key=wkey)
             _check_keys(w, _WORKLOAD_KEYS, {"name"}, path, wkey)
+            if not isinstance(w["name"], str) or not w["name"]:
+                raise UserError(f"must be a non-empty string, got {_short(w['name'])}", file=path, key=f"{wkey}.name")
+            if w.get("params") is not None and not (isinstance(w["params"], dict)
+                                                    and all(isinstance(k, str) for k in w["params"])):
+                raise UserError("params must be a mapping of parameter names to values", file=path,
+                                key=f"{wkey}.params")
             full = f"{tc['name']}/{w['name']}"
             names.append(full)
             if select and select not in (full, tc["name"]):
@@ -328,15 +405,24 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\S+')
 
 
 class Template:
-    """A manifest template: `render(env)` gives the object (a dict)."""
+    """A manifest template: `render(env)` gives the object (a dict). Read, and after templating
+    parsed, by the shared YAML loader (harness/yamlfile.py): its encodings, bounds and errors."""
 
     def __init__(self, path: str):
         self.path = path
         try:
-            with open(path, "r", encoding="utf-8") as f:
-                self.text = f.read()
+            check_regular_file(path, UserError)
+            if os.path.getsize(path) > MAX_BYTES:
+                raise UserError(f"too large: more than {MAX_BYTES // (1024 * 1024)} MB", file=path)
+            with open(path, "rb") as f:
+                data = f.read(MAX_BYTES + 1)
         except OSError as e:
-            raise UserError(f"cannot read: {e.strerror}", file=path) from None
+            raise UserError(f"cannot read: {e.strerror or e}", file=path) from None
+        try:
+            self.text = decode_yaml_bytes(data)
+        except UnicodeDecodeError as e:
+            raise UserError(f"not a text file in UTF-8 (or UTF-16/32 with a byte order mark): "
+                            f"{e.encoding} cannot decode byte offset {e.start}", file=path) from None
         self.static = _ACTION.search(self.text) is None
         self._cached: Optional[Dict[str, Any]] = None
 
@@ -381,10 +467,7 @@ class Template:
         return self._load(_ACTION.sub(lambda m: self._eval(m.group(1), env), self.text))
 
     def _load(self, text: str) -> Dict[str, Any]:
-        try:
-            obj = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise UserError(f"invalid YAML after templating: {e}", file=self.path) from None
+        obj = load_yaml_text(text, self.path, UserError)
         if not isinstance(obj, dict) or "kind" not in obj:
             raise UserError("a template must be one Kubernetes object with a kind", file=self.path)
         return obj

@@ -14,7 +14,7 @@ from .errors import UserError
 MAX_ERROR_LINE = 1000  # an error names a file, a key and a value cut short: never a whole object
 
 
-def _error(e: UserError) -> None:
+def _error(e: UserError) -> str:
     line = " ".join(f"error: {e}".split())
     m = re.search(r'Plugin "([^"]+)" does not exist', line)
     if m:  # upstream's words name the first extension point checked; say what to do as well
@@ -23,6 +23,41 @@ def _error(e: UserError) -> None:
     if len(line) > MAX_ERROR_LINE:
         line = line[:MAX_ERROR_LINE] + "..."
     print(line, file=sys.stderr)
+    return line
+
+
+def _internal_error(exc: BaseException, file: Optional[str] = None) -> str:
+    """An exception no check foresaw (a bug in the harness, or in a plugin outside its hooks):
+    one error line naming the file, the exception and where it was raised; the other cases
+    still run. SCHEDHARNESS_TRACEBACK=1 prints the traceback as well."""
+    import os
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    text = str(exc)[:300]
+    line = _error(UserError(f"internal error{where}: {type(exc).__name__}" + (f": {text}" if text else "")
+                            + " (please report it; SCHEDHARNESS_TRACEBACK=1 shows the traceback)", file=file))
+    if os.environ.get("SCHEDHARNESS_TRACEBACK"):
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    return line
+
+
+def _attempt(file: Optional[str], fn):
+    """(True, fn()) or, when fn raises (a UserError or anything else but an interrupt), the
+    error line printed and (False, that line): one bad file never stops the others."""
+    try:
+        return True, fn()
+    except UserError as e:
+        return False, _error(e)
+    except RecursionError as e:
+        return False, _error(UserError(f"nested or recursive beyond Python's recursion limit ({e})", file=file))
+    except Exception as e:  # noqa: BLE001 - the one place that turns the unforeseen into a line
+        return False, _internal_error(e, file)
+
+
+def _interrupted(what: str) -> None:
+    print(f"interrupted: {what}", file=sys.stderr)
 
 
 def _registry_for(case, args):
@@ -43,78 +78,103 @@ def _failing_pods(res) -> List[str]:
     return [f.split(":")[0] for f in res.failures if "/" in f.split(":")[0]]
 
 
+def _print_failures(name: str, failures: List[str]) -> None:
+    """`FAIL name: a; b` on one line, or, when a failure carries a table (decision
+    assertions), one failure per line with its table under it."""
+    if not any("\n" in f for f in failures):
+        print(f"FAIL {name}: {'; '.join(failures)}")
+        return
+    print(f"FAIL {name}:")
+    for f in failures:
+        print("  " + f.replace("\n", "\n  "))
+
+
 def _cmd_run(args) -> int:
-    """Every valid case runs; every invalid file is one error line; exit 2 if any was invalid."""
-    from .case import find_cases, load_case, run_case
-    from .report import explain_pods
+    """Every valid case runs; every invalid file (or path, or case that raises) is one error
+    line and the others still run; exit 2 if any was invalid. Ctrl-C stops at once and prints
+    the summary (and --json) of what finished, exit 130."""
+    from .case import find_cases, load_case
 
     skipped: List = []
-    paths = find_cases(args.paths, skipped)
-    for path, why in skipped:
-        print(f"SKIP {path}: {why}", file=sys.stderr if args.json else sys.stdout)
-    if not paths:
-        raise UserError("no case files found", file=" ".join(args.paths))
-    cases, invalid = [], 0
-    entries = []  # --json: each case's result, or the error of an invalid file, in path order
-    for p in paths:  # every case is loaded before any runs
-        try:
-            cases.append(load_case(p))
-            entries.append(None)
-        except UserError as e:
-            _error(e)
-            invalid += 1
-            entries.append(_error_entry(p, e))
+    missing: List[UserError] = []
     results = []
-    passed = failed = 0
-    opts = None
-    if getattr(args, "parallel", False) or getattr(args, "coverage", False):
-        from .framework.coverage import Coverage
-        from .framework.parallelize import RunSettings
-        opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
-    for case in cases:
-        slot = entries.index(None)
-        try:
-            res = _run_with(opts, case, _registry_for(case, args), bool(args.verbose))
-        except UserError as e:
-            _error(e)
+    entries: List[dict] = []  # --json: each case's result, or the error line of an invalid file, in order
+    passed = failed = invalid = 0
+    interrupted = False
+    try:
+        paths = find_cases(args.paths, skipped, missing)
+        for path, why in skipped:
+            print(f"SKIP {path}: {why}", file=sys.stderr if args.json else sys.stdout)
+        for e in missing:
+            entries.append(_error_entry(e.file or "", _error(e)))
             invalid += 1
-            entries[slot] = _error_entry(case.path, e, case.name)
-            continue
-        results.append(res)
-        entries[slot] = res.to_json
-        if res.passed:
-            passed += 1
-            if not args.json:
-                print(f"PASS {case.name}")
-        else:
-            failed += 1
-            if not args.json:
-                print(f"FAIL {case.name}: {'; '.join(res.failures)}")
-                if args.verbose:
-                    text = explain_pods(res, _failing_pods(res))
-                    print("\n".join("    " + line for line in text.splitlines()))
-        if res.coverage is not None and not args.json:
-            from .framework.coverage import format_lines
-            print("\n".join(format_lines(res.coverage)))
-    if opts is not None and opts.coverage is not None and not args.json:
-        from .framework.coverage import format_lines, merge
-        print(f"coverage of extension points over {len(results)} case(s):")
-        print("\n".join(format_lines(merge([r.coverage for r in results if r.coverage is not None]))))
+        if not paths and not missing:
+            raise UserError("no case files found", file=" ".join(args.paths))
+        cases = []
+        for p in paths:  # every case is loaded before any runs
+            ok, case = _attempt(p, lambda: load_case(p))
+            if ok:
+                cases.append(case)
+            else:
+                invalid += 1
+                entries.append(_error_entry(p, case))
+        opts = None
+        if getattr(args, "parallel", False) or getattr(args, "coverage", False):
+            from .framework.coverage import Coverage
+            from .framework.parallelize import RunSettings
+            opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
+        explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
+        for case in cases:
+            ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args), explain))
+            if not ok:
+                invalid += 1
+                entries.append(_error_entry(case.path, res, case.name))
+                continue
+            results.append(res)
+            entries.append(res.to_json())
+            if res.passed:
+                passed += 1
+                if not args.json:
+                    print(f"PASS {case.name}")
+            else:
+                failed += 1
+                if not args.json:
+                    _print_failures(case.name, res.failures)
+                    if args.verbose:
+                        from .report import explain_pods
+                        text = explain_pods(res, _failing_pods(res))
+                        print("\n".join("    " + line for line in text.splitlines()))
+            if res.coverage is not None and not args.json:
+                from .framework.coverage import format_lines
+                print("\n".join(format_lines(res.coverage)))
+        if opts is not None and opts.coverage is not None and not args.json:
+            from .framework.coverage import format_lines, merge
+            print(f"coverage of extension points over {len(results)} case(s):")
+            print("\n".join(format_lines(merge([r.coverage for r in results if r.coverage is not None]))))
+    except KeyboardInterrupt:
+        interrupted = True
+        _interrupted("the cases that finished are reported below")
     if args.json:
-        print(json.dumps([e() if callable(e) else e for e in entries if e is not None], indent=2))
+        print(json.dumps(entries, indent=2))
     else:
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
-              + _versions_used([r.case for r in results]))
+              + _versions_used([r.case for r in results]) + (" (interrupted)" if interrupted else ""))
+    if args.html:
+        from .html import write_run_report
+
+        write_run_report(args.html, results)
+    if interrupted:
+        return 130
     if invalid:
         return 2
     return 0 if failed == 0 else 1
 
 
-def _error_entry(path: str, e: UserError, name: Optional[str] = None) -> dict:
-    """An invalid file in `run --json`: the error line `run` prints, as `error`."""
+def _error_entry(path: str, line: str, name: Optional[str] = None) -> dict:
+    """An invalid file in `run --json`: the error line `run` printed (without "error: "), as `error`."""
     import os
     return {"case": name or os.path.splitext(os.path.basename(path))[0], "file": path, "passed": False,
-            "error": " ".join(str(e).split())}
+            "error": line[len("error: "):] if line.startswith("error: ") else line}
 
 
 def _versions_used(cases) -> str:
@@ -217,12 +277,13 @@ def _cmd_validate(args) -> int:
             continue
         for path, in_folder in todo:
             try:
-                msg = _validate_path(path, args, in_folder)
-            except UserError as e:
-                _error(e)
+                ok, msg = _attempt(path, lambda: _validate_path(path, args, in_folder))
+            except KeyboardInterrupt:
+                _interrupted(f"not validated from {path} on")
+                return 130
+            if not ok:
                 invalid += 1
-                continue
-            if msg:
+            elif msg:
                 print(msg)
     return 2 if invalid else 0
 
@@ -303,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--coverage", action="store_true",
                    help="print which plugins were called at which extension points (per case and in "
                         "total), and the enabled ones never called; with --json, a `coverage` key per case")
+    r.add_argument("--html", metavar="REPORT.html", default=None,
+                   help="also write a self-contained HTML report: per case pass/fail, bindings, each "
+                        "pod's decision table per attempt, the attempt timeline of cases with steps")
     _plugin_option(r)
     version_options(r)
     r.set_defaults(func=_cmd_run)
@@ -340,6 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="override a workload parameter (repeatable)")
     b.add_argument("--json", action="store_true", help="print scheduler_perf's DataItems as JSON")
+    b.add_argument("--list", action="store_true",
+                   help="list the file's workloads (<test case>/<workload> and their params) and exit")
     version_options(b)
     b.add_argument("--nodes", type=int, default=None, help="SchedulingBasic without a file: nodes")
     b.add_argument("--init-pods", type=int, default=None, help="SchedulingBasic: pods scheduled first")
@@ -349,16 +415,37 @@ def build_parser() -> argparse.ArgumentParser:
     add_conformance_parser(sub)
     from .explore import add_parser as add_explore_parser
     add_explore_parser(sub, _plugin_option)
+    from .diff import add_parser as add_diff_parser
+    add_diff_parser(sub, _plugin_option)
+    from .sweep import add_parser as add_sweep_parser
+    add_sweep_parser(sub, _plugin_option)
     return p
+
+
+def _tolerant_output() -> None:
+    """Characters the terminal's encoding lacks (PYTHONIOENCODING=ascii, a C locale) are
+    printed as backslash escapes instead of ending the run with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "") == "strict":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a stream that cannot change
+                pass
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     import os
 
+    _tolerant_output()
     parser = build_parser()
     args = parser.parse_args(argv)
-    if os.getcwd() not in sys.path:  # `-p module` and a case's `plugins:` can name local modules
-        sys.path.append(os.getcwd())
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the current folder was deleted: absolute paths still work
+        cwd = None
+    if cwd is not None and cwd not in sys.path:  # `-p module` and a case's `plugins:` can name local modules
+        sys.path.append(cwd)
     from .versions import restore_run_defaults, run_defaults
 
     saved = run_defaults()  # the options hold for this command only (main() may run in-process)
@@ -368,8 +455,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     except UserError as e:
         _error(e)
         return 2
-    except KeyboardInterrupt:  # pragma: no cover
+    except KeyboardInterrupt:
+        _interrupted("stopped")
         return 130
+    except RecursionError as e:
+        _error(UserError(f"nested or recursive beyond Python's recursion limit ({e})"))
+        return 2
+    except Exception as e:  # noqa: BLE001 - never a traceback: one line, exit 2
+        _internal_error(e, getattr(args, "case", None) or getattr(args, "file", None)
+                        or getattr(args, "dump", None))
+        return 2
     finally:
         restore_run_defaults(saved)
 

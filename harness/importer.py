@@ -38,6 +38,13 @@ def _flatten(doc: Any, where: str, out: List[Tuple[str, Dict[str, Any]]]) -> Non
         for i, item in enumerate(doc["items"]):
             _flatten(item, f"{where + '.' if where else ''}items[{i}]", out)
         return
+    for field in ("metadata", "spec", "status"):  # what import reads of every object
+        if doc.get(field) is not None and not isinstance(doc[field], dict):
+            raise UserError(f"{field} must be a mapping, got {type(doc[field]).__name__}",
+                            key=f"{where + '.' if where else ''}{field}")
+    if not isinstance(kind, str) or not kind:
+        raise UserError(f"an object has a kind (a string), got {type(kind).__name__}",
+                        key=f"{where + '.' if where else ''}kind")
     out.append((where, doc))
 
 
@@ -93,6 +100,20 @@ def dump_to_case(docs: List[Any], name: str, source: str = "dump") -> Tuple[Dict
     return case, dropped
 
 
+def check_output(output: Optional[str]) -> None:
+    """Before any work: `-o` names a file that can be written (not a folder, in a folder that
+    exists and may be written)."""
+    if not output:
+        return
+    if os.path.isdir(output):
+        raise UserError("is a folder: give the path of the case file to write", file=output, key="-o")
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        raise UserError(f"cannot write: no folder {folder}", file=output, key="-o")
+    if not os.access(folder, os.W_OK) or (os.path.exists(output) and not os.access(output, os.W_OK)):
+        raise UserError("cannot write: permission denied", file=output, key="-o")
+
+
 class _Progress:
     """`import: ...` lines on stderr, at most one per PROGRESS_SECONDS of wall time, none for an
     import shorter than that (so a small import prints its summary or its error alone)."""
@@ -122,6 +143,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     from .case.runner import build_scheduler
     from .yamlfile import iter_dump_items
 
+    check_output(output)
     prog = _Progress(progress)
     case_name = name or os.path.splitext(os.path.basename(path))[0]
     cluster: List[Tuple[str, Dict[str, Any]]] = []
@@ -179,12 +201,12 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     try:
         out = open(output, "w", encoding="utf-8") if output else sys.stdout
     except OSError as e:
-        raise UserError(f"cannot write: {e.strerror or e}", file=output) from None
+        raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
     try:
         out.write(header)
         _write_case(case, out, dumper)
     except OSError as e:
-        raise UserError(f"cannot write: {e.strerror or e}", file=output) from None
+        raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
     finally:
         if output:
             out.close()

@@ -43,10 +43,13 @@ def pytest_report_header(config):
 
 
 def pytest_collect_file(file_path, parent):
+    """A CaseFile for every YAML file that may hold a case, decided from its first bytes only:
+    pytest calls this for every file of a folder even when one file is named (`pytest
+    one-case.yaml`), so nothing is parsed here; CaseFile.collect parses (and yields nothing for
+    a YAML file that is not a case)."""
     if parent.config.getoption("schedharness_no_cases", False):
         return None
-    skipped = parent.config.__dict__.setdefault("_schedharness_skipped", [])
-    if file_path.suffix in (".yaml", ".yml") and _looks_like_case(str(file_path), skipped):
+    if file_path.suffix in (".yaml", ".yml") and _may_be_case(str(file_path)):
         return CaseFile.from_parent(parent, path=file_path)
     return None
 
@@ -60,11 +63,57 @@ def pytest_terminal_summary(terminalreporter, config):
             terminalreporter.write_line(f"{path}: {why}")
 
 
+def pytest_collectreport(report):
+    if report.failed:
+        _invalid_cases.setdefault("all", set()).add(report.nodeid)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """An invalid case file is a collection error that does not stop the others: pytest
+    interrupts the session on any collection error (unless --continue-on-collection-errors);
+    when every collection error is an invalid case, the valid cases run all the same (and the
+    errors are still reported and fail the session). Other collection errors keep pytest's rule."""
+    failed = _invalid_cases.get("all", set())
+    ours = _invalid_cases.get("cases", set())
+    if session.testsfailed and failed and failed <= ours:
+        session.config.option.continue_on_collection_errors = True
+
+
+# node ids of the collection errors ("all") and of those that are invalid case files ("cases")
+_invalid_cases: dict = {}
+
+
+def pytest_sessionstart(session):
+    _invalid_cases.clear()
+
+
+def _may_be_case(path: str) -> bool:
+    """From the first 64 kB and without parsing: a regular file that mentions a case key (or is
+    UTF-16/32, whose bytes a text search cannot read)."""
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open below
+            return False
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    return any(k in head for k in (b"schedharness", b"Case", b"cluster", b"pods", b"expect")) \
+        or head.startswith((b"\xff\xfe", b"\xfe\xff", b"\0", b"\xef\xbb\xbf"))
+
+
 class CaseFile(pytest.File):
     def collect(self):
+        skipped = self.config.__dict__.setdefault("_schedharness_skipped", [])
+        if not _looks_like_case(str(self.path), skipped):
+            return
         try:
             case = load_case(str(self.path))
         except UserError as e:
+            _invalid_cases.setdefault("cases", set()).add(self.nodeid)
             raise self.CollectError(str(e)) from None
         yield CaseItem.from_parent(self, name=case.name, case=case)
 
@@ -95,7 +144,7 @@ class CaseItem(pytest.Item):
         if isinstance(excinfo.value, CaseFailure):
             res = excinfo.value.result
             lines = [f"case {self.case.name} ({self.case.path}) failed:"]
-            lines += [f"  {f}" for f in res.failures]
+            lines += ["  " + f.replace("\n", "\n  ") for f in res.failures]
             lines.append("actual outcome:")
             for key, node in res.bindings.items():
                 extra = f"  [{res.messages[key]}]" if key in res.messages else ""

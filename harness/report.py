@@ -56,21 +56,41 @@ def _filter_lines(rec) -> List[str]:
                          f"PreFilter narrowed the nodes)")
             continue
         lines.append(f"    node {node}: {verdict}")
-        for plugin, st in rows:
-            if st is not None and st.code == Code.Skip:
+        nominated = getattr(rec, "nominated_filter_table", {}).get(node)
+        if nominated is not None:
+            # RunFilterPluginsWithNominatedPods: first with the nominated pods of equal or higher
+            # priority on the node, then (only if that passed) without them
+            keys, with_rows = nominated
+            lines.append(f"      with the pods nominated to it ({', '.join(keys)}), as kube-scheduler "
+                         f"filters first:")
+            first_ok = _filter_rows(lines, with_rows, "  ")
+            if not first_ok:
                 continue
-            lines.append(f"      filter {plugin}: {_status(st)}")
-            detail = getattr(st, "detail", None)  # optional lines a plugin adds for explain
-            if callable(detail):
-                lines.extend(f"        {d}" for d in detail())
-            if st is not None and not st.is_success():
-                break
+            lines.append("      then without them:")
+            _filter_rows(lines, rows, "  ")
+        else:
+            _filter_rows(lines, rows, "")
         if decided is not None and not any(p == decided.plugin for p, _ in rows):
             lines.append(f"      {_status(decided)}")
     if not table:
         for node, st in rec.node_statuses.items():
             lines.append(f"    node {node}: {_status(st)}" + (f" ({st.plugin})" if st is not None and st.plugin else ""))
     return lines
+
+
+def _filter_rows(lines: List[str], rows, indent: str) -> bool:
+    """The filters that ran on a node, in order, up to the first that rejected it; whether all
+    passed."""
+    for plugin, st in rows:
+        if st is not None and st.code == Code.Skip:
+            continue
+        lines.append(f"      {indent}filter {plugin}: {_status(st)}")
+        detail = getattr(st, "detail", None)  # optional lines a plugin adds for explain
+        if callable(detail):
+            lines.extend(f"        {indent}{d}" for d in detail())
+        if st is not None and not st.is_success():
+            return False
+    return True
 
 
 def _score_lines(rec) -> List[str]:
@@ -135,6 +155,22 @@ ATTEMPT_SECTIONS: List[Callable] = [_pre_filter_lines, _filter_lines, _score_lin
                                     _outcome_lines]
 
 
+def history_lines(recs) -> List[str]:
+    """The attempt history: one line per attempt (time, requeueing event, result, the plugins
+    that rejected how many nodes, the nominated node)."""
+    from .case.decisions import attempt_of
+
+    lines = ["  history:"]
+    for rec in recs:
+        a = attempt_of(rec)
+        parts = [f"#{a.attempt} at {a.time:g}s", f"after {a.event}" if a.event and a.attempt > 1 else "",
+                 a.result + (f" on {a.node}" if a.node and a.result != "unschedulable" else ""),
+                 "rejected by " + ", ".join(f"{p} ({n})" for p, n in a.rejected.items()) if a.rejected else "",
+                 f"nominated {a.nominated}" if a.nominated else ""]
+        lines.append("    " + "; ".join(p for p in parts if p))
+    return lines
+
+
 def attempt_lines(rec) -> List[str]:
     by = f" by {rec.replica}" if getattr(rec, "replica", "") else ""
     lines = [f"  attempt {rec.attempt}{by} at {rec.time:g}s{_requeued_by(rec)}:"]
@@ -154,6 +190,8 @@ def explain_records(res: CaseResult, pod: Optional[str] = None) -> List[str]:
         if not recs:
             lines.append("  never attempted (gated, or no profile serves its schedulerName)")
             continue
+        if len(recs) > 1:
+            lines.extend(history_lines(recs))
         for rec in recs:
             lines.extend(attempt_lines(rec))
     return lines

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from typing import Any, List, Optional, Tuple, Type
 
 import yaml
@@ -117,8 +118,20 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
+    def construct_yaml_int(self, node):
+        """An integer; one too long for Python's int() (sys.get_int_max_str_digits, 4300 digits
+        by default) is a YAML error at its line, not a ValueError (no Kubernetes field holds
+        more than 64 bits anyway)."""
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of {len(str(node.value))} characters is too long to read",
+                node.start_mark) from None
+
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
 
 
 def _cut(text: str, limit: int = 60) -> str:
@@ -179,6 +192,10 @@ def _check_bounds(text: str) -> Optional[str]:
                     anchors[ev.anchor] = (1, 1)
                 max_below[-1] = max(max_below[-1], depth + 1)
             elif isinstance(ev, yaml.AliasEvent):
+                if any(a == ev.anchor for a, _, _ in stack):
+                    mark = getattr(ev, "start_mark", None)
+                    where = f" (line {mark.line + 1})" if mark is not None else ""
+                    return f"alias *{_cut(ev.anchor, 40)} refers to a value that contains it{where}"
                 size, d = anchors.get(ev.anchor, (1, 1))
                 count += size
                 max_below[-1] = max(max_below[-1], depth + d)
@@ -219,18 +236,24 @@ def load_yaml_text(text: str, source: str, error_cls: Type[UserError], all_docum
         raise error_cls("nested too deep to read", file=source) from None
 
 
-def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = False) -> Any:
+def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = False,
+                   streams: bool = False) -> Any:
     """The document of the YAML file at `path`. A file that cannot be read raises
-    error_cls("cannot read: <reason>", file=path), a YAML syntax error
+    error_cls("cannot read: <reason>", file=path); one that is not a regular file (a FIFO, a
+    device, a socket: reading it could wait forever) is refused before it is opened unless
+    `streams` (`import` reads a dump from a pipe); a YAML syntax error
     error_cls("invalid YAML: <problem> (line L, column C)", file=path); a file too large, too
     deep, not text, or with a duplicate key, a one-line error_cls as well."""
     try:
+        check_regular_file(path, error_cls, streams=streams)
         size = os.path.getsize(path)
         if size > MAX_BYTES:
             raise error_cls(f"too large: {size} bytes (the limit is {MAX_BYTES // (1024 * 1024)} MB)",
                             file=path)
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:  # a stream, whose size was not known
+            raise error_cls(f"too large: more than {MAX_BYTES // (1024 * 1024)} MB", file=path)
     except OSError as e:
         raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
     try:
@@ -264,6 +287,7 @@ def iter_dump_items(path: str, error_cls: Type[UserError]):
     top-level list, or each document; other top-level keys of a List are skipped. The same
     loader rules as load_yaml_file (duplicate keys, kubectl's key conversion); each object is
     bounded by MAX_ITEM_VALUES values and MAX_DEPTH levels. Raises error_cls naming the item."""
+    check_regular_file(path, error_cls, streams=True)
     try:
         size = os.path.getsize(path)
         if size > MAX_BYTES:
@@ -271,11 +295,10 @@ def iter_dump_items(path: str, error_cls: Type[UserError]):
         f = open(path, "rb")
     except OSError as e:
         raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
-    head = f.read(4)
-    f.seek(0)
+    head = f.peek(4)[:4]  # a pipe cannot seek back
     if head[:3] != codecs.BOM_UTF8 and (b"\0" in head or head[:2] in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)):
         f.close()  # UTF-16/32: read whole, as load_yaml_file does
-        docs = load_yaml_file(path, error_cls, all_documents=True)
+        docs = load_yaml_file(path, error_cls, all_documents=True, streams=True)
         for d, doc in enumerate(docs):
             for key, obj in _split_document(doc, "" if len(docs) == 1 else f"document {d + 1}: "):
                 yield key, obj
@@ -372,6 +395,24 @@ def _split_document(doc: Any, prefix: str):
             yield f"{prefix}[{i}]", item
     else:
         yield prefix.rstrip(": ") or "document", doc
+
+
+def check_regular_file(path: str, error_cls: Type[UserError], streams: bool = False) -> None:
+    """Refuse, before opening it, a path that is no regular file: opening a FIFO waits for a
+    writer, reading a device may never end. (Missing files and folders are left to open(),
+    whose error says so.) With `streams`, FIFOs and character devices (a pipe, /dev/stdin)
+    are allowed: their size is bounded while reading."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    if streams and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        return
+    what = ("a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a special file")
+    raise error_cls(f"not a regular file ({what}): give the path of a YAML file", file=path)
 
 
 def _yaml_problem(e: yaml.YAMLError) -> str:

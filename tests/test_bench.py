@@ -76,7 +76,7 @@ ALL_OPS = """\
     mode: recreate
     number: 2
     templatePaths: [huge.yaml]
-    intervalMilliseconds: 1
+    intervalMilliseconds: 10
   - opcode: createPods
     countParam: $pods
     podTemplatePath: pod.yaml
@@ -215,7 +215,7 @@ STUCK = """\
   - opcode: churn
     mode: create
     templatePaths: [huge.yaml]
-    intervalMilliseconds: 1
+    intervalMilliseconds: 10
   - opcode: createPods
     count: 3
     podTemplatePath: %s

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 import yaml
@@ -174,8 +175,15 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path):
         prev = n
     with pytest.raises(UserError, match=f"more than {MAX_VALUES} YAML values"):
         load_yaml_file(write(tmp_path, "bomb.yaml", bomb), UserError)
-    with pytest.raises(UserError, match="nested more than"):
-        load_yaml_file(write(tmp_path, "deep.yaml", "[" * 1000000 + "]" * 1000000), UserError)
+    # refused by the harness's bound or by the parser's own (libyaml >= 0.2.5 stops flow nesting
+    # with its words): the outcome, not the wording, is what counts
+    for name, text in (("deep.yaml", "[" * 1000000 + "]" * 1000000),
+                       ("deep-block.yaml", "".join(" " * i + "- \n" for i in range(0, 2000, 2)) + " " * 2000 + "x\n")):
+        t0 = time.perf_counter()
+        with pytest.raises(UserError) as info:
+            load_yaml_file(write(tmp_path, name, text), UserError)
+        assert str(info.value).startswith(str(tmp_path / name) + ": "), info.value
+        assert time.perf_counter() - t0 < 10
 
 
 # ---- 3./9. objects checked as the API server checks them -------------------------------------------

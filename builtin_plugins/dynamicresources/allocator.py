@@ -1,13 +1,14 @@
-"""The structured allocator (dynamic-resource-allocation/structured) as kube-scheduler v1.34.1
-runs it.
+"""The structured allocator (dynamic-resource-allocation/structured) as each modelled
+kube-scheduler version runs it.
 
-allocator.go's NewAllocator picks the first implementation whose supported features cover the
-enabled ones. v1.34's default gates enable DRAAdminAccess, DRAPrioritizedList (beta) and
-DRAResourceClaimDeviceStatus (beta since 1.33); "stable" supports none of them and "incubating"
-not DRAResourceClaimDeviceStatus, so v1.34.1 runs the "experimental" implementation
-(internal/experimental/allocator_experimental.go, pools_experimental.go). This module ports that
-one with the features that are off by default (partitionable devices, device taints, binding
-conditions, consumable capacity) off: the API server drops their fields, so they are ignored.
+allocator.go's NewAllocator picks the first implementation (stable, incubating, experimental)
+whose supported features cover the enabled ones (:meth:`Features.implementation`): v1.34's
+default gates run "experimental", v1.35's and v1.36's "incubating". The implementations share
+their search; this module ports it once, with the version differences (pool gathering, invalid
+pools, taint effects, counter rollback) switched by :class:`Features`, which the plugin builds
+from the run's gates and ``versions.CHANGES``. Partitionable devices, device taints and binding
+conditions follow their gates; consumable capacity is not modelled (the API server layer refuses
+its fields when the gate is on and drops them when it is off).
 
 Objects are the raw manifests (dicts) of the simulated API server.
 """
@@ -15,6 +16,7 @@ Objects are the raw manifests (dicts) of the simulated API server.
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
@@ -32,6 +34,11 @@ class AllocationError(Exception):
     ...); the scheduler reports it as an Error status."""
 
 
+class FailedOnNode(Exception):
+    """An error wrapping ErrFailedAllocationOnNode (v1.35 on): the node is Unschedulable with
+    this message, other nodes may still fit."""
+
+
 class _Stop(Exception):
     """errStop."""
 
@@ -42,15 +49,77 @@ class _MaxSizeExceeded(Exception):
 
 @dataclass
 class Features:
-    """structured.Features with v1.34's default gates."""
+    """structured.Features (AllocatorFeatures in dynamicresources.go); the defaults are v1.34's
+    default gates. Build one for a run with :meth:`from_gates`."""
 
-    admin_access: bool = True       # DRAAdminAccess: beta, on
-    prioritized_list: bool = True   # DRAPrioritizedList: beta, on
-    device_status: bool = True      # DRAResourceClaimDeviceStatus: beta, on
+    admin_access: bool = True       # DRAAdminAccess
+    prioritized_list: bool = True   # DRAPrioritizedList
+    device_status: bool = True      # DRAResourceClaimDeviceStatus
     partitionable_devices: bool = False
     device_taints: bool = False
     device_binding: bool = False
     consumable_capacity: bool = False
+    # ungated v1.35 changes (versions.CHANGES["DRAAllocatorSkipsInvalidPools"]): incomplete and
+    # invalid pools skipped, results carry the request's tolerations
+    skip_invalid_pools: bool = False
+    # v1.35: GatherPools counts a pool's slices for all nodes, counters live in their own
+    # slices and are per pool (CHANGES["DRAPoolsAcrossNodes"]); only NoSchedule/NoExecute
+    # device taints prevent allocation (CHANGES["DRATaintEffectsKnownOnly"])
+    pools_across_nodes: bool = False
+    known_taint_effects_only: bool = False
+    # v1.36: a pool's slices by name, pools with binding conditions last
+    # (CHANGES["DRAPoolsSortedByName"]); a rejected device gives its counters back
+    # (CHANGES["DRARollbackCountersOnReject"])
+    pools_sorted_by_name: bool = False
+    rollback_counters: bool = False
+
+    @classmethod
+    def from_gates(cls, gates) -> "Features":
+        """AllocatorFeatures(fts) for a run's :class:`harness.versions.Features`."""
+        return cls(admin_access=gates.enabled("DRAAdminAccess"),
+                   prioritized_list=gates.enabled("DRAPrioritizedList"),
+                   device_status=gates.enabled("DRAResourceClaimDeviceStatus"),
+                   partitionable_devices=gates.enabled("DRAPartitionableDevices"),
+                   device_taints=gates.enabled("DRADeviceTaints"),
+                   device_binding=gates.enabled("DRADeviceBindingConditions"),
+                   consumable_capacity=gates.enabled("DRAConsumableCapacity"),
+                   skip_invalid_pools=gates.has("DRAAllocatorSkipsInvalidPools"),
+                   pools_across_nodes=gates.has("DRAPoolsAcrossNodes"),
+                   known_taint_effects_only=gates.has("DRATaintEffectsKnownOnly"),
+                   pools_sorted_by_name=gates.has("DRAPoolsSortedByName"),
+                   rollback_counters=gates.has("DRARollbackCountersOnReject"))
+
+    @property
+    def binding_and_status(self) -> bool:
+        """DeviceBindingAndStatus (v1.35): both gates; v1.34 counts them apart."""
+        return self.device_binding and self.device_status
+
+    def implementation(self, minor: int) -> str:
+        """structured.NewAllocator: the first of stable, incubating, experimental whose
+        SupportedFeatures cover the enabled ones (allocator.go's availableAllocators).
+
+        v1.34: stable supports none, incubating AdminAccess, PrioritizedList,
+        PartitionableDevices, DeviceTaints; DeviceStatus (on by default) needs experimental.
+        v1.35 folds DeviceBinding and DeviceStatus into DeviceBindingAndStatus, so the default
+        gates pick incubating. v1.36: stable gains incubating's set, incubating experimental's
+        (all but ListTypeAttributes, which the harness does not model)."""
+        on = {"admin": self.admin_access, "list": self.prioritized_list,
+              "partition": self.partitionable_devices, "taints": self.device_taints,
+              "capacity": self.consumable_capacity}
+        if minor <= 34:
+            on["binding"], on["status"] = self.device_binding, self.device_status
+        else:
+            on["binding"] = self.binding_and_status
+        enabled = {k for k, v in on.items() if v}
+        basic = {"admin", "list", "partition", "taints"}
+        if minor >= 36:
+            impls = [("stable", basic), ("incubating", basic | {"binding", "capacity"})]
+        else:
+            impls = [("stable", set()), ("incubating", basic)]
+        for name, supported in impls:
+            if enabled <= supported:
+                return name
+        return "experimental"
 
 
 def kobj(obj: Mapping[str, Any]) -> str:
@@ -81,22 +150,49 @@ def node_matches(node, node_name: str, all_nodes: bool, node_selector) -> bool:
 class Pool:
     driver: str
     pool: str
-    slices: List[Any] = field(default_factory=list)  # KubeObject ResourceSlices
+    slices: List[Any] = field(default_factory=list)  # device slices targeting the node (KubeObjects)
     is_incomplete: bool = False
     is_invalid: bool = False
     invalid_reason: str = ""
+    # v1.35 on: the pool's other device slices (their devices consume the pool's counters) and
+    # its counter sets (name -> counter -> available quantity) from the sharedCounters slices
+    not_targeting: List[Any] = field(default_factory=list)
+    counter_sets: Optional[Dict[str, Dict[str, Fraction]]] = None
 
     @property
     def pool_id(self) -> str:
         return f"{self.driver}/{self.pool}"
 
 
+def _spec(s) -> Mapping[str, Any]:
+    return s.raw.get("spec") or {}
+
+
+def _has_binding_conditions(s) -> bool:
+    return any(d.get("bindingConditions") for d in _spec(s).get("devices") or [])
+
+
+def _device_matches_node(node, s) -> bool:
+    """A perDeviceNodeSelection slice is relevant when one of its devices is."""
+    for d in _spec(s).get("devices") or []:
+        try:
+            if node_matches(node, d.get("nodeName") or "", bool(d.get("allNodes")), d.get("nodeSelector")):
+                return True
+        except AllocationError as e:
+            raise AllocationError(f"gather pool information: failed to perform node selection for device "
+                                  f"{d.get('name', '')} in slice {s.name}: {e}")
+    return False
+
+
 def gather_pools(slices, node, features: Features, candidates: Optional[List[Any]] = None) -> List[Pool]:
     """GatherPools: the pools with devices available on node, newest generation only.
     `candidates` (optional) is the subset of slices that can match the node, in slice order."""
+    if features.pools_across_nodes:
+        return _gather_pools_v135(slices, node, features, candidates)
     pools: Dict[Tuple[str, str], Pool] = {}
+    with_binding: List[Any] = []
     for s in (slices if candidates is None else candidates):
-        spec = s.raw.get("spec") or {}
+        spec = _spec(s)
         if not features.partitionable_devices and spec.get("perDeviceNodeSelection") is not None:
             continue
         node_name, all_nodes, sel = spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector")
@@ -105,8 +201,18 @@ def gather_pools(slices, node, features: Features, candidates: Optional[List[Any
                 match = node_matches(node, node_name, all_nodes, sel)
             except AllocationError as e:
                 raise AllocationError(f"gather pool information: failed to perform node selection for slice {s.name}: {e}")
-            if match:
+        elif spec.get("perDeviceNodeSelection"):
+            match = _device_matches_node(node, s)
+        else:
+            continue
+        if match:
+            # slices with binding conditions go after the others (preferring simpler devices)
+            if _has_binding_conditions(s):
+                with_binding.append(s)
+            else:
                 _add_slice(pools, s)
+    for s in with_binding:
+        _add_slice(pools, s)
     result = []
     # Go ranges over a map here (random order); the harness takes the pools in (driver, pool)
     # order so that a run repeats.
@@ -116,6 +222,144 @@ def gather_pools(slices, node, features: Features, candidates: Optional[List[Any
         pool.is_invalid, pool.invalid_reason = _pool_is_invalid(pool)
         result.append(pool)
     return result
+
+
+def _gather_pools_v135(slices, node, features: Features, candidates) -> List[Pool]:
+    """GatherPools from v1.35 (pools_incubating.go): slices with sharedCounters always belong,
+    a pool's completeness counts the slices for other nodes too (checkSlicesInPool), a newer
+    generation elsewhere makes the pool obsolete; v1.36 sorts a pool's slices by name and puts
+    pools with binding conditions last."""
+    groups: Dict[Tuple[str, str], List[Any]] = {}
+    for s in (slices if candidates is None else candidates):
+        spec = _spec(s)
+        counters = bool(spec.get("sharedCounters"))
+        if not features.partitionable_devices and (spec.get("perDeviceNodeSelection") is not None or counters):
+            continue
+        node_name, all_nodes, sel = spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector")
+        if counters:
+            relevant = True
+        elif node_name or all_nodes or sel is not None:
+            try:
+                relevant = node_matches(node, node_name, all_nodes, sel)
+            except AllocationError as e:
+                raise AllocationError(f"gather pool information: failed to perform node selection for slice {s.name}: {e}")
+        elif spec.get("perDeviceNodeSelection"):
+            relevant = _device_matches_node(node, s)
+        else:
+            continue  # some future extension
+        if relevant:
+            _add_slice_to(groups, s)
+    result: List[Pool] = []
+    with_binding: List[Pool] = []
+    for key in sorted(groups):  # v1.35 ranges over a map; v1.36 sorts by pool ID
+        group = groups[key]
+        p = _spec(group[0]).get("pool") or {}
+        count, gen = int(p.get("resourceSliceCount") or 0), int(p.get("generation") or 0)
+        all_for_pool = None
+        if len(group) != count:
+            obsolete, all_for_pool = _check_slices_in_pool(slices, key, gen)
+            if obsolete:
+                continue
+            if len(all_for_pool) != count:
+                result.append(Pool(key[0], key[1], is_incomplete=True))
+                continue
+        pool = _build_pool(key, group, features, all_for_pool)
+        if features.pools_sorted_by_name and any(_has_binding_conditions(x) for x in pool.slices):
+            with_binding.append(pool)
+        else:
+            result.append(pool)
+    return result + with_binding
+
+
+def _add_slice_to(groups: Dict[Tuple[str, str], List[Any]], s) -> None:
+    """addSlice (v1.35): the newest generation's slices of each pool."""
+    spec = _spec(s)
+    p = spec.get("pool") or {}
+    key = (spec.get("driver", ""), p.get("name", ""))
+    cur = groups.get(key)
+    gen = int(p.get("generation") or 0)
+    if cur is None:
+        groups[key] = [s]
+        return
+    cur_gen = int((_spec(cur[0]).get("pool") or {}).get("generation") or 0)
+    if gen < cur_gen:
+        return
+    if gen > cur_gen:
+        groups[key] = [s]
+        return
+    cur.append(s)
+
+
+def _check_slices_in_pool(slices, key: Tuple[str, str], generation: int) -> Tuple[bool, List[Any]]:
+    """checkSlicesInPool: (obsolete, all slices of the pool with that generation)."""
+    out = []
+    for s in slices:
+        spec = _spec(s)
+        p = spec.get("pool") or {}
+        if spec.get("driver", "") != key[0] or p.get("name", "") != key[1]:
+            continue
+        g = int(p.get("generation") or 0)
+        if g == generation:
+            out.append(s)
+        elif g > generation:
+            return True, []
+    return False, out
+
+
+def _build_pool(key: Tuple[str, str], group: List[Any], features: Features, all_for_pool) -> Pool:
+    """buildPool: device names unique, counter sets unique, consumed counters known."""
+    if features.pools_sorted_by_name:
+        group = sorted(group, key=lambda x: x.name)
+    if features.partitionable_devices:
+        counter_slices = [x for x in group if _spec(x).get("sharedCounters")]
+        device_slices = [x for x in group if not _spec(x).get("sharedCounters")]
+    else:
+        counter_slices, device_slices = [], list(group)
+    seen: Set[str] = set()
+    for x in device_slices:
+        for d in _spec(x).get("devices") or []:
+            if d.get("name") in seen:
+                return Pool(key[0], key[1], is_invalid=True, invalid_reason=f"duplicate device name {d.get('name')}")
+            seen.add(d.get("name"))
+    if not features.partitionable_devices:
+        return Pool(key[0], key[1], device_slices)
+    counter_sets: Dict[str, Dict[str, Fraction]] = {}
+    for x in counter_slices:
+        for cs in _spec(x).get("sharedCounters") or []:
+            if cs.get("name") in counter_sets:
+                return Pool(key[0], key[1], is_invalid=True,
+                            invalid_reason=f"duplicate counter set name {cs.get('name')}")
+            counter_sets[cs.get("name")] = {n: _quantity(c) for n, c in (cs.get("counters") or {}).items()}
+    problem = _counter_consumption_problem(counter_sets, group)
+    if problem:
+        return Pool(key[0], key[1], is_invalid=True, invalid_reason=problem)
+    if all_for_pool is None or len(group) == len(all_for_pool):
+        return Pool(key[0], key[1], device_slices, counter_sets=counter_sets)
+    names = {x.name for x in group}
+    others = [x for x in all_for_pool if x.name not in names]
+    problem = _counter_consumption_problem(counter_sets, others)
+    if problem:
+        return Pool(key[0], key[1], is_invalid=True, invalid_reason=problem)
+    return Pool(key[0], key[1], device_slices, not_targeting=others, counter_sets=counter_sets)
+
+
+def _quantity(c: Any) -> Fraction:
+    from harness.api.quantity import parse_quantity
+    return parse_quantity((c or {}).get("value", 0))
+
+
+def _counter_consumption_problem(counter_sets: Mapping[str, Mapping[str, Any]], group: List[Any]) -> str:
+    """validateDeviceCounterConsumption."""
+    for x in group:
+        for d in _spec(x).get("devices") or []:
+            for use in d.get("consumesCounters") or []:
+                cs = counter_sets.get(use.get("counterSet"))
+                if cs is None:
+                    return f"counter set {use.get('counterSet')} not found"
+                for name in (use.get("counters") or {}):
+                    if name not in cs:
+                        return f"counter {name} not found in counter set {use.get('counterSet')}"
+    return ""
 
 
 def _add_slice(pools: Dict[Tuple[str, str], Pool], s) -> None:
@@ -271,6 +515,7 @@ class Allocator:
         # same slices (the caller clears it when the slices change).
         self._pools: Dict[Any, List[Pool]] = pool_cache if pool_cache is not None else {}
         self._validated: Dict[Tuple[int, int, int], _RequestData] = {}
+        self.available_counters: Dict[str, Dict[str, Dict[str, Fraction]]] = {}
         for i, s in enumerate(slices):
             name = (s.raw.get("spec") or {}).get("nodeName")
             if name:
@@ -368,6 +613,7 @@ class _Allocation:
         self.request_data: Dict[Tuple[int, int, int], _RequestData] = {}
         self.result: List[List[DeviceResult]] = [[] for _ in claims]
         self.allocating_devices: Dict[DeviceID, Set[int]] = {}
+        self.consumed_counters: Dict[str, Dict[str, Dict[str, Fraction]]] = {}
         self.pools: List[Pool] = []
         self.requests = [self._requests(c) for c in claims]
 
@@ -413,6 +659,9 @@ class _Allocation:
             return False
         except _MaxSizeExceeded:
             done = False
+        if not done and self.features.skip_invalid_pools and any(p.is_invalid for p in self.pools):
+            # v1.35: not fatal, allocation on other nodes may proceed (ErrFailedAllocationOnNode)
+            raise FailedOnNode("invalid resource pools were encountered")
         return bool(done)
 
     def results(self) -> List[Dict[str, Any]]:
@@ -421,20 +670,41 @@ class _Allocation:
 
     def _result(self, ci: int, claim) -> Dict[str, Any]:
         results = []
+        reqs = self._requests(claim)
         for d in self.result[ci]:
             r = {"request": d.request_name(), "driver": d.id[0], "pool": d.id[1], "device": d.id[2]}
             if d.admin_access is not None:
                 r["adminAccess"] = d.admin_access
+            if self.features.skip_invalid_pools:
+                tolerations = _lookup_request(reqs, d).get("tolerations")
+                if tolerations:
+                    r["tolerations"] = tolerations
+            if self.features.device_binding and self.features.device_status:
+                for k in ("bindingConditions", "bindingFailureConditions"):
+                    if d.device.get(k):
+                        r[k] = list(d.device[k])
             results.append(r)
         config: List[Dict[str, Any]] = []
-        reqs = self._requests(claim)
+        # v1.34.9 on: each class's configs once, naming the requests that use the class
+        class_configs: Dict[str, Tuple[int, int]] = {}
         for ri in range(len(reqs)):
             rd = self.request_data[(ci, ri, 0)]
+            name = reqs[ri].get("name", "")
             if rd.parent is not None:
                 rd = self.request_data[(ci, ri, rd.selected_sub_request_index)]
-            if rd.device_class is not None:
-                for cfg in (rd.device_class.get("spec") or {}).get("config") or []:
-                    config.append({"source": "FromClass", **{k: v for k, v in cfg.items()}})
+                name = f"{name}/{rd.request.name}"
+            if rd.device_class is None:
+                continue
+            class_name = (rd.device_class.get("metadata") or {}).get("name", "")
+            known = class_configs.get(class_name)
+            if known is not None:
+                for i in range(*known):
+                    config[i]["requests"].append(name)
+                continue
+            start = len(config)
+            for cfg in (rd.device_class.get("spec") or {}).get("config") or []:
+                config.append({"source": "FromClass", "requests": [name], **{k: v for k, v in cfg.items()}})
+            class_configs[class_name] = (start, len(config))
         for cfg in ((claim.get("spec") or {}).get("devices") or {}).get("config") or []:
             names = cfg.get("requests") or []
             body = {k: v for k, v in cfg.items() if k != "requests"}
@@ -465,10 +735,12 @@ class _Allocation:
         exprs: List[Dict[str, Any]] = []
         for d in results:
             spec = d.slice.raw["spec"]
-            if spec.get("nodeName"):
+            src = d.device if spec.get("perDeviceNodeSelection") else spec
+            if src.get("nodeName") or (d.device.get("bindsToNode") and self.features.device_binding
+                                       and self.features.device_status):
                 return {"nodeSelectorTerms": [{"matchFields": [
                     {"key": "metadata.name", "operator": "In", "values": [self.node.name]}]}]}
-            sel = spec.get("nodeSelector")
+            sel = src.get("nodeSelector")
             if sel is not None:
                 terms = sel.get("nodeSelectorTerms") or []
                 if len(terms) == 1:
@@ -533,7 +805,7 @@ class _Allocation:
                     for di, dev in enumerate(s.raw["spec"].get("devices") or []):
                         if self.is_selectable(key, rd, s, di):
                             did = (s.raw["spec"].get("driver", ""), (s.raw["spec"].get("pool") or {}).get("name", ""), dev.get("name", ""))
-                            rd.all_devices.append((did, dev, s))
+                            rd.all_devices.append((did, dev, s, pool))
             rd.num_devices = len(rd.all_devices)
         else:
             raise AllocationError(f"claim {kobj(claim)}, request {request.name}: unsupported count mode {mode}")
@@ -582,8 +854,8 @@ class _Allocation:
         if len(self.result[ci]) + rd.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
             raise _MaxSizeExceeded()
         if do_all:
-            did, dev, s = rd.all_devices[di]
-            ok, undo = self.allocate_device(r, did, dev, s, True)
+            did, dev, s, pool = rd.all_devices[di]
+            ok, undo = self.allocate_device(r, did, dev, s, True, pool)
             if not ok:
                 return False
             try:
@@ -595,7 +867,10 @@ class _Allocation:
                 undo()
             return done
         for pool in self.pools:
-            if pool.is_invalid:
+            if self.features.skip_invalid_pools:
+                if pool.is_incomplete or pool.is_invalid:
+                    continue
+            elif pool.is_invalid:
                 raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
             for s in pool.slices:
                 for dev_index, dev in enumerate(s.raw["spec"].get("devices") or []):
@@ -606,7 +881,7 @@ class _Allocation:
                         continue
                     if not self.is_selectable(key, rd, s, dev_index):
                         continue
-                    ok, undo = self.allocate_device(r, did, dev, s, False)
+                    ok, undo = self.allocate_device(r, did, dev, s, False, pool)
                     if not ok:
                         continue
                     try:
@@ -627,6 +902,8 @@ class _Allocation:
         spec = s.raw["spec"]
         dev = spec["devices"][dev_index]
         did = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""), dev.get("name", ""))
+        if dev.get("bindingConditions") and not (self.features.device_binding and self.features.device_status):
+            return False  # devices with binding conditions are not supported, feature is off
         mk = (did, key)
         cached = self.device_matches_request.get(mk)
         if cached is not None:
@@ -639,6 +916,10 @@ class _Allocation:
         if not self.selectors_match(key, s, dev_index, None, rd.request.selectors):
             self.device_matches_request[mk] = False
             return False
+        if spec.get("perDeviceNodeSelection"):
+            if not node_matches(self.node, dev.get("nodeName") or "", bool(dev.get("allNodes")), dev.get("nodeSelector")):
+                self.device_matches_request[mk] = False
+                return False
         self.device_matches_request[mk] = True
         return True
 
@@ -669,7 +950,7 @@ class _Allocation:
                 return False
         return True
 
-    def allocate_device(self, r, did: DeviceID, dev, s, must: bool):
+    def allocate_device(self, r, did: DeviceID, dev, s, must: bool, pool: Optional[Pool] = None):
         """allocateDevice: (allocated, rollback)."""
         ci, ri, si, di = r
         claim = self.claims[ci]
@@ -679,6 +960,23 @@ class _Allocation:
             return False, None
         if not request.admin_access and self.device_in_use(did):
             return False, None
+        consumes = dev.get("consumesCounters") or []
+        if consumes and not self.features.partitionable_devices:
+            return False, None
+        reserved = False
+        if consumes:
+            if not self.check_available_counters(did, dev, s, pool):
+                return False, None
+            reserved = True
+
+        def reject():
+            # v1.34/v1.35 keep the counters of a device rejected after the check (upstream's
+            # leak until the next Allocate); v1.36's rollbackDevice gives them back
+            if reserved and self.features.rollback_counters:
+                self.deallocate_counters(dev, s, pool)
+        if self.features.device_taints and self.taint_prevents_allocation(dev, request):
+            reject()
+            return False, None
         if rd.parent is None:
             base, sub = request.name, ""
         else:
@@ -686,11 +984,12 @@ class _Allocation:
         cons = self.constraints[ci]
         for i, c in enumerate(cons):
             if not c.add(base, sub, dev, did):
+                for e in range(i):
+                    cons[e].remove(base, sub, dev, did)
+                reject()
                 if must:
                     raise AllocationError(f"claim {kobj(claim)}, request {request.name}: cannot add device "
                                           f"{did[0]}/{did[1]}/{did[2]} because a claim constraint would not be satisfied")
-                for e in range(i):
-                    cons[e].remove(base, sub, dev, did)
                 return False, None
         self.allocating_devices.setdefault(did, set()).add(ci)
         res = DeviceResult(request.name, rd.parent.name if rd.parent else "", did, dev, s,
@@ -702,8 +1001,111 @@ class _Allocation:
             for c in cons:
                 c.remove(base, sub, dev, did)
             self.allocating_devices[did].discard(ci)
+            if reserved:
+                self.deallocate_counters(dev, s, pool)
             del self.result[ci][prev:]
         return True, undo
+
+    def taint_prevents_allocation(self, dev, request: "_Request") -> bool:
+        """taintPreventsAllocation (v1.35; only NoSchedule and NoExecute taints count) or
+        !allTaintsTolerated (v1.34: every taint must be tolerated)."""
+        tolerations = request.spec.get("tolerations") or []
+        for taint in dev.get("taints") or []:
+            if self.features.known_taint_effects_only and taint.get("effect") not in ("NoSchedule", "NoExecute"):
+                continue
+            if not any(tolerates_taint(t, taint) for t in tolerations):
+                return True
+        return False
+
+    # -- counters (partitionable devices) -------------------------------------------------------
+    def _counter_key(self, s, pool: Optional[Pool]) -> str:
+        """v1.35 on: counters per pool (keyed by the pool name alone, as upstream); v1.34:
+        per ResourceSlice."""
+        if self.features.pools_across_nodes:
+            return pool.pool if pool is not None else (_spec(s).get("pool") or {}).get("name", "")
+        return s.name
+
+    def _available_counters(self, s, pool: Optional[Pool]) -> Dict[str, Dict[str, Fraction]]:
+        """The counters left after the devices allocated before this Allocate (computed once
+        per Allocator, as upstream caches availableCounters)."""
+        key = self._counter_key(s, pool)
+        cache = self.a.available_counters
+        if key in cache:
+            return cache[key]
+        if self.features.pools_across_nodes:
+            sets_ = pool.counter_sets if pool is not None else None
+            available = {n: dict(c) for n, c in (sets_ or {}).items()}
+            groups = (pool.slices + pool.not_targeting) if pool is not None else [s]
+        else:
+            available = {cs.get("name"): {n: _quantity(c) for n, c in (cs.get("counters") or {}).items()}
+                         for cs in _spec(s).get("sharedCounters") or []}
+            groups = [s]
+        for x in groups:
+            spec = _spec(x)
+            for d in spec.get("devices") or []:
+                if (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""), d.get("name", "")) \
+                        not in self.a.allocated_devices:
+                    continue
+                for use in d.get("consumesCounters") or []:
+                    cs = available.get(use.get("counterSet"))
+                    if cs is None:
+                        continue
+                    for n, c in (use.get("counters") or {}).items():
+                        if n in cs:
+                            cs[n] -= _quantity(c)
+        cache[key] = available
+        return available
+
+    def check_available_counters(self, did: DeviceID, dev, s, pool: Optional[Pool]) -> bool:
+        """checkAvailableCounters: add the device's consumption; if some counter of the pool (or
+        slice) would go below zero, take it back and refuse the device."""
+        available = self._available_counters(s, pool)
+        consumed = self.consumed_counters.setdefault(self._counter_key(s, pool), {})
+        for use in dev.get("consumesCounters") or []:
+            cs = consumed.setdefault(use.get("counterSet"), {})
+            for n, c in (use.get("counters") or {}).items():
+                cs[n] = cs.get(n, Fraction(0)) + _quantity(c)
+        for set_name, counters in available.items():
+            used = consumed.get(set_name) or {}
+            for n, avail in counters.items():
+                if avail < used.get(n, Fraction(0)):
+                    self.deallocate_counters(dev, s, pool)
+                    return False
+        return True
+
+    def deallocate_counters(self, dev, s, pool: Optional[Pool]) -> None:
+        """deallocateCountersForDevice."""
+        consumed = self.consumed_counters.get(self._counter_key(s, pool)) or {}
+        for use in dev.get("consumesCounters") or []:
+            cs = consumed.get(use.get("counterSet")) or {}
+            for n, c in (use.get("counters") or {}).items():
+                cs[n] = cs.get(n, Fraction(0)) - _quantity(c)
+
+
+def tolerates_taint(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """resourceclaim.ToleratesTaint."""
+    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
+        return False
+    if toleration.get("key") and toleration.get("key") != taint.get("key"):
+        return False
+    op = toleration.get("operator") or "Equal"
+    if op == "Equal":
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return op == "Exists"
+
+
+def _lookup_request(reqs: List[Mapping[str, Any]], d: DeviceResult) -> Mapping[str, Any]:
+    """internalDeviceResult.lookupRequest: the request (or subrequest) a device was allocated for."""
+    base = d.parent_request or d.request
+    for req in reqs:
+        if req.get("name") != base:
+            continue
+        if not d.parent_request:
+            return req.get("exactly") or {}
+        for sub in req.get("firstAvailable") or []:
+            if sub.get("name") == d.request:
+                return sub
+    return {}
 
 
 def _add_requirements(src: List[Dict[str, Any]], dst: List[Dict[str, Any]]) -> None:

@@ -1,11 +1,13 @@
-"""DynamicResources (framework/plugins/dynamicresources/dynamicresources.go, v1.34.1): device
-allocation with structured parameters.
+"""DynamicResources (framework/plugins/dynamicresources/dynamicresources.go): device allocation
+with structured parameters, as each modelled kube-scheduler version has it.
 
-Feature gates as v1.34 defaults them: DRAPrioritizedList, DRAAdminAccess,
-DRAResourceClaimDeviceStatus and DRASchedulerFilterTimeout on; DRAExtendedResource,
-DRADeviceTaints, DRAPartitionableDevices, DRADeviceBindingConditions and DRAConsumableCapacity
-off (their code paths are not ported). filterTimeout is validated and defaulted as upstream but
-never fires: the harness has no wall clock inside a Filter call.
+The plugin reads the run's feature gates through ``handle.feature_gates``: DRAPrioritizedList,
+DRAAdminAccess, DRAResourceClaimDeviceStatus and DRASchedulerFilterTimeout (on in every modelled
+version), DRADeviceTaints, DRAPartitionableDevices, DRADeviceBindingConditions,
+DRAConsumableCapacity and DRAExtendedResource (on by default from v1.36). From v1.35 it is also
+a Score plugin (scoring the prioritized-list choices) and takes ``bindingTimeout``.
+filterTimeout is validated and defaulted as upstream but never fires: the harness has no wall
+clock inside a Filter call.
 """
 
 from __future__ import annotations
@@ -19,13 +21,22 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, C
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
 from .. import names
-from .allocator import AllocationError, Allocator, Features, explain_failure, kobj
+from harness.versions import DEFAULT as DEFAULT_GATES
+
+from .. import helper
+from .allocator import AllocationError, Allocator, FailedOnNode, Features, explain_failure, kobj
 from .cel import CELCache
 from .claims import (FINALIZER, ClaimError, allocation_of, claim_name, is_for_pod,
                      is_reserved_for_pod, tracker_for)
 
 STATE_KEY = names.DynamicResources
 DEFAULT_FILTER_TIMEOUT = "10s"  # DynamicResourcesFilterTimeoutDefault
+DEFAULT_BINDING_TIMEOUT = "10m0s"  # DynamicResourcesBindingTimeoutDefault (600 s), v1.35 on
+RESERVED_FOR_MAX_SIZE = 256  # resourceapi.ResourceClaimReservedForMaxSize
+FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
+MAX_NODE_SCORE = 100
+DEFAULT_BINDING_TIMEOUT_SECONDS = 600.0  # BindingTimeoutDefaultSeconds (v1.34) = the v1.35 default
+BINDING_POLL_SECONDS = 5.0  # PreBind polls the binding conditions every 5 s
 
 
 def status_unschedulable(reason: str) -> Status:
@@ -80,36 +91,76 @@ class DynamicResources(Plugin):
 
     def __init__(self, args=None, handle=None):
         super().__init__(args, handle)
-        self.features = Features()
+        self.gates = getattr(handle, "feature_gates", None) or DEFAULT_GATES
+        self.features = Features.from_gates(self.gates)
         self.enable_prioritized_list = self.features.prioritized_list
+        # which structured allocator NewAllocator picks with these gates (for explain/docs: the
+        # port follows the picked implementation where they differ)
+        self.allocator_implementation = self.features.implementation(self.gates.version.minor)
+        from harness.config.validation import parse_duration
+        timeout = (args or {}).get("bindingTimeout")
+        # v1.34: BindingTimeoutDefaultSeconds (600); v1.35 on: the bindingTimeout argument
+        self.binding_timeout = (parse_duration(timeout) / 1e9 if isinstance(timeout, str) else
+                                DEFAULT_BINDING_TIMEOUT_SECONDS)
+        if not self.gates.has("DynamicResourcesScore"):
+            # v1.34: not a Score plugin (an instance attribute hides the hookimpls)
+            self.score = None
+            self.normalize_score = None
         self.cel_cache = CELCache()
         self._match_cache: Dict[Any, Any] = {}
         self._pool_cache: Dict[Any, Any] = {}
         self._pool_cache_slices: Any = None
 
     @classmethod
-    def set_defaults(cls, args):
-        """SetDefaults_DynamicResourcesArgs (DRASchedulerFilterTimeout is on)."""
+    def set_defaults(cls, args, features=None):
+        """SetDefaults_DynamicResourcesArgs: filterTimeout (DRASchedulerFilterTimeout); from
+        v1.35 bindingTimeout (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus)."""
+        features = features or DEFAULT_GATES
         args = dict(args or {})
-        if args.get("filterTimeout") is None:
+        if args.get("filterTimeout") is None and features.enabled("DRASchedulerFilterTimeout"):
             args["filterTimeout"] = DEFAULT_FILTER_TIMEOUT
+        if (features.has("DynamicResourcesBindingTimeout") and args.get("bindingTimeout") is None
+                and features.enabled("DRADeviceBindingConditions")
+                and features.enabled("DRAResourceClaimDeviceStatus")):
+            args["bindingTimeout"] = DEFAULT_BINDING_TIMEOUT
         return args
 
     @classmethod
-    def validate_args(cls, args):
-        """ValidateDynamicResourcesArgs (DRASchedulerFilterTimeout is on in v1.34): the bad value
-        is the metav1.Duration as field.Invalid prints it (JSON, i.e. Duration.String())."""
+    def validate_args(cls, args, features=None):
+        """ValidateDynamicResourcesArgs: the bad value is the metav1.Duration as field.Invalid
+        prints it (JSON, i.e. Duration.String())."""
         from harness.config.validation import format_duration, parse_duration
-        v = (args or {}).get("filterTimeout")
-        if v is None:
-            return []
-        try:
-            ns = parse_duration(v) if isinstance(v, str) else int(v)
-        except ValueError as e:
-            return [("filterTimeout", str(e))]
-        if ns < 0:
-            return [("filterTimeout", f'Invalid value: "{format_duration(ns)}": must be zero or positive')]
-        return []
+        features = features or DEFAULT_GATES
+        args = args or {}
+        errs = []
+
+        def duration(key):
+            v = args.get(key)
+            try:
+                return (parse_duration(v) if isinstance(v, str) else int(v)), None
+            except ValueError as e:
+                return None, (key, str(e))
+        if args.get("filterTimeout") is not None:
+            if not features.enabled("DRASchedulerFilterTimeout"):
+                errs.append(("filterTimeout", "Forbidden: DRASchedulingFilterTimeout feature gate is disabled"))
+            else:
+                ns, err = duration("filterTimeout")
+                if err is not None:
+                    errs.append(err)
+                elif ns < 0:
+                    errs.append(("filterTimeout", f'Invalid value: "{format_duration(ns)}": must be zero or positive'))
+        if features.has("DynamicResourcesBindingTimeout") and args.get("bindingTimeout") is not None:
+            if not (features.enabled("DRADeviceBindingConditions")
+                    and features.enabled("DRAResourceClaimDeviceStatus")):
+                errs.append(("bindingTimeout", "Forbidden: DRADeviceBindingConditions or "
+                                               "DRAResourceClaimDeviceStatus feature gate is disabled"))
+            else:
+                ns, err = duration("bindingTimeout")
+                if err is not None:
+                    errs.append(err)
+                elif ns < 1_000_000_000:
+                    errs.append(("bindingTimeout", f'Invalid value: "{format_duration(ns)}": must be at least 1 second'))
+        return errs
 
     # ---- the DRA manager ------------------------------------------------------------------------
     @property
@@ -208,6 +259,10 @@ class DynamicResources(Plugin):
         s.informations_for_claim = [_ClaimInfo() for _ in claims]
         for index, claim in enumerate(claims):
             alloc = allocation_of(claim)
+            if (alloc is not None and len(claim.status.get("reservedFor") or []) >= RESERVED_FOR_MAX_SIZE
+                    and not is_reserved_for_pod(pod, claim)):
+                # resourceclaim.CanBeReserved: the claim is in use, the pod has to wait
+                return None, status_unschedulable("resourceclaim in use")
             if alloc is not None:
                 if alloc.get("nodeSelector") is not None:
                     try:
@@ -273,11 +328,23 @@ class DynamicResources(Plugin):
             sel = s.informations_for_claim[index].available_on_nodes
             if sel is not None and not sel.match(node):
                 unavailable.append(index)
+                continue
+            if allocation_of(claim) is not None and self.binding_conditions_enabled():
+                # allocated: if binding failed, or timed out waiting, PostFilter may deallocate it
+                try:
+                    ready = self.is_claim_ready_for_binding(claim)
+                except ClaimError:
+                    unavailable.append(index)
+                    continue
+                if not ready and self.is_claim_timeout(claim):
+                    unavailable.append(index)
         allocations = None
         if s.allocator is not None:
             to_allocate = s.raw_to_allocate
             try:
                 a = s.allocator.allocate_lazy(node, to_allocate)
+            except FailedOnNode as e:
+                return status_unschedulable(str(e))
             except AllocationError as e:
                 return status_error(e)
             if a is None:
@@ -313,6 +380,31 @@ class DynamicResources(Plugin):
                 self.cluster.update(_copy_with(latest, clear))
                 return None, Status.unschedulable("deallocation of ResourceClaim completed")
         return None, Status.unschedulable("still not schedulable")
+
+    # ---- Score (v1.35 on) -------------------------------------------------------------------------
+    @hookimpl
+    def score(self, state, pod, node_info):
+        """Score: the prioritized-list choices of the allocation Filter found for the node."""
+        if not self.enable_prioritized_list:
+            return 0, None
+        try:
+            s: StateData = state.read(STATE_KEY)
+        except NotFoundError as e:
+            return 0, status_error(e)
+        if not s.claims:
+            return 0, None
+        found = s.node_allocations.get(node_info.node.name)
+        if found is None:
+            return 0, None
+        try:
+            return compute_score(s.claims, found.results()), None
+        except ClaimError as e:
+            return 0, status_error(e)
+
+    @hookimpl
+    def normalize_score(self, state, pod, scores):
+        """NormalizeScore: helper.DefaultNormalizeScore(MaxNodeScore, false, scores)."""
+        return helper.default_normalize_score(MAX_NODE_SCORE, False, scores)
 
     # ---- Reserve / Unreserve ----------------------------------------------------------------------
     @hookimpl
@@ -391,7 +483,97 @@ class DynamicResources(Plugin):
                     s.claims[index] = self.bind_claim(s, index, pod)
                 except ClaimError as e:
                     return status_error(e)
-        return None
+        if not self.binding_conditions_enabled() or not _has_binding_conditions(s.claims):
+            return None
+        return self._wait_for_binding_conditions(s)
+
+    # ---- binding conditions (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus) ---------
+    def binding_conditions_enabled(self) -> bool:
+        return self.gates.enabled("DRADeviceBindingConditions") and self.gates.enabled("DRAResourceClaimDeviceStatus")
+
+    def now(self) -> float:
+        clock = getattr(self.handle, "clock", None)
+        return clock.now() if clock is not None else 0.0
+
+    def _wait_for_binding_conditions(self, s: StateData):
+        """PreBind's wait.PollUntilContextTimeout(5s, bindingTimeout, immediate): the claims are
+        re-read and checked now and after each 5 s of virtual time, until every binding condition
+        is true, a binding failure condition is true (an error), or the timeout passes (an error:
+        the next attempt's Filter sees the timed-out claim and PostFilter deallocates it)."""
+        wrapped = self.gates.has("DRABindingErrorsWrapped")
+        waited = 0.0
+        while True:
+            try:
+                if self.is_pod_ready_for_binding(s):
+                    return None
+            except ClaimError as e:
+                return status_error(e)
+            if waited + BINDING_POLL_SECONDS > self.binding_timeout:
+                return status_error("device binding timeout: context deadline exceeded" if wrapped
+                                    else "device binding timeout")
+            yield BINDING_POLL_SECONDS
+            waited += BINDING_POLL_SECONDS
+
+    def is_pod_ready_for_binding(self, s: StateData) -> bool:
+        """isPodReadyForBinding."""
+        for index, claim in enumerate(s.claims):
+            latest = self.claim_tracker().get(claim.namespace, claim.name)
+            s.claims[index] = latest
+            if not self.is_claim_ready_for_binding(latest):
+                if self.is_claim_timeout(latest):
+                    if self.gates.has("DRABindingErrorsWrapped"):
+                        raise ClaimError(f"device binding timeout: claim={latest.name}")
+                    raise ClaimError(f"claim {latest.name} binding timeout")
+                return False
+        return True
+
+    def is_claim_ready_for_binding(self, claim: KubeObject) -> bool:
+        """isClaimReadyForBinding: every binding condition of the allocated devices is true in
+        the claim's device status; a true binding failure condition is an error (ClaimError)."""
+        alloc = allocation_of(claim)
+        if alloc is None:
+            return False
+        for res in ((alloc.get("devices") or {}).get("results") or []):
+            if not res.get("bindingConditions"):
+                continue
+            status = next((d for d in claim.status.get("devices") or []
+                           if (d.get("driver"), d.get("pool"), d.get("device")) ==
+                           (res.get("driver"), res.get("pool"), res.get("device"))), None)
+            if status is None:
+                return False
+            conds = {c.get("type"): c for c in status.get("conditions") or []}
+            for name in res.get("bindingFailureConditions") or []:
+                c = conds.get(name)
+                if c is not None and c.get("status") == "True":
+                    if self.gates.has("DRABindingErrorsWrapped"):
+                        raise ClaimError(f"device binding failed: claim={claim.name}, reason={c.get('reason', '')}, "
+                                         f"message={_go_quote(c.get('message', ''))}")
+                    raise ClaimError(f"claim {claim.name} binding failed: reason={c.get('reason', '')}, "
+                                     f"message={_go_quote(c.get('message', ''))}")
+            for name in res.get("bindingConditions") or []:
+                if (conds.get(name) or {}).get("status") != "True":
+                    return False
+        return True
+
+    def is_claim_timeout(self, claim: KubeObject) -> bool:
+        """isClaimTimeout: allocationTimestamp + bindingTimeout is before now, for a claim with
+        binding conditions."""
+        from harness.leaderelection.resourcelock import parse_time
+        if not self.binding_conditions_enabled():
+            return False
+        alloc = allocation_of(claim)
+        if alloc is None or not alloc.get("allocationTimestamp"):
+            return False
+        try:
+            started = parse_time(alloc["allocationTimestamp"])
+        except ValueError:
+            return False
+        for res in ((alloc.get("devices") or {}).get("results") or []):
+            if res.get("bindingConditions") is None:
+                continue
+            if started + self.binding_timeout < self.now():
+                return True
+        return False
 
     def bind_claim(self, s: StateData, index: int, pod) -> KubeObject:
         """bindClaim: the allocation (if this cycle made one) and the reservation for the pod,
@@ -415,10 +597,54 @@ class DynamicResources(Plugin):
                         fin.append(FINALIZER)
                     status["allocation"] = copy.deepcopy(allocation)
                 status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+                if self.binding_conditions_enabled() and status.get("allocation") is not None \
+                        and not status["allocation"].get("allocationTimestamp"):
+                    from harness.leaderelection.resourcelock import format_time
+                    status["allocation"]["allocationTimestamp"] = format_time(self.now())
             return self.cluster.update(_copy_with(latest, put))
         finally:
             if allocation is not None:
                 self.claim_tracker().remove_claim_pending_allocation(claim.uid)
+
+
+def _has_binding_conditions(claims: List[KubeObject]) -> bool:
+    """hasBindingConditions."""
+    for claim in claims:
+        for res in (((allocation_of(claim) or {}).get("devices") or {}).get("results") or []):
+            if res.get("bindingConditions"):
+                return True
+    return False
+
+
+def _go_quote(text: str) -> str:
+    """fmt's %q for the texts conditions carry."""
+    import json
+    return json.dumps(str(text), ensure_ascii=False)
+
+
+def compute_score(claims: List[KubeObject], allocations: List[Dict[str, Any]]) -> int:
+    """computeScore: per claim, for each subrequest of a firstAvailable request that the
+    allocation used, FirstAvailableDeviceRequestMaxSize (8) minus its index: the earlier the
+    choice, the higher. Claims allocated before this cycle score by their own allocation."""
+    score = 0
+    unallocated = 0
+    for claim in claims:
+        allocation = allocation_of(claim)
+        if allocation is None:
+            if unallocated >= len(allocations):
+                raise ClaimError(f"number of allocations {len(allocations)} is smaller than number of "
+                                 f"claims needing allocation")
+            allocation = allocations[unallocated]
+            unallocated += 1
+        used = {r.get("request", "") for r in ((allocation.get("devices") or {}).get("results") or [])
+                if "/" in (r.get("request") or "")}
+        for req in ((claim.spec.get("devices") or {}).get("requests") or []):
+            if req.get("exactly") is not None:
+                continue
+            for i, sub in enumerate(req.get("firstAvailable") or []):
+                if f"{req.get('name', '')}/{sub.get('name', '')}" in used:
+                    score += FIRST_AVAILABLE_MAX_SIZE - i
+    return score
 
 
 def _copy_with(claim: KubeObject, mutate) -> KubeObject:

@@ -1,6 +1,10 @@
 """NodeResourcesBalancedAllocation (framework/plugins/noderesources/balanced_allocation.go):
 favours nodes whose resource fractions (requested / allocatable, after placing the pod) are
-close to each other."""
+close to each other.
+
+From v1.36 (ungated, kubernetes #135573; CHANGES "BalancedAllocationScoresChange") the score is
+the change in balance the pod makes: 50 + (50 + balance with the pod - balance without it) / 2,
+so an unchanged balance scores 75, perfectly balancing a node 100 and unbalancing it 50."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from harness.framework import MAX_NODE_SCORE, Plugin, Status, hookimpl
 from harness.framework.node_table import numpy
 
 from .. import names
+from ..helper import features_of
 from . import args as baargs
 from .resource_allocation import ResourceAllocationScorer
 
@@ -91,6 +96,45 @@ def _balanced_columns(req_cpu, alloc_cpu, req_mem, alloc_mem):
 balanced_resource_scorer_cpu_memory.many = _balanced_many  # type: ignore[attr-defined]
 balanced_resource_scorer_cpu_memory.columns = _balanced_columns  # type: ignore[attr-defined]
 
+_HALF = MAX_NODE_SCORE // 2
+
+
+def balance_change_score(score_with_pod: int, score_without_pod: int) -> int:
+    """v1.36's balancedResourceScorer after its two balancedResourceScore calls:
+    MaxNodeScore/2 + (MaxNodeScore/2 + with - without) / 2. Both scores lie in [50, 100], so the
+    dividend is never negative and Go's truncating division is a floor."""
+    return _HALF + (_HALF + score_with_pod - score_without_pod) // 2
+
+
+def balanced_resource_change_scorer(requested: List[int], allocated: List[int], allocatable: List[int]) -> int:
+    """balancedResourceScorer (v1.36): the balance with the pod (`requested`) against the
+    balance without it (`allocated`), each balancedResourceScore (balanced_resource_scorer)."""
+    return balance_change_score(balanced_resource_scorer(requested, allocatable),
+                                balanced_resource_scorer(allocated, allocatable))
+
+
+def balanced_change_cpu_memory(req_cpu: int, alloc_cpu: int, req_mem: int, alloc_mem: int,
+                               prev_cpu: int, prev_mem: int) -> int:
+    """balanced_resource_change_scorer for resources == [cpu, memory] on a node that has both."""
+    return balance_change_score(balanced_resource_scorer_cpu_memory(req_cpu, alloc_cpu, req_mem, alloc_mem),
+                                balanced_resource_scorer_cpu_memory(prev_cpu, alloc_cpu, prev_mem, alloc_mem))
+
+
+def _balanced_change_many(req_cpu, alloc_cpu, req_mem, alloc_mem, prev_cpu, prev_mem) -> List[int]:
+    with_pod = _balanced_many(req_cpu, alloc_cpu, req_mem, alloc_mem)
+    without = _balanced_many(prev_cpu, alloc_cpu, prev_mem, alloc_mem)
+    return [_HALF + (_HALF + w - o) // 2 for w, o in zip(with_pod, without)]
+
+
+def _balanced_change_columns(req_cpu, alloc_cpu, req_mem, alloc_mem, prev_cpu, prev_mem):
+    with_pod = _balanced_columns(req_cpu, alloc_cpu, req_mem, alloc_mem)
+    without = _balanced_columns(prev_cpu, alloc_cpu, prev_mem, alloc_mem)
+    return _HALF + (_HALF + with_pod - without) // 2
+
+
+balanced_change_cpu_memory.many = _balanced_change_many  # type: ignore[attr-defined]
+balanced_change_cpu_memory.columns = _balanced_change_columns  # type: ignore[attr-defined]
+
 
 class BalancedAllocation(Plugin):
     """NodeResourcesBalancedAllocation: scores with the node's Requested (not the non-zero
@@ -119,9 +163,11 @@ class BalancedAllocation(Plugin):
         if errs:
             raise ValueError(baargs.aggregate(errs))
         resources = [(r.get("name", ""), int(r.get("weight") or 0)) for r in args.get("resources") or []]
+        change = features_of(handle).has("BalancedAllocationScoresChange")
         self.scorer = ResourceAllocationScorer(
-            NAME, balanced_resource_scorer, resources, use_requested=True,
-            cpu_memory_scorer=balanced_resource_scorer_cpu_memory,
+            NAME, balanced_resource_change_scorer if change else balanced_resource_scorer, resources,
+            use_requested=True, with_allocated=change,
+            cpu_memory_scorer=balanced_change_cpu_memory if change else balanced_resource_scorer_cpu_memory,
             enable_pod_level_resources=self.enable_pod_level_resources,
             enable_in_place_pod_vertical_scaling=self.enable_in_place_pod_vertical_scaling)
 

@@ -19,8 +19,9 @@ Scorer = Callable[[List[int], List[int]], int]
 # A strategy's scorer specialised to resources == [cpu, memory] on a node that has both:
 # (requested cpu, allocatable cpu, requested memory, allocatable memory) -> the same score the
 # list scorer gives for ([requested cpu, requested memory], [allocatable cpu, allocatable memory]).
-# It is only called with both allocatables > 0.
-CpuMemoryScorer = Callable[[int, int, int, int], int]
+# It is only called with both allocatables > 0. A scorer of the change (with_allocated) also takes
+# the node's requested cpu and memory before the pod: (..., allocated cpu, allocated memory).
+CpuMemoryScorer = Callable[..., int]
 
 # schedutil.DefaultMilliCPURequest / DefaultMemoryRequest as the NonMissingContainerRequests
 # that resourceAllocationScorer.calculatePodResourceRequest passes to PodRequests.
@@ -97,13 +98,19 @@ class ResourceAllocationScorer:
     """resourceAllocationScorer: `resources` are (name, weight) pairs; `use_requested` picks the
     node's Requested (True) or NonZeroRequested (False) cpu and memory. `cpu_memory_scorer`, the
     strategy's scorer specialised to resources == [cpu, memory], is a shortcut of `scorer` that
-    score uses on nodes with positive cpu and memory allocatable (ignored for other resources)."""
+    score uses on nodes with positive cpu and memory allocatable (ignored for other resources).
+
+    `with_allocated` (v1.36's scorer signature, which BalancedAllocation's scorer of the change
+    in balance reads): `scorer(requested, allocated, allocatable)` with `allocated` the node's
+    requests before the pod (calculateNodeAllocatableRequest), and the cpu/memory scorer gets the
+    node's cpu and memory before the pod as two more arguments."""
 
     def __init__(self, name: str, scorer: Scorer, resources: Optional[Sequence[ResourceSpec]], *,
                  use_requested: bool = False, enable_pod_level_resources: bool = False,
                  enable_in_place_pod_vertical_scaling: bool = False,
-                 cpu_memory_scorer: Optional[CpuMemoryScorer] = None):
+                 cpu_memory_scorer: Optional[CpuMemoryScorer] = None, with_allocated: bool = False):
         self.name = name
+        self.with_allocated = with_allocated
         self.scorer = scorer
         self.resources: List[ResourceSpec] = list(resources or [])
         self.cpu_memory_scorer: Optional[CpuMemoryScorer] = (
@@ -129,6 +136,10 @@ class ResourceAllocationScorer:
             alloc_mem = alloc.memory
             if alloc_cpu > 0 and alloc_mem > 0:
                 requested = node_info.requested if self.use_requested else node_info.non_zero_requested
+                if self.with_allocated:
+                    return fast(requested.milli_cpu + pod_request_list[0], alloc_cpu,
+                                requested.memory + pod_request_list[1], alloc_mem,
+                                requested.milli_cpu, requested.memory), None
                 return fast(requested.milli_cpu + pod_request_list[0], alloc_cpu,
                             requested.memory + pod_request_list[1], alloc_mem), None
         if not self.resources:
@@ -145,6 +156,10 @@ class ResourceAllocationScorer:
                 continue
             allocatable[i] = alloc
             requested[i] = req
+        if self.with_allocated:
+            # calculateNodeAllocatableRequest (v1.36): allocated is what requested adds the pod to
+            allocated = [requested[i] - pod_request_list[i] if allocatable[i] else 0 for i in range(n)]
+            return self.scorer(requested, allocated, allocatable), None
         return self.scorer(requested, allocatable), None
 
     def score_nodes(self, pod, nodes, pod_request_list: Sequence[int]) -> Optional[List[int]]:
@@ -162,6 +177,7 @@ class ResourceAllocationScorer:
             return out
         pc, pm = pod_request_list[0], pod_request_list[1]
         use_requested = self.use_requested
+        with_allocated = self.with_allocated
         columns = getattr(fast, "columns", None)
         if (columns is not None and nodes.__class__ is NodeRows and nodes
                 and -node_table.LIMIT < pc < node_table.LIMIT and -node_table.LIMIT < pm < node_table.LIMIT):
@@ -169,9 +185,11 @@ class ResourceAllocationScorer:
             acpu = t.alloc_cpu[r]
             amem = t.alloc_mem[r]
             if acpu.min() > 0 and amem.min() > 0:
-                rcpu = (t.req_cpu if use_requested else t.nz_cpu)[r] + pc
-                rmem = (t.req_mem if use_requested else t.nz_mem)[r] + pm
-                return columns(rcpu, acpu, rmem, amem)
+                bcpu = (t.req_cpu if use_requested else t.nz_cpu)[r]
+                bmem = (t.req_mem if use_requested else t.nz_mem)[r]
+                if with_allocated:
+                    return columns(bcpu + pc, acpu, bmem + pm, amem, bcpu, bmem)
+                return columns(bcpu + pc, acpu, bmem + pm, amem)
         many = getattr(fast, "many", None)
         if many is not None:
             allocs = [ni.allocatable for ni in nodes]
@@ -180,6 +198,9 @@ class ResourceAllocationScorer:
             if nodes and min(acpu) > 0 and min(amem) > 0:
                 reqs = ([ni.requested for ni in nodes] if use_requested
                         else [ni.non_zero_requested for ni in nodes])
+                if with_allocated:
+                    return many([r.milli_cpu + pc for r in reqs], acpu, [r.memory + pm for r in reqs], amem,
+                                [r.milli_cpu for r in reqs], [r.memory for r in reqs])
                 return many([r.milli_cpu + pc for r in reqs], acpu, [r.memory + pm for r in reqs], amem)
         for ni in nodes:
             alloc = ni.allocatable
@@ -187,7 +208,10 @@ class ResourceAllocationScorer:
             am = alloc.memory
             if ac > 0 and am > 0:
                 r = ni.requested if use_requested else ni.non_zero_requested
-                append(fast(r.milli_cpu + pc, ac, r.memory + pm, am))
+                if with_allocated:
+                    append(fast(r.milli_cpu + pc, ac, r.memory + pm, am, r.milli_cpu, r.memory))
+                else:
+                    append(fast(r.milli_cpu + pc, ac, r.memory + pm, am))
             else:
                 sc, st = score(pod, ni, pod_request_list)
                 if st is not None and st.code != Code.Success:

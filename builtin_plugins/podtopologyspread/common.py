@@ -27,17 +27,21 @@ class TopologySpreadConstraint:
     optional fields defaulted (minDomains 1, nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore)."""
 
     __slots__ = ("max_skew", "topology_key", "selector", "min_domains", "node_affinity_policy",
-                 "node_taints_policy")
+                 "node_taints_policy", "enable_comparison_operators")
 
     def __init__(self, max_skew: int, topology_key: str, selector: labelsel.Selector,
                  min_domains: int = 1, node_affinity_policy: str = NODE_INCLUSION_POLICY_HONOR,
-                 node_taints_policy: str = NODE_INCLUSION_POLICY_IGNORE):
+                 node_taints_policy: str = NODE_INCLUSION_POLICY_IGNORE,
+                 enable_comparison_operators: bool = False):
         self.max_skew = max_skew
         self.topology_key = topology_key
         self.selector = selector
         self.min_domains = min_domains
         self.node_affinity_policy = node_affinity_policy
         self.node_taints_policy = node_taints_policy
+        # TaintTolerationComparisonOperators (v1.35 on): the plugin's flag, which upstream passes
+        # to matchNodeInclusionPolicies
+        self.enable_comparison_operators = enable_comparison_operators
 
     def match_node_inclusion_policies(self, pod, node, require) -> bool:
         """matchNodeInclusionPolicies: `require` is the pod's RequiredNodeAffinity."""
@@ -46,15 +50,15 @@ class TopologySpreadConstraint:
             if not required_affinity_match(require, node):
                 return False
         if self.node_taints_policy == NODE_INCLUSION_POLICY_HONOR:
-            if find_matching_untolerated_taint(node.taints, pod.tolerations,
-                                               do_not_schedule_taints_filter) is not None:
+            if find_matching_untolerated_taint(node.taints, pod.tolerations, do_not_schedule_taints_filter,
+                                               self.enable_comparison_operators) is not None:
                 return False
         return True
 
     def _key(self):
         return (self.max_skew, self.topology_key, tuple(sorted(self.selector.requirements)),
                 self.selector.is_nothing(), self.min_domains, self.node_affinity_policy,
-                self.node_taints_policy)
+                self.node_taints_policy, self.enable_comparison_operators)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, TopologySpreadConstraint):
@@ -105,7 +109,8 @@ def merge_label_set_with_selector(match_labels: Mapping[str, str],
 def filter_topology_spread_constraints(constraints: Optional[Iterable[Mapping[str, Any]]],
                                        pod_labels: Mapping[str, str], action: str,
                                        enable_match_label_keys: bool = True,
-                                       enable_node_inclusion_policy: bool = True
+                                       enable_node_inclusion_policy: bool = True,
+                                       enable_comparison_operators: bool = False
                                        ) -> List[TopologySpreadConstraint]:
     """filterTopologySpreadConstraints: the constraints whose whenUnsatisfiable is `action`,
     parsed. Raises labels.SelectorError for an invalid labelSelector."""
@@ -128,6 +133,7 @@ def filter_topology_spread_constraints(constraints: Optional[Iterable[Mapping[st
             topology_key=c.get("topologyKey") or "",
             selector=selector,
             min_domains=1 if min_domains is None else int(min_domains),
+            enable_comparison_operators=enable_comparison_operators,
         )
         if enable_node_inclusion_policy:
             if c.get("nodeAffinityPolicy") is not None:

@@ -12,6 +12,7 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, E
                                Plugin, QueueingHint, hookimpl)
 
 from .. import names
+from ..helper import features_of
 from . import filtering, scoring
 from .common import (DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, NODE_INCLUSION_POLICY_HONOR,
                      SCHEDULE_ANYWAY, TopologySpreadConstraint, default_selector,
@@ -54,6 +55,8 @@ class PodTopologySpread(Plugin):
             msgs = [f"{p}: {m}" for p, m in errs]
             raise ValueError(msgs[0] if len(msgs) == 1 else "[" + ", ".join(msgs) + "]")
         super().__init__(args, handle)
+        # TaintTolerationComparisonOperators (v1.35 on, alpha): nodeTaintsPolicy Honor's matching
+        self.enable_comparison_operators = features_of(handle).get("TaintTolerationComparisonOperators", False)
         self.default_constraints: List[Dict[str, Any]] = list(args.get("defaultConstraints") or [])
         self.system_defaulted = False
         if args.get("defaultingType") == SYSTEM_DEFAULTING:
@@ -77,7 +80,8 @@ class PodTopologySpread(Plugin):
     def filter_topology_spread_constraints(self, constraints, pod_labels, action):
         return filter_topology_spread_constraints(
             constraints, pod_labels, action, enable_match_label_keys=self.enable_match_label_keys,
-            enable_node_inclusion_policy=self.enable_node_inclusion_policy)
+            enable_node_inclusion_policy=self.enable_node_inclusion_policy,
+            enable_comparison_operators=self.enable_comparison_operators)
 
     def build_default_constraints(self, pod, action: str) -> List[TopologySpreadConstraint]:
         """buildDefaultConstraints: the default constraints of `action` with the selector of the

@@ -16,7 +16,7 @@ map, a ResourceList), `:Other` a nested struct, `[Other]` a list of it, `{Other}
 values are it, `*` free-form JSON (managedFields' fieldsV1, opaque driver parameters), and
 `+Inlined` the fields of an embedded struct (`json:",inline"`). `FIELDS_ADDED` holds, per
 Kubernetes minor, the lines a newer release adds (same syntax; a struct's fields are added to
-what the older minors have). Status and metadata are complete so that `kubectl get -o yaml` dumps
+what the older minors have; `-field` is one it removed). Status and metadata are complete so that `kubectl get -o yaml` dumps
 decode as they are.
 """
 
@@ -322,26 +322,28 @@ AllocatedDeviceStatus: driver pool device shareID conditions:[Condition] data:* 
 NetworkDeviceData: interfaceName ips hardwareAddress
 """
 
-# per Kubernetes minor, the fields a newer release adds (same syntax as _TABLE; `-field` removes
-# one); a minor has the fields of every entry at or below it
+# per Kubernetes minor, the fields a newer release adds (same syntax as _TABLE); a minor has the
+# fields of every entry at or below it
 FIELDS_ADDED: Dict[int, str] = {
+    # v1.35 (staging/src/k8s.io/api at v1.35.6)
     35: """
+NodeStatus: declaredFeatures
 PodSpec: workloadRef:WorkloadReference
 WorkloadReference: name podGroup podGroupReplicaKey
-PodStatus: resources:ResourceRequirements allocatedResources
-NodeStatus: declaredFeatures
-CSIDriverSpec: serviceAccountTokenInSecrets
+PodStatus: allocatedResources resources:ResourceRequirements
 PodCertificateProjection: userAnnotations
+CSIDriverSpec: serviceAccountTokenInSecrets
 """,
+    # v1.36 (v1.36.3): the Workload API's v1alpha2 replaces workloadRef with schedulingGroup
     36: """
 PodSpec: -workloadRef schedulingGroup:PodSchedulingGroup
 PodSchedulingGroup: podGroupName
 PodStatus: nodeAllocatableResourceClaimStatuses:[NodeAllocatableResourceClaimStatus]
 NodeAllocatableResourceClaimStatus: resourceClaimName containers resources
+ResourceHealth: message
 VolumeMountStatus: volumeStatus:VolumeStatus
 VolumeStatus: image:ImageVolumeStatus
 ImageVolumeStatus: imageRef
-ResourceHealth: message
 CSIDriverSpec: preventPodSchedulingIfMissing
 Device: nodeAllocatableResourceMappings:{NodeAllocatableResourceMapping}
 NodeAllocatableResourceMapping: capacityKey allocationMultiplier
@@ -361,11 +363,11 @@ def _parse(text: str, into: Dict[str, Dict[str, Any]]) -> None:
         name, _, rest = line.partition(":")
         fields = into.setdefault(name.strip(), {})
         for tok in rest.split():
-            if tok.startswith("-"):
-                fields.pop(tok[1:], None)
-                continue
             if tok.startswith("+"):
                 fields.setdefault("+", []).append(tok[1:])
+                continue
+            if tok.startswith("-"):  # a field a newer release removed
+                fields.pop(tok[1:], None)
                 continue
             field, _, typ = tok.partition(":")
             fields[field] = typ
@@ -380,10 +382,10 @@ def _table(minor: int) -> Dict[str, Dict[str, Any]]:
         if m <= minor:
             _parse(FIELDS_ADDED[m], raw)
 
-    def flat(name: str) -> Dict[str, str]:
+    def flat(name: str, depth: int = 0) -> Dict[str, str]:
         out: Dict[str, str] = {}
         for inl in raw[name].get("+", []):
-            out.update(flat(inl))
+            out.update(flat(inl, depth + 1))
         out.update({k: v for k, v in raw[name].items() if k != "+"})
         return out
 

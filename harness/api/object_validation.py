@@ -449,8 +449,34 @@ def _topology_spread(spec: Mapping, path: str) -> None:
         _label_selector(c, "labelSelector", cp)
 
 
-def _tolerations(spec: Mapping, path: str) -> None:
-    """ValidateTolerations."""
+TOLERATION_COMPARISON_GATE = "TaintTolerationComparisonOperators"
+
+
+def toleration_operator_options(features: Optional["Features"], old_spec: Optional[Mapping] = None) -> Tuple[bool, bool]:
+    """(whether the version's ValidateTolerations has the Lt/Gt case at all (v1.35 on),
+    PodValidationOptions.AllowTaintTolerationComparisonOperators): the gate on, or the old pod
+    of an update already using Lt/Gt (allowTaintTolerationComparisonOperators)."""
+    if features is None:
+        from ..versions import DEFAULT as features
+    known = TOLERATION_COMPARISON_GATE in features
+    allow = known and (features[TOLERATION_COMPARISON_GATE] or any(
+        isinstance(t, Mapping) and t.get("operator") in ("Lt", "Gt") for t in (old_spec or {}).get("tolerations") or ()))
+    return known, allow
+
+
+def _parse_int64_error(value: str) -> Optional[str]:
+    """strconv.ParseInt(value, 10, 64)'s error text, or None."""
+    if re.fullmatch(r"[+-]?[0-9]+", value or ""):
+        v = int(value)
+        return None if -(1 << 63) <= v < (1 << 63) else f'strconv.ParseInt: parsing "{value}": value out of range'
+    return f'strconv.ParseInt: parsing "{value}": invalid syntax'
+
+
+def _tolerations(spec: Mapping, path: str, comparison: Tuple[bool, bool] = (True, False)) -> None:
+    """ValidateTolerations. `comparison`: toleration_operator_options (v1.35 added the Lt/Gt
+    operators, allowed with TaintTolerationComparisonOperators)."""
+    from .taints import is_decimal_integer
+    known, allow = comparison
     for tp, t in _maps(spec, "tolerations", path):
         key = _str(t, "key", tp)
         op = _str(t, "operator", tp)
@@ -470,6 +496,15 @@ def _tolerations(spec: Mapping, path: str) -> None:
         elif op == "Exists":
             if value:
                 _invalid(_child(tp, "operator"), value, "value must be empty when `operator` is 'Exists'")
+        elif op in ("Lt", "Gt") and known:
+            if not allow:
+                _unsupported(_child(tp, "operator"), op, ["Equal", "Exists", "Lt", "Gt"])
+            if not is_decimal_integer(value):
+                _invalid(_child(tp, "value"), value,
+                         "must be non-empty" if not value else "must be a valid decimal integer in canonical form")
+            err = _parse_int64_error(value)
+            if err:
+                _invalid(_child(tp, "value"), value, err)
         else:
             _unsupported(_child(tp, "operator"), op, ["Equal", "Exists"])
         if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
@@ -582,7 +617,7 @@ def _containers(spec: Mapping, path: str) -> None:
 
 
 # -- kinds --------------------------------------------------------------------------------------
-def _pod(obj: Mapping) -> None:
+def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
     spec = _map(obj, "spec", "")
     if obj.get("spec") is None:
@@ -614,7 +649,7 @@ def _pod(obj: Mapping) -> None:
     ns = _map(spec, "nodeSelector", p)
     if ns:
         _labels(spec, "nodeSelector", p)
-    _tolerations(spec, p)
+    _tolerations(spec, p, toleration_operator_options(features))
     _affinity(spec, p)
     _topology_spread(spec, p)
     _resource_list(spec, "overhead", p, _container_resource_name)
@@ -635,8 +670,35 @@ def _pod(obj: Mapping) -> None:
     _maps(st, "conditions", "status")
 
 
-def _node(obj: Mapping) -> None:
-    """ValidateNode: taints, unschedulable, capacity and allocatable."""
+_NODE_DECLARED_FEATURE_RE = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*")
+
+
+def _node_declared_features(st: Mapping, features: Optional["Features"]) -> None:
+    """validateNodeDeclaredFeatures (v1.35 on; the field is dropped with the gate off, before
+    validation): names of UpperCamelCase segments, at most 253 characters, sorted, no duplicate."""
+    if features is None:
+        from ..versions import DEFAULT as features
+    if not features.get("NodeDeclaredFeatures", False):
+        return
+    path = "status.declaredFeatures"
+    names = _strs(st, "declaredFeatures", "status")
+    for i, name in enumerate(names):
+        if len(name) > 253:
+            _invalid(f"{path}[{i}]", name, f"invalid feature name {json.dumps(name)}: must be no more than 253 characters")
+        if not _NODE_DECLARED_FEATURE_RE.fullmatch(name):
+            _invalid(f"{path}[{i}]", name, f"invalid feature name {json.dumps(name)}: must start with an UpperCamelCase "
+                     "segment, with subsequent segments separated by '/' (e.g., MyFeature or MyFeature/mySubFeature), "
+                     "and contain only alphanumeric characters and slashes")
+        if i + 1 < len(names):
+            nxt = names[i + 1]
+            if name == nxt:
+                _duplicate(f"{path}[{i + 1}]", nxt)
+            elif name > nxt:
+                _invalid(f"{path}[{i + 1}]", nxt, "list must be sorted alphabetically")
+
+
+def _node(obj: Mapping, features: Optional["Features"] = None) -> None:
+    """ValidateNode: taints, unschedulable, capacity, allocatable and declared features."""
     spec = _map(obj, "spec", "")
     _bool(spec, "unschedulable", "spec")
     seen: Set[Tuple[str, str]] = set()
@@ -669,6 +731,7 @@ def _node(obj: Mapping) -> None:
     for ip, image in _maps(st, "images", "status"):
         _strs(image, "names", ip)
         _int(image, "sizeBytes", ip, 64)
+    _node_declared_features(st, features)
 
 
 def _priority_class(obj: Mapping) -> None:
@@ -795,7 +858,9 @@ def _strict_decoding(obj: Mapping, kind: str, features: Optional["Features"]) ->
     why = fields.check_api_version(kind, obj.get("apiVersion"))
     if why is not None:
         _fail("apiVersion", why)
-    minor = features.version.minor if features is not None else 34
+    if features is None:
+        from ..versions import DEFAULT as features
+    minor = features.version.minor
     bad = fields.unknown_field(obj, kind, minor)
     if bad is not None:
         _fail(bad, f'strict decoding error: unknown field "{bad}"')
@@ -817,7 +882,9 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
-        if check is not None:
+        if check is _pod or check is _node:
+            check(obj, features)
+        elif check is not None:
             check(obj)
     except ObjectInvalid as e:
         return e.path, e.message

@@ -18,9 +18,10 @@ UPDATABLE_POD_SPEC_FIELDS = ",".join([
 Error = Tuple[str, str]  # (field path, message)
 
 
-def validate_pod_update(new: Dict[str, Any], old: Dict[str, Any]) -> Optional[Error]:
+def validate_pod_update(new: Dict[str, Any], old: Dict[str, Any], features: Any = None) -> Optional[Error]:
     """The first error ValidatePodUpdate reports for a change of pod spec `old` into `new`, or
-    None when the update is allowed."""
+    None when the update is allowed. `features`: the API server's version and gates (the
+    tolerations' Lt/Gt operators, v1.35 on)."""
     for group in ("containers", "initContainers"):
         if len(new.get(group) or []) != len(old.get(group) or []):
             return f"spec.{group}", "Forbidden: pod updates may not add or remove containers"
@@ -33,6 +34,9 @@ def validate_pod_update(new: Dict[str, Any], old: Dict[str, Any]) -> Optional[Er
     elif ads_old is not None:
         return "spec.activeDeadlineSeconds", "Invalid value: \"null\": must not update from a positive integer to nil value"
     err = _only_added_tolerations(new.get("tolerations") or [], old.get("tolerations") or [])
+    if err:
+        return err
+    err = _validate_tolerations(new, old, features)
     if err:
         return err
     err = _only_deleted_scheduling_gates(new.get("schedulingGates") or [], old.get("schedulingGates") or [])
@@ -103,6 +107,17 @@ def _only_added_tolerations(new: List[Dict[str, Any]], old: List[Dict[str, Any]]
         base = {k: v for k, v in o.items() if k != "tolerationSeconds"}
         if not any({k: v for k, v in n.items() if k != "tolerationSeconds"} == base for n in new):
             return "spec.tolerations", "Forbidden: existing toleration can not be modified except its tolerationSeconds"
+    return None
+
+
+def _validate_tolerations(new: Dict[str, Any], old: Dict[str, Any], features: Any) -> Optional[Error]:
+    """validateOnlyAddedTolerations' ValidateTolerations of the new tolerations, with
+    AllowTaintTolerationComparisonOperators when the gate is on or the old pod uses Lt/Gt."""
+    from .object_validation import ObjectInvalid, _tolerations, toleration_operator_options
+    try:
+        _tolerations(new, "spec", toleration_operator_options(features, old))
+    except ObjectInvalid as e:
+        return e.path, e.message
     return None
 
 

@@ -15,6 +15,11 @@ _DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1
 _RE = re.compile(r"^([+-]?[0-9]*\.?[0-9]*)(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?)$")
 
 
+# decimal exponents beyond 10**99999 are refused: upstream keeps them as a scale, exact
+# Fractions here would build the number (no node or request is ever that large)
+MAX_EXPONENT_DIGITS = 5
+
+
 class QuantityError(ValueError):
     pass
 
@@ -27,6 +32,8 @@ def parse_quantity(text) -> Fraction:
     if isinstance(text, int):
         return Fraction(text)
     if isinstance(text, float):
+        if text != text or text in (float("inf"), float("-inf")):  # YAML .nan/.inf: no JSON number
+            raise QuantityError(f"quantities must match the regular expression, got {text!r}")
         return Fraction(str(text))
     s = str(text).strip()
     m = _RE.match(s)
@@ -35,6 +42,9 @@ def parse_quantity(text) -> Fraction:
                             f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
     number = Fraction(m.group(1))
     if m.group(2):
+        exp = m.group(2)[1:].lstrip("+-").lstrip("0")
+        if len(exp) > MAX_EXPONENT_DIGITS:  # 10**exp would not fit in memory (nor in int64)
+            raise QuantityError(f"quantity exponent too large: {str(text)[:40]!r}")
         return number * Fraction(10) ** int(m.group(2)[1:])
     suffix = m.group(3) or ""
     if suffix in _BINARY:

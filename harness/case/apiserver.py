@@ -4,14 +4,16 @@ server would have done"): defaulting and priority admission, and nothing more.""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, validate_object
 from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resource_name,
                                  is_overcommit_allowed as overcommit_allowed,
                                  is_supported_pod_level_resource)
 from ..errors import CaseError
+from ..framework.custom_resources import CustomResource
 from ..versions import DEFAULT as DEFAULT_FEATURES, Features
+from . import dra_fields
 
 _EPOCH = "2026-01-01T00:00:00Z"
 
@@ -35,8 +37,11 @@ def format_quantity(q: Fraction) -> str:
 
 
 class ApiServerDefaults:
-    def __init__(self, cluster_objects: List[Dict[str, Any]], path: str, features: Optional[Features] = None):
+    def __init__(self, cluster_objects: List[Dict[str, Any]], path: str, features: Optional[Features] = None,
+                 custom_resources: Optional[Mapping[str, CustomResource]] = None):
         self.path = path
+        # kind -> CustomResource: the CRDs the plugin packages declared (served at one version)
+        self.custom_resources: Dict[str, CustomResource] = dict(custom_resources or {})
         # the version whose API server defaults and validates the objects
         self.features: Features = features if features is not None else DEFAULT_FEATURES
         self.priority_classes: Dict[str, Dict[str, Any]] = system_priority_classes()
@@ -106,6 +111,7 @@ class ApiServerDefaults:
         check_object(obj, key, self.path, self.features)
         if obj.get("kind") == "PriorityClass":
             self.check_builtin(obj, key)
+        dra_fields.apply(obj, self.features, self.path, key)
         md = obj.setdefault("metadata", {})
         if not md.get("name"):
             raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")
@@ -117,11 +123,35 @@ class ApiServerDefaults:
             self._default_pod(obj, key)
         elif kind == "Node":
             self._default_node(obj)
+            self._drop_disabled_node_fields(obj)
         elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
             self._default_claim(obj)
+        cr = self.custom_resources.get(kind)
+        if cr is not None:
+            self._admit_custom(obj, cr, key)
         if kind in _NAMESPACED and not md.get("namespace"):
             md["namespace"] = "default"
         return obj
+
+    def namespaced(self, kind: str) -> bool:
+        """Is the kind namespaced (a built-in kind, or a declared custom resource)?"""
+        cr = self.custom_resources.get(kind)
+        return cr.namespaced if cr is not None else kind in _NAMESPACED
+
+    def _admit_custom(self, obj: Dict[str, Any], cr: CustomResource, key: str) -> None:
+        """A custom resource's object: served only at its CRD's group/version (the RESTMapper's
+        "no matches for kind" otherwise); a namespaced one lands in "default" when it names no
+        namespace, a cluster-scoped one loses any namespace (rest.BeforeCreate)."""
+        api = obj.get("apiVersion")
+        if api != cr.api_version:
+            raise CaseError(f'no matches for kind "{cr.kind}" in version "{api}" (the custom resource '
+                            f'is served at {cr.api_version})', file=self.path, key=f"{key}.apiVersion")
+        md = obj["metadata"]
+        if cr.namespaced:
+            if not md.get("namespace"):
+                md["namespace"] = "default"
+        else:
+            md.pop("namespace", None)
 
     def _default_pod(self, pod: Dict[str, Any], key: str) -> None:
         md = pod["metadata"]
@@ -163,6 +193,12 @@ class ApiServerDefaults:
         if not st.get("allocatable"):
             st["allocatable"] = dict(st.get("capacity") or {})
         st["allocatable"].setdefault("pods", "110")
+
+    def _drop_disabled_node_fields(self, node: Dict[str, Any]) -> None:
+        """dropDisabledFields (registry/core/node/strategy.go): status.declaredFeatures only with
+        the NodeDeclaredFeatures gate on (v1.35 alpha, v1.36 beta on); v1.34 has no such field."""
+        if not self.features.get("NodeDeclaredFeatures", False):
+            node["status"].pop("declaredFeatures", None)
 
     @staticmethod
     def _default_claim(obj: Dict[str, Any]) -> None:

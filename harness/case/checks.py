@@ -72,8 +72,8 @@ def check_cluster(case, keys: List[str]) -> None:
                             key=f"pods[{i}].spec.nodeName")
 
 
-def check_expect(case) -> None:
-    """Every pod and node an expectation names exists in the case (cluster, pods or steps)."""
+def _names(case) -> Tuple[Set[str], Set[str]]:
+    """The pods and nodes of the case (cluster, pods or steps)."""
     pods: Set[str] = set()
     nodes: Set[str] = set()
     for obj in list(case.cluster) + list(case.pods) + list(_step_objects(case)):
@@ -84,12 +84,45 @@ def check_expect(case) -> None:
             pods.add(f"{ns}/{name}")
         elif obj.get("kind") == "Node":
             nodes.add(name)
+    return pods, nodes
+
+
+def _expects(case) -> List[Tuple[str, Dict[str, Any]]]:
     expects = [("expect", case.expect or {})]
     for key, action, value in _steps(case):
         if action == "expect" and isinstance(value, dict):
             expects.append((key, value))
-    for where, exp in expects:
+    return expects
+
+
+def check_expect(case) -> None:
+    """Every pod and node an expectation names exists in the case (cluster, pods or steps)."""
+    pods, nodes = _names(case)
+    for where, exp in _expects(case):
         _check_one(case, where, exp, pods, nodes)
+
+
+def has_decisions(case) -> bool:
+    """Whether an `expect` asserts decisions or history (the run then keeps explain's tables)."""
+    return any("decisions" in exp or "history" in exp for _, exp in _expects(case))
+
+
+def check_decision_names(case, frameworks) -> None:
+    """The pods, nodes and plugins `decisions` and `history` name exist in the case and in its
+    profiles (harness/case/decisions.py)."""
+    from .decisions import check_names
+
+    if not has_decisions(case):
+        return
+    pods, nodes = _names(case)
+    any_plugin: Set[str] = set()
+    score: Set[str] = set()
+    for fw in frameworks:
+        for ext, pcs in fw.ep_plugins.items():
+            any_plugin.update(pc.name for pc in pcs)
+        score.update(pc.name for pc in fw.score_plugins)
+    for where, exp in _expects(case):
+        check_names(case.path, where, exp, pods, nodes, any_plugin, score)
 
 
 def _check_one(case, where: str, exp: Dict[str, Any], pods: Set[str], nodes: Set[str]) -> None:
@@ -113,6 +146,9 @@ def _check_one(case, where: str, exp: Dict[str, Any], pods: Set[str], nodes: Set
     for ref, want in (exp.get("nominated") or {}).items():
         pod(ref, f"{where}.nominated.{ref}")
         node(want, f"{where}.nominated.{ref}")
+    for k in ("queue", "attempts", "boundBy"):
+        for ref in (exp.get(k) or {}):
+            pod(ref, f"{where}.{k}.{ref}")
 
 
 def check_step_objects(case) -> None:

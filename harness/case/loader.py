@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -13,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from ..errors import CaseError
 from ..versions import Features, case_features
 from .apiserver import NAMESPACED_KINDS
-from .steps import REPLICA_ACTIONS, Step, check_references, check_replicas, parse_steps
+from .steps import REPLICA_ACTIONS, Step, check_expect, check_references, check_replicas, parse_steps
 from ..yamlfile import MAX_OBJECTS, load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
@@ -53,6 +54,9 @@ class Case:
     pods: List[Dict[str, Any]]
     expect: Dict[str, Any]
     plugins: List[str] = field(default_factory=list)
+    # urlPrefix -> "module:callable" answering that extender of the configuration (README,
+    # "Keys the harness has added")
+    extenders: List[Dict[str, str]] = field(default_factory=list)
     steps: List[Step] = field(default_factory=list)
     replicas: int = 1
     cluster_keys: List[str] = field(default_factory=list)  # each cluster object's key path in the file
@@ -152,12 +156,16 @@ def _schema_message(e) -> str:
         return f'must be "{e.validator_value}", got {_describe(e.instance)}'
     if v == "required":
         return e.message if len(e.message) < 100 else "a required key is missing"
+    if v in ("maximum", "minimum"):
+        bound = "at most" if v == "maximum" else "at least"
+        return f"must be {bound} {e.validator_value}, got {_describe(e.instance)}"
     if v == "minLength":
         return "must not be empty"
     if v == "minItems":
         return "must not be an empty list"
     if v in ("anyOf", "oneOf"):
-        return f"invalid value: {_describe(e.instance)}"
+        want = e.schema.get("description") if isinstance(e.schema, dict) else None
+        return f"invalid value: {_describe(e.instance)}" + (f" (want {want})" if want else "")
     if v == "enum":
         return f"must be one of {', '.join(map(str, e.validator_value))}, got {_describe(e.instance)}"
     msg = e.message
@@ -202,6 +210,7 @@ def case_from_data(data: Any, path: str) -> Case:
             index, _, rest = key[len("cluster["):].partition("]")
             key = file_keys[int(index)] + rest
         raise CaseError(_schema_message(e), file=path, key=key)
+    check_expect(data.get("expect") or {}, path, "expect", in_step=False)
     md = data.get("metadata") or {}
     name = md.get("name") or os.path.splitext(os.path.basename(path))[0]
     n_objects = len(data.get("pods") or []) + sum(
@@ -227,17 +236,22 @@ def case_from_data(data: Any, path: str) -> Case:
         else:
             cluster.append(copy.deepcopy(obj))
             keys.append(base)
+    if isinstance(data.get("expect"), dict):
+        from .decisions import check_relations
+
+        check_relations(path, "expect", data["expect"])
     replicas = int(data.get("replicas", 1))
     features = case_features(data.get("kubernetesVersion"), data.get("featureGates"), file=path)
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
     check_replicas(steps, replicas, path)
-    if data.get("plugins"):
+    if data.get("plugins") or data.get("extenders"):
         _add_plugin_paths(path)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
                 plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
+                extenders=[dict(e) for e in data.get("extenders") or []],
                 cluster_keys=keys, parallel=bool(data.get("parallel", False)),
                 kubernetes_version=data.get("kubernetesVersion"),
                 feature_gates=dict(data.get("featureGates") or {}), features=features)
@@ -294,10 +308,12 @@ def _add_plugin_paths(path: str) -> None:
             sys.path.append(p)
 
 
-def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None) -> List[str]:
+def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None,
+               missing: Optional[List[CaseError]] = None) -> List[str]:
     """Case files under the given files or folders, in path order. A YAML file in a folder is a
     case when it parses to a case (or almost one: it is then listed, and loading it says what is
-    wrong); any other YAML file is left out, with the reason appended to `skipped`."""
+    wrong); any other YAML file is left out, with the reason appended to `skipped`. A path that
+    does not exist raises, or with `missing` is appended to it (the other paths still count)."""
     out: List[str] = []
     for p in paths:
         if os.path.isdir(p):
@@ -314,6 +330,8 @@ def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None
                             out.append(full)
         elif os.path.exists(p):
             out.append(p)
+        elif missing is not None:
+            missing.append(CaseError("no such file or folder", file=p))
         else:
             raise CaseError("no such file or folder", file=p)
     return out
@@ -348,6 +366,8 @@ def classify_file(path: str) -> Tuple[str, str]:
         data = load_yaml_file(path, CaseError)
     except CaseError as e:
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO: never opened
+                return "invalid", e.detail
             with open(path, "rb") as f:
                 head = f.read(1 << 20)
         except OSError:
@@ -366,6 +386,8 @@ def _looks_like_case(path: str, skipped: Optional[List[Tuple[str, str]]] = None)
     Files that cannot hold any case key are not parsed; those parsed and found not to be cases
     are appended to `skipped` with the reason."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # opening a FIFO would wait for a writer
+            return False
         with open(path, "rb") as f:
             head = f.read(1 << 20)
     except OSError:

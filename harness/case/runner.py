@@ -16,12 +16,15 @@ from ..api.pod_update import validate_pod_update
 from ..cluster import Cluster
 from ..config import loader as config_loader
 from ..config.defaults import set_defaults
-from ..errors import CaseError
+from ..errors import CaseError, UserError
 from ..framework import parallelize
+from ..framework.custom_resources import custom_resources
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
-from .apiserver import NAMESPACED_KINDS, ApiServerDefaults
-from .checks import check_cluster, check_expect, check_step_changes, check_step_objects
+from .apiserver import ApiServerDefaults
+from .checks import (check_cluster, check_decision_names, check_expect, check_step_changes, check_step_objects,
+                     has_decisions)
+from .decisions import DecisionCheck, history
 from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case
 from ..leaderelection.kube_scheduler import check_leader_elector_config
@@ -101,12 +104,26 @@ class CaseResult:
             out["steps"] = [s.to_json() for s in self.steps]
         if self.coverage is not None:
             out["coverage"] = self.coverage
+        if self.scheduler is not None:
+            out["history"] = history(self.scheduler, list(self.scheduler.tracked_pods))
         return out
 
 
 def pod_ref(ref: str) -> str:
     """`name` -> `default/name`; `namespace/name` unchanged."""
     return ref if "/" in ref else f"default/{ref}"
+
+
+def extender_handlers(case: Case) -> Dict[str, Any]:
+    """The case's `extenders`: urlPrefix -> the Python callable answering that extender."""
+    from ..scheduler.extender import load_handler
+
+    folder = os.path.dirname(os.path.abspath(case.path))
+    out: Dict[str, Any] = {}
+    for i, e in enumerate(case.extenders):
+        out[str(e.get("urlPrefix") or "")] = load_handler(str(e.get("python") or ""), folder, case.path,
+                                                          f"extenders[{i}].python")
+    return out
 
 
 class CaseRun:
@@ -128,7 +145,7 @@ class CaseRun:
             cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config",
                                                  features=features)
         self.config = cfg
-        self.api = ApiServerDefaults(case.cluster, case.path, features)
+        self.api = ApiServerDefaults(case.cluster, case.path, features, custom_resources(registry))
         self.cluster = Cluster()
         self.seen = set()
         self.index = 0
@@ -143,19 +160,21 @@ class CaseRun:
         # pending pods created by steps
         self.tracked_pods = [o.key for o in self.cluster.list("Pod") if not o.node_name and not terminated(o)]
         source = case.config_path or case.path
+        handlers = extender_handlers(case)
         self.world: Optional[World] = None
         if case.has_processes:
             self.world = World(cfg, registry, self.cluster, case.replicas, case.seed, source, features)
             self.world.explain = explain
             self.world.case_path = case.path
             self.world.tracked_pods = self.tracked_pods
+            self.world.extender_handlers = handlers
             self.world.start_all()
             self.sched = None
         else:
             # kube-scheduler builds its elector at start: NewLeaderElector refuses bad timings
             check_leader_elector_config(dict(cfg.get("leaderElection") or {}), source)
             self.sched = Scheduler(cfg, registry, self.cluster, seed=case.seed, source=source,
-                                   features=features)
+                                   features=features, extender_handlers=handlers)
             self.sched.explain = explain
             self.sched.tracked_pods = self.tracked_pods
             self.sched.start()
@@ -166,8 +185,18 @@ class CaseRun:
             self.tracked_pods.append(o.key)
             self.cluster.create(o)
         check_expect(case)
+        check_decision_names(case, self.frameworks(registry, source))
         check_step_objects(case)
         check_step_changes(case)
+
+    def frameworks(self, registry, source: str) -> List[Any]:
+        """The profiles' frameworks (each replica has its own; their plugins are the same)."""
+        if self.sched is not None:
+            return list(self.sched.profiles.values())
+        from ..framework.runtime import Framework
+
+        return [Framework(prof, registry, source=source, features=self.features)
+                for prof in self.config["profiles"]]
 
     @property
     def engine(self):
@@ -244,14 +273,14 @@ class CaseRun:
     def _step_update(self, step: Step) -> None:
         for j, obj in enumerate(step.value):
             key = f"{step.key}[{j}]"
-            kind, ns, name = object_ref(obj, obj["kind"] in NAMESPACED_KINDS)
+            kind, ns, name = object_ref(obj, self.api.namespaced(obj["kind"]))
             old = self.cluster.get(kind, ns, name)
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
             raw = carry_over_update(obj, old.raw)
             self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index))
             if kind == "Pod":
-                err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {})
+                err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {}, self.case.features)
             else:
                 err = validate_object_update(raw, old.raw)
             if err is not None:
@@ -266,7 +295,7 @@ class CaseRun:
     def _step_delete(self, step: Step) -> None:
         for j, ref in enumerate(step.value):
             kind = ref["kind"]
-            ns = (ref.get("namespace") or "default") if kind in NAMESPACED_KINDS else ""
+            ns = (ref.get("namespace") or "default") if self.api.namespaced(kind) else ""
             if kind == "PriorityClass" and ref["name"] in SYSTEM_PRIORITY_CLASSES:
                 raise CaseError(f'priorityclasses.scheduling.k8s.io "{ref["name"]}" is forbidden: this is '
                                 f'a system priority class and cannot be deleted', file=self.case.path,
@@ -372,6 +401,11 @@ class CaseRun:
             got = self.bound_by().get(key)
             if got != want:
                 failures.append(f"{prefix}{key}: boundBy expected {want!r}, got {got!r}")
+        if "decisions" in exp or "history" in exp:
+            dc = DecisionCheck(engine, prefix)
+            dc.decisions(exp.get("decisions") or {})
+            dc.history(exp.get("history") or {})
+            failures.extend(dc.failures)
         return failures
 
     def bound_by(self) -> Dict[str, str]:
@@ -415,11 +449,16 @@ def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
 
 
 def _run_case(case: Case, registry, explain: bool) -> CaseResult:
-    run = CaseRun(case, registry, explain=explain)
+    run = CaseRun(case, registry, explain=explain or has_decisions(case))
     run.run()
     res = CaseResult(case, True, scheduler=run.engine)
     for step in case.steps:
-        run.apply(step)
+        try:
+            run.apply(step)
+        except UserError as e:  # what running the step found (a run that would not end): name it
+            if e.file:
+                raise
+            raise UserError(e.detail, file=case.path, key=step.key) from None
         if step.action == "expect":
             res.failures.extend(run.check(step.value, f"{step.key}"))
         res.steps.append(StepResult(step.index, step.action, run.observe()))

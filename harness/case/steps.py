@@ -15,8 +15,17 @@ from ..errors import CaseError
 STEP_ACTIONS = ("create", "update", "delete", "advance", "fail", "expect")
 REPLICA_ACTIONS = ("crash", "stop", "start", "partition", "clock")
 STEP_EXPECT_KEYS = ("bindings", "preempted", "messages", "nominated", "queue", "attempts",
-                    "lease", "boundBy")
+                    "lease", "boundBy", "decisions", "history")
 QUEUE_STATES = ("active", "backoff", "unschedulable", "gated", "waiting", "bound")
+# a `clock` step's rate: a faster clock fires its renewals and retries that much more often in
+# virtual time (1000 times fast: every 2 ms), an infinite one would never let time pass
+MIN_CLOCK_RATE, MAX_CLOCK_RATE = 0.001, 1000
+
+def _describe(v: Any) -> str:
+    from ..api.object_validation import _describe as describe
+
+    return describe(v)
+
 
 def parse_duration(text: Any) -> float:
     """time.ParseDuration, in seconds (harness/api/duration.py). Raises ValueError."""
@@ -75,15 +84,21 @@ def _check_step(step: Step, path: str) -> None:
             md = obj.get("metadata")
             if not isinstance(md, dict) or not isinstance(md.get("name"), str) or not md.get("name"):
                 raise CaseError("metadata.name is required", file=path, key=f"{key}[{j}].metadata.name")
+            if md.get("namespace") is not None and not isinstance(md["namespace"], str):
+                raise CaseError(f"must be a string, got {_describe(md['namespace'])}", file=path,
+                                key=f"{key}[{j}].metadata.namespace")
     elif step.action == "delete":
         if not isinstance(v, list) or not v:
             raise CaseError("a non-empty list of {kind, name[, namespace]}", file=path, key=key)
         for j, ref in enumerate(v):
             if not isinstance(ref, dict) or not isinstance(ref.get("kind"), str) or not isinstance(ref.get("name"), str):
                 raise CaseError("each entry is {kind, name[, namespace]}", file=path, key=f"{key}[{j}]")
-            extra = sorted(set(ref) - {"kind", "name", "namespace", "apiVersion"})
+            extra = sorted(map(str, set(ref) - {"kind", "name", "namespace", "apiVersion"}))
             if extra:
-                raise CaseError(f'unknown key "{extra[0]}"', file=path, key=f"{key}[{j}]")
+                raise CaseError(f'unknown key "{extra[0][:60]}"', file=path, key=f"{key}[{j}]")
+            for k in ("namespace", "apiVersion"):
+                if ref.get(k) is not None and not isinstance(ref[k], str):
+                    raise CaseError(f"must be a string, got {_describe(ref[k])}", file=path, key=f"{key}[{j}].{k}")
     elif step.action == "advance":
         try:
             step.seconds = parse_duration(v)
@@ -115,8 +130,10 @@ def _check_step(step: Step, path: str) -> None:
         if not isinstance(v, dict) or set(v) != {"replica", "rate"} or not isinstance(v["replica"], str):
             raise CaseError("clock takes {replica: scheduler-N, rate: <number>}", file=path, key=key)
         rate = v["rate"]
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
-            raise CaseError(f"a clock rate is a number above 0, not {rate!r}", file=path, key=f"{key}.rate")
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) \
+                or not MIN_CLOCK_RATE <= rate <= MAX_CLOCK_RATE:
+            raise CaseError(f"a clock rate is a number from {MIN_CLOCK_RATE} to {MAX_CLOCK_RATE} (times as "
+                            f"fast as the other clocks), not {_describe(rate)}", file=path, key=f"{key}.rate")
 
 
 def step_replica(step: Step) -> Optional[str]:
@@ -144,10 +161,14 @@ def check_expect(v: Any, path: str, key: str, in_step: bool) -> None:
         raise CaseError("expect is a mapping", file=path, key=key)
     for k in v:
         if k not in STEP_EXPECT_KEYS:
-            raise CaseError(f'unknown key "{k}" (one of {", ".join(STEP_EXPECT_KEYS)})', file=path, key=key)
+            raise CaseError(f'unknown key "{str(k)[:60]}" (one of {", ".join(STEP_EXPECT_KEYS)})', file=path, key=key)
     for k in ("bindings", "messages", "nominated", "queue", "attempts", "boundBy"):
         if k in v and not isinstance(v[k], dict):
             raise CaseError("a mapping of pod references", file=path, key=f"{key}.{k}")
+        for ref in v.get(k) or {}:
+            if not isinstance(ref, str) or not ref:
+                raise CaseError(f"a pod reference is a name or namespace/name string, got {_describe(ref)}",
+                                file=path, key=f"{key}.{k}")
     for ref, want in (v.get("bindings") or {}).items():
         ok = want is None or (isinstance(want, str) and want) or (
             isinstance(want, list) and want and all(isinstance(w, str) and w for w in want))
@@ -179,6 +200,10 @@ def check_expect(v: Any, path: str, key: str, in_step: bool) -> None:
     for ref, want in (v.get("boundBy") or {}).items():
         if not isinstance(want, str):
             raise CaseError("a replica name", file=path, key=f"{key}.boundBy.{ref}")
+    if "decisions" in v or "history" in v:
+        from .decisions import check_shape
+
+        check_shape(v, path, key)
 
 
 def _hashable_ref(obj: Dict[str, Any]) -> bool:

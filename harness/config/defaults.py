@@ -42,6 +42,15 @@ def default_plugins(features: Features = DEFAULT_FEATURES) -> Dict[str, Any]:
         {"name": "ImageLocality", "weight": 1},
         {"name": "DefaultBinder"},
     ]
+    if features.has("DynamicResourcesScore"):
+        # applyDynamicResources, v1.35 on: DynamicResources is a Score plugin with weight 2
+        for p in enabled:
+            if p["name"] == "DynamicResources":
+                p["weight"] = 2
+    # applyFeatureGates (v1.35 on): NodeDeclaredFeatures appended when its gate is on (v1.36's
+    # default)
+    if features.get("NodeDeclaredFeatures", False):
+        enabled.append({"name": "NodeDeclaredFeatures"})
     plugins: Dict[str, Any] = {k: {"enabled": [], "disabled": []} for k in PLUGIN_SET_KEYS}
     plugins["multiPoint"]["enabled"] = enabled
     return plugins

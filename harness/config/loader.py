@@ -29,7 +29,7 @@ def load_config_data(data: Any, registry: Mapping[str, type], source: str = "con
     features = features or DEFAULT_FEATURES
     _raise_first(validation.validate_schema(data), source)
     _raise_first(validation.validate_plugin_args_kinds(data, registry), source)
-    _raise_first(validation.validate_plugin_args_fields(data, registry), source)
+    _raise_first(validation.validate_plugin_args_fields(data, registry, features), source)
     cfg = defaults.set_defaults(validation.zero_nulls(data, registry), registry, features)
     _raise_first(validation.validate_kube_scheduler_configuration(cfg, registry, features=features), source)
     _raise_first(validation.validate_frameworks(cfg, registry, features=features), source)

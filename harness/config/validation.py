@@ -356,8 +356,16 @@ _ARGS_FIELDS: Dict[str, Dict[str, Any]] = {
     "NodeAffinityArgs": {"addedAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [_NODE_SELECTOR_TERM]},
         "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": "int32", "preference": _NODE_SELECTOR_TERM}]}},
-    "DynamicResourcesArgs": {"filterTimeout": "string"},
+    "DynamicResourcesArgs": {"filterTimeout": "string", "bindingTimeout": "string"},
 }
+
+
+def _args_shape(kind: str, features: Optional[Features]) -> Optional[Dict[str, Any]]:
+    """The fields of an args kind in the version's kubescheduler.config.k8s.io/v1."""
+    shape = _ARGS_FIELDS.get(kind)
+    if shape is not None and kind == "DynamicResourcesArgs" and features is not None and not features.has("DynamicResourcesBindingTimeout"):
+        shape = {k: v for k, v in shape.items() if k != "bindingTimeout"}  # v1.35 on
+    return shape
 
 
 def _decode_errors(value: Any, shape: Any, path: str) -> List[str]:
@@ -442,7 +450,8 @@ def zero_nulls(cfg: Dict[str, Any], registry: Mapping[str, type]) -> Dict[str, A
     return cfg
 
 
-def validate_plugin_args_fields(cfg: Mapping[str, Any], registry: Mapping[str, type]) -> List[FieldError]:
+def validate_plugin_args_fields(cfg: Mapping[str, Any], registry: Mapping[str, type],
+                                features: Optional[Features] = None) -> List[FieldError]:
     """The strict decoding of in-tree plugins' args (decodeNestedObjects with the scheme's strict
     codec): an unknown field or a value of the wrong type is an error, as kube-scheduler refuses
     it."""
@@ -454,7 +463,7 @@ def validate_plugin_args_fields(cfg: Mapping[str, Any], registry: Mapping[str, t
             if not isinstance(pc, dict) or pc.get("args") is None:
                 continue
             cls = registry.get(pc.get("name") or "") if isinstance(pc.get("name"), str) else None
-            shape = _ARGS_FIELDS.get(getattr(cls, "args_kind", None) or "")
+            shape = _args_shape(getattr(cls, "args_kind", None) or "", features)
             if shape is None:
                 continue
             args = pc["args"]

@@ -12,7 +12,7 @@ from ..api.objects import Pod, make_object
 from ..framework.cycle_state import CycleState
 from ..framework.runtime import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ..framework.status import Code, Status
-from ..framework.types import (ActionType, ClusterEvent, NodeToStatus, PodInfo, QueuedPodInfo,
+from ..framework.types import (ClusterEvent, NodeToStatus, PodInfo, QueuedPodInfo,
                                QueueingHint)
 from .subject import PROFILE, Subject, _fmt
 from .world import Mutation, World, apply, mutations
@@ -42,7 +42,12 @@ class Context:
             self.checks[r] = self.checks.get(r, 0) + 1
 
     def subject(self, world: Optional[World] = None) -> Subject:
-        return Subject(self.name, self.registry, world or self.world, self.args)
+        """The plugin over the world (this context's by default); every call of its hooks, by a
+        rule or by the framework, is guarded (guard.Guard) and its problems become findings."""
+        return Subject(self.name, self.registry, world or self.world, self.args, report=self.guarded)
+
+    def guarded(self, rule: str, message: str) -> None:
+        self.fail(rule, message)
 
     def fresh(self, key: str, world: World) -> Subject:
         """A subject over a changed world, built once per change."""
@@ -208,14 +213,18 @@ def rule_normalize_score_range(ctx: Context) -> Optional[str]:
             scores = s.scores(pod, nodes)
             if scores:
                 ctx.count("normalize-score-range")
+            point = "NormalizeScore" if s.implements("normalize_score") else "Score"
             for node, sc in (scores or {}).items():
+                if node.startswith("<") or isinstance(sc, str) and sc.startswith(("Error", "Unschedulable")):
+                    continue  # a failing hook: hooks-return-well-formed names it
                 if not isinstance(sc, int) or isinstance(sc, bool):
-                    ctx.fail("normalize-score-range", f"pod {pod.key}, node {node}: {sc}")
+                    ctx.fail("normalize-score-range",
+                             f'plugin "{ctx.name}": {point} left node {node} with {sc!r} for pod '
+                             f'{pod.key}, not an integer score')
                 elif not MIN_NODE_SCORE <= sc <= MAX_NODE_SCORE:
                     ctx.fail("normalize-score-range",
-                             f"pod {pod.key}: node {node} ends with score {sc}, outside "
-                             f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after "
-                             f"{'NormalizeScore' if s.implements('normalize_score') else 'Score'}")
+                             f'plugin "{ctx.name}": {point} left node {node} with score {sc} for pod '
+                             f'{pod.key}, outside [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}]')
     return None
 
 
@@ -230,6 +239,8 @@ def rule_score_deterministic(ctx: Context) -> Optional[str]:
         if not feasible:
             continue
         first = s.scores(pod, feasible)
+        if first is not None and any(isinstance(v, str) for v in first.values()):
+            continue  # a failing hook: hooks-return-well-formed (or the plugin's own Error) says it
         again = s.scores(pod, feasible)
         rev = s.scores(pod, list(reversed(feasible)))
         if first is not None:
@@ -249,19 +260,11 @@ def _rejected_everywhere(v: Dict[str, str]) -> bool:
     return bool(v) and not any(x == "ok" for x in v.values())
 
 
-def _gvk_resource(obj: Dict[str, Any]) -> str:
-    """A custom resource's event resource, `<plural>.<version>.<group>` as upstream names it."""
-    api = obj.get("apiVersion") or ""
-    group, _, version = api.rpartition("/")
-    plural = (obj.get("kind") or "").lower() + "s"
-    return f"{plural}.{version}.{group}" if group else f"{plural}.{version}"
-
-
 def _events(ctx: Context, m: Mutation, probe_name: str) -> Tuple[Subject, List[Tuple[ClusterEvent, Any, Any]]]:
     """The events kube-scheduler's handlers would hand the queue for this change, recorded from a
-    scheduler over the world (custom resources: the GVK event upstream's dynamic informer gives)."""
+    scheduler over the world (a declared custom resource: the GVK event its dynamic informer
+    gives; an undeclared kind: none, as no informer lists it)."""
     from ..scheduler.events import pod_scheduling_properties_change
-    from ..scheduler.scheduler import _KIND_RESOURCE
 
     s = ctx.subject()
     rec: List[Tuple[ClusterEvent, Any, Any]] = []
@@ -297,9 +300,6 @@ def _events(ctx: Context, m: Mutation, probe_name: str) -> Tuple[Subject, List[T
         cluster.delete(existing)
     else:
         cluster.update(new_obj)
-    if not rec and kind not in ("Pod", "Node") and kind not in _KIND_RESOURCE:
-        action = ActionType.Add if m.old is None else ActionType.Delete if m.new is None else ActionType.Update
-        rec.append((ClusterEvent(_gvk_resource(ref), action), existing if m.old is not None else None, new_obj))
     return s, rec
 
 
@@ -529,42 +529,54 @@ def rule_permit(ctx: Context) -> Optional[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# No mutation of inputs
+# No mutation of inputs; well-formed results
 # ---------------------------------------------------------------------------------------------
-def rule_no_mutation(ctx: Context) -> Optional[str]:
-    """No hook changes the pod or NodeInfo it is given (they are the scheduler's, shared)."""
+def rule_every_hook(ctx: Context) -> Optional[str]:
+    """Every hook the plugin implements, on every probe pod (and the nodes it passes), then a
+    whole run of the world with the plugin alone in its profile: each call is guarded
+    (guard.Guard), so a hook that changes an input (pod, node, NodeInfo, the pods in it), raises
+    or returns a malformed result is a finding under no-mutation-of-inputs or
+    hooks-return-well-formed, naming the plugin, the hook and the input."""
+    from ..errors import UserError
+
     s = ctx.subject()
+    before = s.guard.calls
     for pod in s.probe_pods():
-        ctx.count("no-mutation-of-inputs")
-        s.pre_enqueue(pod)
         s.verdict(pod)
         state, feasible = s.prepared_state(pod)
         if s.implements("score") and feasible:
             s.scores(pod, feasible)
         if s.implements("post_filter") and not feasible:
             s.call("post_filter", state, pod, NodeToStatus())
-        if feasible:
-            node = feasible[0].name
-            assumed = pod.with_node(node)
-            if s.implements("reserve"):
-                s.call("reserve", state, assumed, node)
-            if s.implements("permit"):
-                s.call("permit", state, assumed, node)
-            if s.implements("unreserve"):
-                s.call("unreserve", state, assumed, node)
-            ni = s.sched.snapshot.get(node)
-            for other in s.probe_pods():
-                if other.uid == pod.uid:
-                    continue
-                if s.implements("add_pod"):
-                    s.call("add_pod", state.clone(), pod, PodInfo.of(other.with_node(node)), ni)
-                break
+        if not feasible:
+            continue
+        node = feasible[0].name
+        assumed = pod.with_node(node)
+        for hook in ("reserve", "permit", "pre_bind_pre_flight", "unreserve"):
+            if s.implements(hook):
+                s.call(hook, state, assumed, node)
+        ni = s.sched.snapshot.get(node)
+        for other in s.probe_pods():
+            if other.uid == pod.uid:
+                continue
+            if s.implements("add_pod"):
+                s.call("add_pod", state.clone(), pod, PodInfo.of(other.with_node(node)), ni)
+            break
+        if s.implements("remove_pod") and ni.pods:
+            s.call("remove_pod", state.clone(), pod, ni.pods[0], ni)
     if s.implements("less"):
         infos = [QueuedPodInfo(PodInfo.of(p), float(i)) for i, p in enumerate(s.probe_pods())]
         for a, b in zip(infos, infos[1:] + infos[:1]):
             s.call("less", a, b)
-    for m in s.mutations:
-        ctx.fail("no-mutation-of-inputs", m)
+    run = ctx.subject()
+    try:  # the framework's own calls (PreBind, Bind, PostBind included), guarded the same way
+        run.sched.run_until_quiet()
+    except UserError:
+        pass  # e.g. pods retried forever: permit-wait-allow-reject-timeout reports it
+    n = s.guard.calls - before + run.guard.calls
+    if n:
+        ctx.checks["no-mutation-of-inputs"] = ctx.checks.get("no-mutation-of-inputs", 0) + n
+        ctx.checks["hooks-return-well-formed"] = ctx.checks.get("hooks-return-well-formed", 0) + n
     return None
 
 
@@ -580,7 +592,8 @@ RULES: Dict[str, Tuple[RuleFn, str]] = {
     "queueing-hints-consistent": (rule_requeue_and_hints, "queueing hints agree with a fresh PreEnqueue/PreFilter/Filter"),
     "prefilter-extensions-match-fresh-prefilter": (rule_prefilter_extensions, "AddPod/RemovePod equal a fresh PreFilter on the changed node"),
     "permit-wait-allow-reject-timeout": (rule_permit, "Permit's Wait, Allow, Reject and timeout are well formed"),
-    "no-mutation-of-inputs": (rule_no_mutation, "hooks leave the pod and NodeInfo they are given unchanged"),
+    "no-mutation-of-inputs": (rule_every_hook, "hooks leave every input unchanged (pod, node, NodeInfo and its pods)"),
+    "hooks-return-well-formed": (rule_every_hook, "hooks neither raise nor return a result of the wrong shape"),
 }
 
 _ = QueueingHint  # re-exported for plugin authors writing hints

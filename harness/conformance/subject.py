@@ -5,7 +5,7 @@ the pod and NodeInfo they are given."""
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..api.objects import Pod
 from ..case.loader import Case
@@ -15,6 +15,7 @@ from ..framework.hookspecs import EXTENSION_POINTS
 from ..framework.runtime import PluginCall, implements
 from ..framework.status import Code, Status
 from ..framework.types import NodeInfo, NodeScore
+from .guard import Guard, guard_framework
 from .world import World
 
 PROFILE = "default-scheduler"
@@ -61,23 +62,11 @@ def args_from_case_config(config: Any, name: str, base_dir: str) -> Optional[Dic
     return None
 
 
-class Mutated(Exception):
-    """A hook changed the pod or NodeInfo it was given."""
-
-
-def _node_info_dump(ni: Optional[NodeInfo]) -> Any:
-    if ni is None:
-        return None
-    r = ni.requested
-    return (ni.node.raw if ni.node is not None else None, [p.pod.uid for p in ni.pods],
-            (r.milli_cpu, r.memory, r.ephemeral_storage, r.allowed_pod_number, dict(r.scalar_resources)),
-            dict(ni.pvc_ref_counts), ni.generation)
-
-
 class Subject:
     """One plugin, configured, over one world."""
 
-    def __init__(self, name: str, registry, world: World, args: Optional[Dict[str, Any]] = None):
+    def __init__(self, name: str, registry, world: World, args: Optional[Dict[str, Any]] = None,
+                 report: Optional[Callable[[str, str], None]] = None):
         self.name = name
         self.registry = registry
         self.world = world
@@ -90,7 +79,9 @@ class Subject:
         self.fw = self.sched.profiles[PROFILE]
         self.plugin = self.fw.plugins_map[name]
         self.sched.cache.update_snapshot(self.sched.snapshot)
-        self.mutations: List[str] = []  # what guarded calls found
+        self.problems: List[Tuple[str, str]] = []  # (rule, message) when no `report` is given
+        self.guard = Guard(name, report or (lambda rule, msg: self.problems.append((rule, msg))))
+        guard_framework(self.fw, name, self.guard)
 
     # -- objects -------------------------------------------------------------------------------
     def implements(self, hook: str) -> bool:
@@ -105,34 +96,10 @@ class Subject:
 
     # -- guarded direct calls ------------------------------------------------------------------
     def call(self, hook: str, *args: Any) -> Any:
-        """The plugin's hook with the hook's full arguments; a raise is an Error status (as the
-        framework treats it); a change to a Pod or NodeInfo argument is recorded."""
-        fn = PluginCall(self.name, self.plugin, hook).fn
-        watched = []
-        for a in args:
-            if isinstance(a, Pod):
-                watched.append((a, copy.deepcopy(a.raw), "pod " + a.key))
-            elif isinstance(a, NodeInfo):
-                watched.append((a, _node_info_dump(a), "NodeInfo of " + a.name))
-            elif hasattr(a, "pod") and isinstance(getattr(a, "pod", None), Pod) and not isinstance(a, list):
-                watched.append((a.pod, copy.deepcopy(a.pod.raw), "pod " + a.pod.key))
-            elif isinstance(a, list) and a and all(isinstance(x, NodeInfo) for x in a):
-                watched.extend((x, _node_info_dump(x), "NodeInfo of " + x.name) for x in a)
-        # NodeInfo dumps hold the node's raw manifest by reference: copy it
-        watched = [(o, copy.deepcopy(d), what) for o, d, what in watched]
-        try:
-            out = fn(*args)
-        except Exception as e:  # as the framework: an Error status
-            out = Status(Code.Error, err=RuntimeError(f"{type(e).__name__}: {e}"))
-            if hook in ("score",):
-                out = (0, out)
-            elif hook in ("pre_filter", "post_filter", "permit"):
-                out = (None, out) if hook != "permit" else (out, 0)
-        for obj, before, what in watched:
-            after = copy.deepcopy(obj.raw) if isinstance(obj, Pod) else copy.deepcopy(_node_info_dump(obj))
-            if after != before:
-                self.mutations.append(f"{hook} changed the {what} it was given")
-        return out
+        """The plugin's hook with the hook's full arguments, guarded (guard.Guard): a raise or a
+        malformed result is reported and becomes an Error status (as the framework treats it);
+        a change to any input is reported."""
+        return self.guard.call(hook, PluginCall(self.name, self.plugin, hook).fn, *args)
 
     # -- a cycle, as the framework would run this plugin alone ---------------------------------
     def pre_enqueue(self, pod: Pod) -> Optional[Status]:

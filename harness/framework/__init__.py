@@ -1,5 +1,6 @@
 """The scheduling framework: statuses, cycle state, node infos, hookspecs and the runtime."""
 
+from .custom_resources import CustomResource
 from .cycle_state import CycleState, NotFoundError
 from .hookspecs import hookimpl, hookspec
 from .plugin import Plugin
@@ -15,7 +16,7 @@ MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = (1 << 63) - 1
 
 __all__ = [
-    "ActionType", "AffinityTerm", "ClusterEvent", "ClusterEventWithHint", "Code", "CycleState",
+    "ActionType", "AffinityTerm", "ClusterEvent", "ClusterEventWithHint", "Code", "CustomResource", "CycleState",
     "Diagnosis", "EventResource", "FitError", "HostPortInfo", "ImageStateSummary",
     "MAX_NODE_SCORE", "MIN_NODE_SCORE", "NodeInfo", "NodeScore", "NodeToStatus", "NotFoundError",
     "Plugin", "PodInfo", "PostFilterResult", "PreFilterResult", "QueueingHint", "Resource",

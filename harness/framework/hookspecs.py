@@ -50,6 +50,19 @@ class RegistrySpecs:
         - ``validate_args(args: dict) -> list[tuple[str, str]]``: (field path, message) errors.
         """
 
+    @hookspec
+    def schedharness_custom_resources(self) -> List[Any]:
+        """Return the custom resources (``harness.framework.CustomResource(group, version, kind,
+        namespaced, plural="")``) this module's plugins read: the kinds of its CRDs.
+
+        Objects of these kinds in a case's `cluster` and steps go through the simulated API
+        server (a namespaced kind's namespace defaults to "default"; an object at another
+        apiVersion is refused), plugins read them with ``handle.cluster`` or
+        ``handle.dynamic_lister(kind)``, and their Add / Update / Delete reach the scheduling
+        queue as the GVK event ``<plural>.<version>.<group>`` when some plugin registers it in
+        ``events_to_register`` (as kube-scheduler's dynamic informers deliver them).
+        """
+
 
 class ExtensionPointSpecs:
     """The extension points, in the order a pod goes through them."""

@@ -344,7 +344,10 @@ class Evaluator:
                 Status(Code.UnschedulableAndUnresolvable, "Preemption is not helpful for scheduling"))
             return PostFilterResult(nominated_node_name=""), Status(Code.Unschedulable, str(fit_error))
 
-        # 3) extenders: the harness has none
+        # 3) the extenders may narrow the candidates
+        candidates, st = self.call_extenders(pod, candidates)
+        if st is not None and not st.is_success():
+            return None, st
 
         # 4) the best candidate
         best = self.select_candidate(candidates)
@@ -360,6 +363,38 @@ class Evaluator:
             if s is not None and not s.is_success():
                 return None, s
         return PostFilterResult(nominated_node_name=best.name), Status(Code.Success)
+
+    def call_extenders(self, pod: Pod, candidates: List[Candidate]) -> Tuple[List[Candidate], Optional[Status]]:
+        """callExtenders: each interested extender with a preempt verb gets the victims map and
+        returns the nodes (and victims) it accepts; a node without victims is an error (or
+        dropped, for an ignorable extender); an error fails preemption unless ignorable."""
+        from ..scheduler.extender import ExtenderError
+
+        extenders = list(getattr(self.handle, "extenders", None) or [])
+        if not extenders:
+            return candidates, None
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        if not victims_map:
+            return candidates, None
+        for ext in extenders:
+            if not ext.supports_preemption() or not ext.is_interested(pod):
+                continue
+            try:
+                node_to_victims = ext.process_preemption(pod, victims_map, self.handle.snapshot)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    continue  # "Skipped extender as it returned error and has ignorable flag set"
+                return [], Status.error(str(e))
+            for node, victims in list(node_to_victims.items()):
+                if victims is None or not victims.pods:
+                    if ext.is_ignorable():
+                        del node_to_victims[node]
+                        continue
+                    return [], Status.error(f'expected at least one victim pod on node "{node}"')
+            victims_map = node_to_victims
+            if not victims_map:
+                break
+        return [Candidate(node, victims) for node, victims in victims_map.items()], None
 
     def find_candidates(self, state, all_nodes: Sequence[NodeInfo], pod: Pod, m: NodeToStatus
                         ) -> Tuple[List[Candidate], NodeToStatus, Optional[Exception]]:

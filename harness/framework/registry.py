@@ -16,12 +16,21 @@ from typing import Dict, Iterable, List, Optional, Tuple
 import pluggy
 
 from ..errors import UserError
+from .custom_resources import CustomResource
 from .hookspecs import PROJECT, ExtensionPointSpecs, RegistrySpecs
 
 ENTRY_POINT_GROUP = "schedharness.plugins"
 IN_TREE = "the in-tree plugins (builtin_plugins)"
 
-Registry = Dict[str, type]
+
+
+class Registry(dict):
+    """plugin name -> plugin class, and `custom_resources`: kind -> CustomResource declared by
+    the same packages (schedharness_custom_resources)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.custom_resources: Dict[str, CustomResource] = {}
 
 # plugin class -> where it was loaded from, for error messages (see origin())
 _ORIGINS: Dict[type, str] = {}
@@ -72,15 +81,11 @@ def _plugin_manager(extra_modules: Iterable[str] = ()) -> Tuple[pluggy.PluginMan
                 continue  # the same distribution found twice on sys.path
             seen.add((dname, ep.name, ep.value))
             desc = f'distribution "{dname}", entry point "{ep.name}"'
-            try:
-                plugin = ep.load()
-            except Exception as e:
-                raise UserError(f"cannot load the schedharness plugins of {desc}: "
-                                f"{type(e).__name__}: {e}") from None
+            plugin = _guarded_import(ep.load, f"cannot load the schedharness plugins of {desc}")
             if pm.is_registered(plugin):
                 continue
             reg_name = ep.name if not pm.has_plugin(ep.name) else f"{dname}:{ep.name}"
-            pm.register(plugin, name=reg_name)
+            _register(pm, plugin, reg_name, desc)
             where[reg_name] = IN_TREE if getattr(plugin, "__name__", "") == "builtin_plugins" else desc
     if not any(getattr(p, "__name__", "") == "builtin_plugins" for p in pm.get_plugins()):
         # Running from a source tree that is not installed: register the in-tree plugins the
@@ -88,15 +93,54 @@ def _plugin_manager(extra_modules: Iterable[str] = ()) -> Tuple[pluggy.PluginMan
         pm.register(importlib.import_module("builtin_plugins"), name="builtin")
         where["builtin"] = IN_TREE
     for mod in extra_modules:
-        try:
-            module = importlib.import_module(mod)
-        except ImportError as e:
-            raise UserError(f"cannot import plugin module {mod!r}: {e}") from None
+        if not isinstance(mod, str) or not all(part.isidentifier() for part in mod.split(".")):
+            raise UserError(f"cannot import plugin module {str(mod)[:80]!r}: a module name is dotted "
+                            f"identifiers such as mypkg.myplugin (relative names and file paths are "
+                            f"not modules)")
+        module = _guarded_import(lambda: importlib.import_module(mod), f"cannot import plugin module {mod!r}")
         if pm.is_registered(module):
             continue
-        pm.register(module, name=mod)
+        _register(pm, module, mod, f'module "{mod}"')
         where[mod] = f'module "{mod}"'
     return pm, where
+
+
+def _guarded_import(load, what: str):
+    """load() (an import, which runs the module's code): whatever that code raises, even
+    SystemExit or KeyboardInterrupt, becomes one UserError saying `what` and where it was raised,
+    so that one broken plugin module never ends the run or stops the other cases."""
+    try:
+        return load()
+    except (Exception, SystemExit, KeyboardInterrupt) as e:  # noqa: BLE001 - foreign code at import
+        raise UserError(f"{what}: {_raised(e)}") from None
+
+
+def _raised(e: BaseException) -> str:
+    """`Type: message (file:line)` of an exception from a plugin's code."""
+    import os
+    import traceback
+
+    if isinstance(e, SyntaxError) and e.filename:
+        return f"SyntaxError: {e.msg} ({os.path.basename(e.filename)}:{e.lineno})"
+    if isinstance(e, SystemExit):
+        text = f"the module called sys.exit({e.code!r})"
+    elif isinstance(e, KeyboardInterrupt):
+        text = "the module raised KeyboardInterrupt"
+    elif isinstance(e, RecursionError):
+        text = "RecursionError: endless recursion"
+    else:
+        text = f"{type(e).__name__}: {str(e)[:300]}" if str(e) else type(e).__name__
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "importlib" not in f.filename]
+    return text + (f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else "")
+
+
+def _register(pm: pluggy.PluginManager, plugin, name: str, desc: str) -> None:
+    """pm.register, whose validation (a hookimpl that is no hook of the registry, or takes an
+    argument its hookspec does not pass) is one UserError naming where the plugin came from."""
+    try:
+        pm.register(plugin, name=name)
+    except pluggy.PluginValidationError as e:
+        raise UserError(f"the schedharness plugins of {desc} are invalid: {' '.join(str(e).split())}") from None
 
 
 def _spec_params() -> Dict[str, Tuple[str, ...]]:
@@ -139,11 +183,18 @@ def check_hookimpls(cls: type, name: str, where: str) -> None:
 def build_registry(extra_modules: Iterable[str] = ()) -> Registry:
     """NewInTreeRegistry merged with the out-of-tree plugins."""
     pm, where = _plugin_manager(extra_modules)
-    registry: Registry = {}
+    registry = Registry()
     owners: Dict[str, str] = {}
     for impl in pm.hook.schedharness_plugins.get_hookimpls():
         src = where.get(impl.plugin_name, f'module "{impl.plugin_name}"')
-        for cls in impl.function() or []:
+        classes = _guarded_import(impl.function, f"schedharness_plugins() of {src} failed") or []
+        if not isinstance(classes, (list, tuple)):
+            raise UserError(f"schedharness_plugins() of {src} must return a list of plugin classes, "
+                            f"got {type(classes).__name__}")
+        for cls in classes:
+            if not isinstance(cls, type):
+                raise UserError(f"schedharness_plugins() of {src} must return plugin classes, got "
+                                f"{type(cls).__name__} {str(cls)[:60]!r}")
             name = getattr(cls, "name", "")
             if not name:
                 raise UserError(f"plugin class {cls!r} from {src} has no name")
@@ -156,6 +207,22 @@ def build_registry(extra_modules: Iterable[str] = ()) -> Registry:
                 _ORIGINS[cls] = src
             registry[name] = cls
             owners[name] = src
+    kind_owners: Dict[str, str] = {}
+    for impl in pm.hook.schedharness_custom_resources.get_hookimpls():
+        src = where.get(impl.plugin_name, f'module "{impl.plugin_name}"')
+        for cr in impl.function() or []:
+            if not isinstance(cr, CustomResource):
+                raise UserError(f"schedharness_custom_resources of {src} returned {cr!r}, not a "
+                                f"harness.framework.CustomResource")
+            if not (cr.group and cr.version and cr.kind):
+                raise UserError(f"custom resource {cr!r} from {src}: group, version and kind are required")
+            known = registry.custom_resources.get(cr.kind)
+            if known is not None and known != cr:
+                raise UserError(f'the custom resource kind "{cr.kind}" is declared twice: '
+                                f'{known.api_version} from {kind_owners[cr.kind]}, and '
+                                f'{cr.api_version} from {src}')
+            registry.custom_resources[cr.kind] = cr
+            kind_owners[cr.kind] = src
     return registry
 
 
@@ -169,5 +236,5 @@ def default_registry() -> Registry:
     return _DEFAULT
 
 
-__all__: List[str] = ["ENTRY_POINT_GROUP", "Registry", "build_registry", "check_hookimpls",
+__all__: List[str] = ["ENTRY_POINT_GROUP", "CustomResource", "Registry", "build_registry", "check_hookimpls",
                       "default_registry", "origin", "origin_suffix"]

@@ -12,6 +12,7 @@ import weakref
 
 import pluggy
 
+from .custom_resources import DynamicLister, custom_resources, find as find_custom_resource
 from ..errors import ConfigError
 from . import parallelize
 from .blocking import Task, drive, is_task
@@ -238,7 +239,8 @@ class Framework:
                  snapshot=None, cluster=None, parallelism: int = 16,
                  percentage_of_nodes_to_score: Optional[int] = None, clock=None,
                  nominator=None, activator=None, waiting_pods: Optional[Dict[str, WaitingPod]] = None,
-                 source: str = "config", features: Optional[Features] = None):
+                 source: str = "config", features: Optional[Features] = None,
+                 extenders: Optional[List[Any]] = None):
         self.profile_name: str = profile.get("schedulerName", "")
         # the Kubernetes version and feature gates (handle.feature_gates, as plugins read
         # feature.Features from the registry's options upstream)
@@ -254,7 +256,15 @@ class Framework:
         self.score_plugin_weight: Dict[str, int] = {}
         self.plugins_map: Dict[str, Any] = {}
         self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
+        # the scheduler's extenders (handle.Extenders()); with any, a defaultEnqueueExtension
+        # named "Extender" registers every event: a pod the extenders rejected names it
+        self.extenders: List[Any] = list(extenders or [])
+        if self.extenders:
+            self.enqueue_extensions.append(("Extender", [
+                ClusterEventWithHint(ClusterEvent(r, ActionType.All)) for r in _UNROLLED_WILDCARD_RESOURCES]))
         self._pm: Optional[pluggy.PluginManager] = None
+        # kind -> CustomResource the registry's packages declared (their CRDs)
+        self.custom_resources = custom_resources(registry)
         self._build(profile, registry, source)
 
     @property
@@ -430,6 +440,16 @@ class Framework:
     # ------------------------------------------------------------------------------------------
     def snapshot_shared_lister(self):
         return self.snapshot
+
+    def dynamic_lister(self, kind_or_gvk: str) -> DynamicLister:
+        """The lister of a custom resource the plugin packages declared (by its kind or its
+        `<plural>.<version>.<group>`), as a dynamic informer's lister upstream."""
+        cr = find_custom_resource(self.custom_resources, kind_or_gvk)
+        if cr is None:
+            raise KeyError(f"no custom resource {kind_or_gvk!r} is declared (declared: "
+                           f"{', '.join(sorted(self.custom_resources)) or 'none'}); a plugin package "
+                           f"declares its kinds with the schedharness_custom_resources hook")
+        return DynamicLister(self.cluster, cr)
 
     def list_plugins(self) -> Dict[str, List[Dict[str, Any]]]:
         """ListPlugins: the effective plugins of each extension point, with score weights."""

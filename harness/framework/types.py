@@ -445,13 +445,16 @@ class ActionType(enum.IntFlag):
     UpdateNodeTaint = 1 << 4
     UpdateNodeCondition = 1 << 5
     UpdateNodeAnnotation = 1 << 6
-    UpdatePodLabel = 1 << 7
-    UpdatePodScaleDown = 1 << 8
-    UpdatePodToleration = 1 << 9
-    UpdatePodSchedulingGatesEliminated = 1 << 10
-    UpdatePodGeneratedResourceClaim = 1 << 11
-    All = (1 << 12) - 1
-    Update = ((1 << 12) - 1) & ~3
+    # v1.35 on (only NodeDeclaredFeatures' events use it; inserted here upstream, so the pod
+    # actions' values moved up one bit, which keeps their order)
+    UpdateNodeDeclaredFeature = 1 << 7
+    UpdatePodLabel = 1 << 8
+    UpdatePodScaleDown = 1 << 9
+    UpdatePodToleration = 1 << 10
+    UpdatePodSchedulingGatesEliminated = 1 << 11
+    UpdatePodGeneratedResourceClaim = 1 << 12
+    All = (1 << 13) - 1
+    Update = ((1 << 13) - 1) & ~3
 
 
 class EventResource(str, enum.Enum):

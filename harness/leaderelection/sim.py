@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ..cluster import Cluster
+from ..errors import UserError
 from .client import LeaseClient
 from .elector import LeaderElector
 from .kube_scheduler import leader_elect, make_scheduler_elector, new_identity
@@ -42,10 +43,12 @@ class _Entry:
 class VirtualLoop:
     """Callbacks at global virtual times (seconds), run in time order, ties in schedule order."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_callbacks: Optional[int] = None) -> None:
         self.now = 0.0
         self._heap: List[_Entry] = []
         self._seq = itertools.count()
+        self.callbacks = 0  # run so far
+        self.max_callbacks = max_callbacks  # more is an error (a case that would run for hours)
 
     def call_at(self, when: float, fn: Callable[[], None]) -> _Entry:
         e = _Entry(max(when, self.now), next(self._seq), fn)
@@ -68,6 +71,11 @@ class VirtualLoop:
                 break
             e = heapq.heappop(self._heap)
             self.now = e.time
+            self.callbacks += 1
+            if self.max_callbacks is not None and self.callbacks > self.max_callbacks:
+                raise UserError(f"more than {self.max_callbacks} timers fired by virtual time "
+                                f"{self.now:g}s (Lease renewals, retries): advance less far, or "
+                                f"give the replicas' clocks a lower rate")
             e.fn()
         self.now = max(self.now, float(until))
 

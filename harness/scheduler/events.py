@@ -100,12 +100,23 @@ _NODE_CHANGE_EXTRACTORS: List[Callable[[Node, Node], ActionType]] = [
 ]
 
 
-def node_scheduling_properties_change(new: Node, old: Node) -> List[ClusterEvent]:
+def _node_features_change(new: Node, old: Node) -> ActionType:
+    """extractNodeFeaturesChange (v1.35 on, with NodeDeclaredFeatures): status.declaredFeatures
+    (kept sorted by the kubelet) compared as lists."""
+    if list(old.status.get("declaredFeatures") or []) != list(new.status.get("declaredFeatures") or []):
+        return ActionType.UpdateNodeDeclaredFeature
+    return ActionType.NONE
+
+
+def node_scheduling_properties_change(new: Node, old: Node, features=None) -> List[ClusterEvent]:
     """NodeSchedulingPropertiesChange: one Node event per kind of change, in upstream's order
-    (unschedulable, allocatable, labels, taints, conditions, annotations); none when nothing the
-    scheduler reads changed."""
+    (unschedulable, allocatable, labels, taints, conditions, annotations, then declared features
+    when the NodeDeclaredFeatures gate is on); none when nothing the scheduler reads changed."""
+    extractors = _NODE_CHANGE_EXTRACTORS
+    if features is not None and features.get("NodeDeclaredFeatures", False):
+        extractors = extractors + [_node_features_change]
     events = []
-    for fn in _NODE_CHANGE_EXTRACTORS:
+    for fn in extractors:
         action = fn(new, old)
         if action:
             events.append(ClusterEvent(EventResource.Node, action))

@@ -17,6 +17,7 @@ from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, 
                                PodInfo, QueuedPodInfo)
 
 from . import parallel_filter
+from .extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE, ExtenderError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scheduler import Scheduler
@@ -65,10 +66,16 @@ class CycleRecord:
     message: str = ""
     pre_filter: Optional[Status] = None
     filter_table: Dict[str, List[Tuple[str, Optional[Status]]]] = field(default_factory=dict)
+    # explain: nodes with nominated pods of equal or higher priority -> (those pods' keys, the
+    # filters of RunFilterPluginsWithNominatedPods' first pass, which counts them)
+    nominated_filter_table: Dict[str, Tuple[List[str], List[Tuple[str, Optional[Status]]]]] = field(default_factory=dict)
     score_detail: Dict[str, Any] = field(default_factory=dict)
     post_filter: Optional[Status] = None  # PostFilter's status (preemption), when it ran
     nominated: str = ""  # the node PostFilter nominated
     preemption: Optional[Dict[str, Any]] = None  # candidates, statuses and pick (explain only)
+    result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
+    diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
+    num_nodes: int = 0  # the snapshot's nodes in this cycle
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
@@ -223,9 +230,17 @@ class SchedulingCycles:
         pre_res, st, unsched_plugins = fw.run_pre_filter_plugins(state, pod)
         diagnosis.unschedulable_plugins = set(unsched_plugins)
         record.pre_filter = st
+        if s.keep_records:  # read by reports and decision assertions only
+            record.diagnosis, record.num_nodes = diagnosis, len(all_nodes)
         if s.explain and (st is None or st.is_success()):
             for ni in all_nodes:
                 record.filter_table[ni.node.name] = fw.run_filter_plugins_verbose(state, pod, ni)
+                added, state_n, ni_n, err = fw._add_ge_nominated_pods(pod, state, ni)
+                if added and err is None:
+                    keys = [pi.pod.key for pi in fw.nominated_pods_for_node(ni.node.name)
+                            if pi.pod.priority >= pod.priority and pi.pod.uid != pod.uid]
+                    record.nominated_filter_table[ni.node.name] = (
+                        keys, fw.run_filter_plugins_verbose(state_n, pod, ni_n))
         if st is not None and not st.is_success():
             if not st.is_rejected():
                 raise _CycleError(st)
@@ -253,7 +268,12 @@ class SchedulingCycles:
             # always updated, an error or not, so that every node gets its turn
             processed = len(feasible) + diagnosis.node_to_status.length()
             s.next_start_node_index = (s.next_start_node_index + processed) % len(all_nodes)
-        return feasible, diagnosis
+        after = self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+        if len(after) != len(feasible):
+            # extenders have no EnqueueExtensions: the pod names "Extender", which every
+            # event requeues (the framework's defaultEnqueueExtension)
+            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        return after, diagnosis
 
     def evaluate_nominated_node(self, fw, state, pod, diagnosis, record) -> List[NodeInfo]:
         s = self.sched
@@ -262,11 +282,36 @@ class SchedulingCycles:
         except KeyError:
             return []
         try:
-            return self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
-        except _FilterError:
+            feasible = self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
+            return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+        except (_FilterError, _CycleError):
             # upstream logs the error ("Evaluation failed on nominated node") and goes on with
             # all the nodes
             return []
+
+    def find_nodes_that_pass_extenders(self, pod, feasible: List[NodeInfo], statuses: NodeToStatus
+                                       ) -> List[NodeInfo]:
+        """findNodesThatPassExtenders: each interested extender in turn narrows the feasible
+        nodes; its failed (and failed-and-unresolvable, which take precedence) nodes get that
+        status; an error skips an ignorable extender and fails the attempt otherwise."""
+        for ext in self.sched.extenders:
+            if not feasible:
+                break
+            if not ext.is_interested(pod):
+                continue
+            try:
+                kept, failed, unresolvable = ext.filter(pod, feasible)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    continue  # "Skipping extender as it returned error and has ignorable flag set"
+                raise _CycleError(Status(Code.Error, err=RuntimeError(str(e))))
+            for name, msg in unresolvable.items():
+                statuses.set(name, Status(Code.UnschedulableAndUnresolvable, msg))
+            for name, msg in failed.items():
+                if name not in unresolvable:
+                    statuses.set(name, Status(Code.Unschedulable, msg))
+            feasible = kept
+        return feasible
 
     def find_nodes_that_pass_filters(self, fw: Framework, state: CycleState, pod, diagnosis: Diagnosis,
                                      nodes: List[NodeInfo], record: CycleRecord) -> List[NodeInfo]:
@@ -278,7 +323,7 @@ class SchedulingCycles:
         if n == 0:
             return []
         to_find = num_feasible_nodes_to_find(fw.percentage_of_nodes_to_score, s.percentage_of_nodes_to_score, n)
-        if not fw.has_score_plugins():
+        if not s.has_extender_filters() and not s.has_scoring(fw):
             to_find = 1
         start = s.next_start_node_index
         if not fw.has_filter_plugins():
@@ -379,7 +424,7 @@ class SchedulingCycles:
     def prioritize_nodes(self, fw: Framework, state: CycleState, pod, nodes: List[NodeInfo],
                          record: Optional[CycleRecord] = None) -> List[NodePluginScores]:
         """prioritizeNodes."""
-        if not fw.has_score_plugins():
+        if not self.sched.extenders and not fw.has_score_plugins():
             return [NodePluginScores(ni.node.name, [], 1) for ni in nodes]
         st = fw.run_pre_score_plugins(state, pod, nodes)
         if st is not None and not st.is_success():
@@ -393,7 +438,33 @@ class SchedulingCycles:
             scores, st = fw.run_score_plugins(state, pod, nodes, detail)
         if st is not None and not st.is_success():
             raise _CycleError(st)
+        if self.sched.extenders and nodes:
+            scores = self.add_extender_scores(pod, nodes, scores)
         return scores
+
+    def add_extender_scores(self, pod, nodes: List[NodeInfo], scores) -> List[NodePluginScores]:
+        """prioritizeNodes' extender part: each interested extender's HostPriorityList, scaled
+        to the plugins' range (score * weight * (MaxNodeScore / MaxExtenderPriority), in integers)
+        and added to the node's total; an extender that fails gives no score."""
+        per_node: Dict[str, List[Tuple[str, int]]] = {}
+        for ext in self.sched.extenders:
+            if not ext.is_interested(pod):
+                continue
+            try:
+                prioritized, weight = ext.prioritize(pod, nodes)
+            except ExtenderError:
+                continue  # "Failed to run extender's priority function. No score given by this extender."
+            for host, score in prioritized:
+                final = score * weight * (MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY)
+                per_node.setdefault(host, []).append((ext.name(), final))
+        out = []
+        for nps in scores:
+            extra = per_node.get(nps.name)
+            if extra:
+                nps = NodePluginScores(nps.name, list(nps.scores) + extra,
+                                       nps.total_score + sum(v for _, v in extra))
+            out.append(nps)
+        return out
 
     # ------------------------------------------------------------------------------------------
     def binding_cycle(self, state: CycleState, fw: Framework, result: ScheduleResult,
@@ -423,11 +494,41 @@ class SchedulingCycles:
         st = yield from fw.run_pre_bind_plugins_task(state, pod, host)
         if st is not None and not st.is_success():
             return st
-        st = fw.run_bind_plugins(state, pod, host)
+        st = self.bind(fw, state, pod, host)
         if st is not None and not st.is_success():
             return st
         fw.run_post_bind_plugins(state, pod, host)
         return None
+
+    def bind(self, fw: Framework, state: CycleState, pod, host: str) -> Optional[Status]:
+        """bind: an extender that binds the pod first (extendersBinding), else the Bind
+        plugins."""
+        bound, err = self.extenders_binding(pod, host)
+        if bound:
+            return None if err is None else Status(Code.Error, err=RuntimeError(err))
+        return fw.run_bind_plugins(state, pod, host)
+
+    def extenders_binding(self, pod, node: str) -> Tuple[bool, Optional[str]]:
+        """extendersBinding: the first interested binder binds (an ignorable one that fails is
+        skipped). The extender itself POSTs the Binding to the API server: the harness makes
+        that call for it once the extender answered without error."""
+        from .scheduler import API_ERRORS
+
+        for ext in self.sched.extenders:
+            if not ext.is_binder() or not ext.is_interested(pod):
+                continue
+            try:
+                ext.bind(pod, node)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    continue  # "Skipping extender in bind as it returned error and has ignorable flag set"
+                return True, str(e)
+            try:
+                self.sched.cluster.create_binding(pod, node)
+            except API_ERRORS as e:
+                return True, str(e)
+            return True, None
+        return False, None
 
     def handle_binding_cycle_error(self, state, fw: Framework, assumed: QueuedPodInfo,
                                    result: ScheduleResult, status: Status, record: CycleRecord) -> None:
@@ -457,6 +558,7 @@ class SchedulingCycles:
             pinfo.pending_plugins = set(err.diagnosis.pending_plugins)
         msg = status.message()
         record.message = msg
+        record.result = reason
         current = s.cluster.get("Pod", pinfo.pod.namespace, pinfo.pod.name)
         if current is None:
             s.queue.done(pinfo.pod.uid)  # deleted: nothing to requeue, and the patch finds no pod

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import copy
 import heapq
 import itertools
 import random
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
 from ..apierrors import StatusError, Unreachable
 from ..errors import UserError
+from ..framework.custom_resources import custom_resources
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
 from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 from .cache import Cache, CacheError
+from .extender import HTTPExtender, apply_ignored_resources, build_extenders, ignored_extended_resources
 from .events import node_scheduling_properties_change, pod_scheduling_properties_change
 from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, UNSCHEDULABLE_Q, SchedulingQueue
 from .schedule_one import CycleRecord, SchedulingCycles
@@ -53,11 +56,11 @@ class VirtualClock:
             self.t = t
 
 
-def node_update_action(old: Node, new: Node) -> ActionType:
+def node_update_action(old: Node, new: Node, features=None) -> ActionType:
     """The actions of NodeSchedulingPropertiesChange(new, old), ORed (NONE when the update is
     no event). The handler moves pods once per event, in order (node_scheduling_properties_change)."""
     a = ActionType.NONE
-    for ev in node_scheduling_properties_change(new, old):
+    for ev in node_scheduling_properties_change(new, old, features):
         a |= ev.action_type
     return a
 
@@ -79,7 +82,7 @@ class Scheduler:
 
     def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
                  seed: int = 0, source: str = "config", clock=None, name: str = "",
-                 features: Optional[Features] = None):
+                 features: Optional[Features] = None, extender_handlers: Optional[Mapping[str, Any]] = None):
         self.config = config
         self.features: Features = features if features is not None else DEFAULT_FEATURES
         self.cluster = cluster
@@ -94,15 +97,22 @@ class Scheduler:
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
         self.waiting: List[Tuple[Any, Framework, Any, Any, CycleRecord]] = []
-        if config.get("extenders"):
-            raise UserError("extenders are not supported by schedharness yet (kube-scheduler would "
-                            "call them over HTTP)", file=source, key="extenders")
+        if ignored_extended_resources(config):
+            config = copy.deepcopy(dict(config))
+            apply_ignored_resources(config, source)
+            self.config = config
+        # buildExtenders: the configuration's extenders, ignorable ones last (a case's handler
+        # answers an extender in place of HTTP)
+        self.extenders: List[HTTPExtender] = build_extenders(config, extender_handlers, source)
+        # kind -> CustomResource: the CRDs the plugin packages declared (dynamic informers)
+        self.custom_resources = custom_resources(registry)
         self.profiles: Dict[str, Framework] = {}
         waiting_pods: Dict[str, Any] = {}
         for prof in config["profiles"]:
             fw = Framework(prof, registry, snapshot=self.snapshot, cluster=cluster,
                            parallelism=int(config.get("parallelism") or 16), clock=self.clock,
-                           waiting_pods=waiting_pods, source=source, features=self.features)
+                           waiting_pods=waiting_pods, source=source, features=self.features,
+                           extenders=self.extenders)
             self.profiles[prof["schedulerName"]] = fw
         self.queue = SchedulingQueue(self.profiles, self.clock,
                                      config.get("podInitialBackoffSeconds", 1),
@@ -156,16 +166,25 @@ class Scheduler:
                 self._on_pod(old, new)
         elif kind == "Node":
             self._on_node(old, new)
-        elif kind in _KIND_RESOURCE:
+        else:
+            resource = _KIND_RESOURCE.get(kind)
+            if resource is None:
+                cr = self.custom_resources.get(kind)
+                if cr is None:
+                    return  # no informer of this scheduler lists the kind
+                # addAllEventHandlers' default branch: a dynamic informer for the GVK
+                # `<plural>.<version>.<group>` a plugin registered (at least two dots)
+                resource = cr.event_resource
+                if resource.count(".") < 2:
+                    return
             if old is None:
                 action = ActionType.Add
             elif new is None:
                 action = ActionType.Delete
             else:
                 action = ActionType.Update
-            resource = _KIND_RESOURCE[kind]
             # addAllEventHandlers: an informer handler for this kind and action only when a
-            # plugin of some profile registered it (unionedGVKs).
+            # plugin of some profile registered it (unionedGVKs; buildEvtResHandler).
             if not self._registered_actions().get(resource, ActionType.NONE) & action:
                 return
             self.queue.move_all_to_active_or_backoff(ClusterEvent(resource, action), old, new)
@@ -179,6 +198,14 @@ class Scheduler:
                     gvk[ev.resource] = gvk.get(ev.resource, ActionType.NONE) | ev.action_type
             self._gvk_map = gvk
         return gvk
+
+    def has_scoring(self, fw: Framework) -> bool:
+        """hasScoring: Score plugins in the profile, or a prioritizing extender."""
+        return fw.has_score_plugins() or any(e.is_prioritizer() for e in self.extenders)
+
+    def has_extender_filters(self) -> bool:
+        """hasExtenderFilters."""
+        return any(e.is_filter() for e in self.extenders)
 
     def _responsible_for(self, pod: Pod) -> bool:
         """responsibleForPod."""
@@ -256,7 +283,7 @@ class Scheduler:
                 pass  # "Scheduler cache RemoveNode failed" (logged upstream)
         else:  # updateNodeInCache: one move per event, in order
             self.cache.update_node(old, new)
-            for ev in node_scheduling_properties_change(new, old):
+            for ev in node_scheduling_properties_change(new, old, self.features):
                 self.queue.move_all_to_active_or_backoff(ev, old, new)
 
     # ------------------------------------------------------------------------------------------
@@ -321,15 +348,19 @@ class Scheduler:
         self.run(self.clock.now() + duration)
         self.run(None)
 
-    def run(self, until: Optional[float] = None, max_cycles: Optional[int] = None) -> None:
+    def run(self, until: Optional[float] = None, max_cycles: Optional[int] = None,
+            done: Optional[Callable[[], bool]] = None) -> None:
         """The scheduling loop in virtual time. With `until`, time passes up to `until`, every
         timer firing on the way; without, only as far as pods in backoff or at Permit need (a
         pod whose attempts keep ending in an error is waited for only after something changed:
-        kube-scheduler would retry it forever, at most podMaxBackoffSeconds apart)."""
+        kube-scheduler would retry it forever, at most podMaxBackoffSeconds apart). `done`, when
+        given, is asked before each step and ends the loop early (what a caller waits for)."""
         if max_cycles is None:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
         cycles = 0  # cycles at one virtual instant
         while True:
+            if done is not None and done():
+                break
             if self.schedule_ready():
                 cycles += 1
                 if cycles > max_cycles:

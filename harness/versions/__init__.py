@@ -22,6 +22,38 @@ NEWEST = "v1.36"
 # behaviour that changed between the modelled releases without a feature gate guarding it:
 # name -> the first minor with the new behaviour, and the upstream change it names
 CHANGES: Dict[str, int] = {
+    # NodeResourcesBalancedAllocation scores the change in balance the pod makes
+    # before and after placing it (balancedResourceScorer(requested, allocated, allocatable),
+    # kubernetes #135573)
+    "BalancedAllocationScoresChange": 36,
+    # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
+    # plugins give it weight 2 (kubernetes #134058, v1.35)
+    "DynamicResourcesScore": 35,
+    # DynamicResourcesArgs.bindingTimeout (the PreBind wait for device binding conditions)
+    "DynamicResourcesBindingTimeout": 35,
+    # the structured allocator skips incomplete and invalid pools instead of failing, and a
+    # node whose only candidates were in invalid pools is Unschedulable ("invalid resource
+    # pools were encountered"); allocation results carry the request's tolerations
+    "DRAAllocatorSkipsInvalidPools": 35,
+    # GatherPools: slices with sharedCounters (their own slices from v1.35) always belong to
+    # the pool, completeness counts the pool's slices for all nodes, a newer generation elsewhere
+    # makes the pool obsolete; counters are per pool
+    "DRAPoolsAcrossNodes": 35,
+    # only NoSchedule and NoExecute device taints prevent allocation (others, None, ignored)
+    "DRATaintEffectsKnownOnly": 35,
+    # GatherPools sorts a pool's slices by name and puts pools with binding conditions last
+    "DRAPoolsSortedByName": 36,
+    # allocateDevice gives a rejected device's counters back (rollbackDevice)
+    "DRARollbackCountersOnReject": 36,
+    # PreBind's binding-conditions errors wrap ErrDeviceBindingTimeout / ErrDeviceBindingFailed
+    # ("device binding timeout: ...", "device binding failed: claim=...")
+    "DRABindingErrorsWrapped": 36,
+    # component-helpers/nodedeclaredfeatures registers UserNamespacesHostNetworkSupport, which
+    # pods with hostNetwork and hostUsers: false need (features/usernamespaceshostnetwork)
+    "NodeDeclaredFeaturesHostNetwork": 36,
+    # NodeDeclaredFeatures.Filter's reason no longer lists the missing features
+    # ("node(s) didn't match Pod's required features")
+    "NodeDeclaredFeaturesPlainReason": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
@@ -36,18 +68,12 @@ NOT_MODELLED: Dict[str, str] = {
     "DRAWorkloadResourceClaims": "the Workload API's resource claims",
     # DynamicResources
     "DynamicResourceAllocation": "kube-scheduler without DynamicResources",
-    "DRAAdminAccess": "DRA admin access switched off",
-    "DRAPrioritizedList": "DRA prioritized lists switched off",
-    "DRAResourceClaimDeviceStatus": "DRA device status switched off",
-    "DRASchedulerFilterTimeout": "DynamicResources' Filter without its timeout",
     "DRADeviceTaintRules": "DeviceTaintRule objects",
     "DRAListTypeAttributes": "list-typed device attributes",
     "DRANodeAllocatableResources": "node-allocatable DRA resources",
-    "DRAExtendedResource": "extended resources backed by DRA",
-    "DRADeviceTaints": "DRA device taints",
-    "DRAPartitionableDevices": "partitionable DRA devices",
-    "DRAConsumableCapacity": "DRA consumable capacity",
-    "DRADeviceBindingConditions": "DRA binding conditions",
+    "DRAConsumableCapacity": "DRA consumable device capacity (on by default in v1.36: its fields are refused)",
+    "DRAExtendedResource": "extended resources backed by DRA (on by default in v1.36: DeviceClass "
+                           "extendedResourceName and deviceclass.resource.kubernetes.io/ requests are refused)",
     # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
     "SchedulerAsyncPreemption": "synchronous preemption",
@@ -59,10 +85,13 @@ NOT_MODELLED: Dict[str, str] = {
     "InPlacePodVerticalScaling": "pods without in-place resize",
     "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
     "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
-    "TaintTolerationComparisonOperators": "toleration comparison operators",
-    "NodeDeclaredFeatures": "node declared features",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }
+
+# of those, gates whose "off" is modelled (their fields dropped as the API server drops them) and
+# whose "on" is not: they may be turned off anywhere; where a version has them on by default,
+# an object using their fields is refused naming the gate
+OFF_MODELLED = {"DRAConsumableCapacity", "DRAExtendedResource"}
 
 
 class VersionError(UserError):
@@ -214,7 +243,7 @@ def check_gates(version: KubeVersion, gates: Mapping[str, Any], *, file: Optiona
                                    f"[{' '.join(off)}]", file=file, key=key)
     for name in sorted(out):
         default = GATES[name].spec_at(version.minor).default
-        if name in NOT_MODELLED and out[name] != default:
+        if name in NOT_MODELLED and out[name] != default and not (name in OFF_MODELLED and not out[name]):
             raise VersionError(f"feature gate {name}={str(out[name]).lower()} is not modelled by schedharness "
                                f"({NOT_MODELLED[name]}: not implemented); it runs only with {version}'s "
                                f"default, {str(default).lower()}", file=file, key=f"{key}.{name}" if key else name)
@@ -296,7 +325,12 @@ def gate_table() -> List[str]:
                 continue
             state = "on" if spec.default else "off"
             stage = "GA" if spec.stage == GA else spec.stage.lower()
-            fixed = ", locked" if spec.locked else (", only this" if name in NOT_MODELLED else "")
+            if spec.locked:
+                fixed = ", locked"
+            elif name in OFF_MODELLED:
+                fixed = ", refused when used" if spec.default else ", only this"
+            else:
+                fixed = ", only this" if name in NOT_MODELLED else ""
             cells.append(f"{state} ({stage}{fixed})")
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return rows

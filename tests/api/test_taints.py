@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.api.taints import (do_not_schedule_taints_filter, find_matching_untolerated_taint,
-                                taint_to_string, toleration_tolerates_taint,
-                                tolerations_tolerate_taint)
+from harness.api.taints import (compare_numeric_values, do_not_schedule_taints_filter,
+                                find_matching_untolerated_taint, taint_to_string,
+                                toleration_tolerates_taint, tolerations_tolerate_taint)
 
 TAINT = {"key": "foo", "value": "bar", "effect": "NoSchedule"}
 
@@ -72,3 +72,52 @@ def test_taint_to_string():
     assert taint_to_string({"key": "k", "value": "v"}) == "k=v:"
     assert taint_to_string({"key": "k", "effect": "NoSchedule"}) == "k:NoSchedule"
     assert taint_to_string({"key": "k", "value": "v", "effect": "NoSchedule"}) == "k=v:NoSchedule"
+
+
+# toleration_test.go (v1.35): TestCompareNumericValues
+COMPARE_CASES = [
+    ("100", "200", "Gt", True), ("200", "100", "Gt", False), ("100", "100", "Gt", False),
+    ("-100", "-50", "Gt", True), ("-50", "-100", "Gt", False), ("0", "1", "Gt", True),
+    ("9223372036854775806", "9223372036854775807", "Gt", True),
+    ("200", "100", "Lt", True), ("100", "200", "Lt", False), ("100", "100", "Lt", False),
+    ("-50", "-100", "Lt", True), ("-100", "-50", "Lt", False), ("0", "-1", "Lt", True),
+    ("abc", "100", "Gt", False), ("", "100", "Gt", False), ("0100", "200", "Gt", False),
+    ("+100", "200", "Gt", False), ("100.5", "200", "Gt", False), ("-", "100", "Gt", False),
+    ("100", "xyz", "Gt", False), ("100", "", "Gt", False), ("100", "0200", "Gt", False),
+    ("100", "+200", "Lt", False), ("100", " 200 ", "Lt", False),
+    ("100", "100", "Equal", False), ("100", "100", "Exists", False),
+    ("0", "0", "Gt", False), ("0", "0", "Lt", False),
+    ("0", "9223372036854775807", "Gt", True), ("0", "-9223372036854775808", "Lt", True),
+    ("0", "9223372036854775808", "Gt", False),  # out of int64: ParseInt fails
+]
+
+
+@pytest.mark.parametrize("tol_val,taint_val,op,want", COMPARE_CASES)
+def test_compare_numeric_values(tol_val, taint_val, op, want):
+    assert compare_numeric_values(tol_val, taint_val, op) is want
+
+
+# toleration_test.go (v1.35): TestTolerationToleratesTaint, the comparison operators
+CMP_TOLERATES = [
+    ({"key": "k", "operator": "Gt", "value": "950", "effect": "NoSchedule"}, "800", True, False),
+    ({"key": "k", "operator": "Gt", "value": "750", "effect": "NoSchedule"}, "950", True, True),
+    ({"key": "k", "operator": "Lt", "value": "800", "effect": "NoSchedule"}, "950", True, False),
+    ({"key": "k", "operator": "Lt", "value": "950", "effect": "NoSchedule"}, "800", True, True),
+    ({"key": "k", "operator": "Gt", "value": "950", "effect": "NoSchedule"}, "950", True, False),
+    ({"key": "k", "operator": "Gt", "value": "950", "effect": "NoSchedule"}, "high", True, False),
+    ({"key": "k", "operator": "Gt", "value": "-100", "effect": "NoSchedule"}, "-200", True, False),
+    # gate off (and v1.34, which has no such operators): Lt/Gt tolerate nothing
+    ({"key": "k", "operator": "Gt", "value": "750", "effect": "NoSchedule"}, "950", False, False),
+    ({"key": "k", "operator": "Lt", "value": "950", "effect": "NoSchedule"}, "800", False, False),
+    # key and effect still have to match first
+    ({"key": "other", "operator": "Gt", "value": "750"}, "950", True, False),
+    ({"key": "k", "operator": "Gt", "value": "750", "effect": "NoExecute"}, "950", True, False),
+]
+
+
+@pytest.mark.parametrize("toleration,taint_value,enabled,want", CMP_TOLERATES)
+def test_toleration_comparison_operators(toleration, taint_value, enabled, want):
+    taint = {"key": "k", "value": taint_value, "effect": "NoSchedule"}
+    assert toleration_tolerates_taint(toleration, taint, enabled) is want
+    assert tolerations_tolerate_taint([toleration], taint, enabled) is want
+    assert (find_matching_untolerated_taint([taint], [toleration], None, enabled) is None) is want

@@ -82,7 +82,7 @@ VALID = yaml.safe_dump(BASE, sort_keys=False)
 
 def main() -> None:
     for fn in os.listdir(HERE):
-        if fn.startswith(("yaml-", "case-", "obj-", "expect-", "config-", "steps-")):
+        if fn.startswith(("yaml-", "case-", "obj-", "expect-", "config-", "steps-", "robust-")):
             os.remove(os.path.join(HERE, fn))
     # ---- YAML itself ------------------------------------------------------------------------
     _write("yaml-unclosed-flow.yaml", VALID.replace("- apiVersion: v1\n  kind: Node", "- [apiVersion: v1\n  kind: Node", 1), "invalid YAML")
@@ -93,7 +93,7 @@ def main() -> None:
     _write("yaml-binary.yaml", bytes(range(256)) * 4, "not a text file")
     _write("yaml-latin1.yaml", VALID.replace("name: base", "name: caf\u00e9").encode("latin-1"), "not a text file")
     _write("yaml-nul-byte.yaml", VALID.encode()[:40] + b"\0" + VALID.encode()[40:], "invalid YAML")
-    _write("yaml-deep-nesting.yaml", "apiVersion: schedharness/v1alpha1\nkind: Case\nseed: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than")
+    _write("yaml-deep-nesting.yaml", "apiVersion: schedharness/v1alpha1\nkind: Case\nseed: " + "[" * 5000 + "]" * 5000 + "\n", "")  # the parser's words or ours
     laughs = "apiVersion: schedharness/v1alpha1\nkind: Case\nx: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
     prev = "a"
     for n in "bcdefgh":
@@ -269,6 +269,12 @@ def main() -> None:
     case("expect-nominated-unknown-pod.yaml", "expect.nominated.nobody", lambda c: c["expect"].update(nominated={"nobody": None}))
     case("expect-nominated-unknown-node.yaml", "expect.nominated.web", lambda c: c["expect"].update(nominated={"web": "node-z"}))
     case("expect-binding-wrong-namespace.yaml", "expect.bindings.prod/web", lambda c: c["expect"].update(bindings={"prod/web": "node-a"}))
+    case("expect-decisions-unknown-pod.yaml", "expect.decisions.ghost", lambda c: c["expect"].update(decisions={"ghost": {"picked": "node-a"}}))
+    case("expect-decisions-unknown-node.yaml", "expect.decisions.web.filter.node-z", lambda c: c["expect"].update(decisions={"web": {"filter": {"node-z": {"NodeResourcesFit": "Success"}}}}))
+    case("expect-decisions-unknown-plugin.yaml", "expect.decisions.web.score.node-a.NodeResourcesFitt", lambda c: c["expect"].update(decisions={"web": {"score": {"node-a": {"NodeResourcesFitt": 1}}}}))
+    case("expect-decisions-bad-code.yaml", "expect.decisions.web.filter.node-a.NodeResourcesFit", lambda c: c["expect"].update(decisions={"web": {"filter": {"node-a": {"NodeResourcesFit": "Fine"}}}}))
+    case("expect-decisions-bad-relation.yaml", "expect.decisions.web.relations[0]", lambda c: c["expect"].update(decisions={"web": {"relations": ["final(node-a) >> final(node-b)"]}}))
+    case("expect-history-unknown-node.yaml", "expect.history.web[0].node", lambda c: c["expect"].update(history={"web": [{"node": "node-z"}]}))
     # ---- objects and expectations in steps (checked before anything runs, by validate too) --
     bad_pod = dict(copy.deepcopy(POD), metadata={"name": "late"})
     bad_pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "four"
@@ -277,6 +283,7 @@ def main() -> None:
     case("steps-update-bad-taint.yaml", "steps[0].update[0].spec.taints[0].effect", lambda c: c.update(steps=[{"update": [tainted]}]))
     case("steps-expect-unknown-pod.yaml", "steps[0].expect.bindings.ghost", lambda c: c.update(steps=[{"expect": {"bindings": {"ghost": None}}}]))
     case("steps-expect-unknown-node.yaml", "steps[0].expect.bindings.web", lambda c: c.update(steps=[{"expect": {"bindings": {"web": "node-z"}}}]))
+    case("steps-expect-decisions-unknown-key.yaml", 'steps[0].expect.decisions.web: unknown key "bogus"', lambda c: c.update(steps=[{"expect": {"decisions": {"web": {"bogus": 1}}}}]))
     # ---- KubeSchedulerConfiguration ---------------------------------------------------------
     case("config-parallelism-0.yaml", "parallelism", config({"parallelism": 0}))
     case("config-percentage-101.yaml", "percentageOfNodesToScore", config({"percentageOfNodesToScore": 101}))
@@ -329,6 +336,7 @@ def main() -> None:
     case("config-pluginconfig-duplicate.yaml", "pluginConfig", config({"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{"name": "InterPodAffinity", "args": {}}, {"name": "InterPodAffinity", "args": {}}]}]}))
     case("config-queuesort-two.yaml", "queue sort", config({"profiles": [{"schedulerName": "default-scheduler", "plugins": {"queueSort": {"enabled": [{"name": "PrioritySort"}, {"name": "PrioritySort"}]}}}]}))
     inputs_corpus()
+    robust_inputs()
     with open(os.path.join(HERE, "EXPECTED.json"), "w") as f:
         json.dump(dict(sorted(EXPECTED.items())), f, indent=1)
         f.write("\n")
@@ -503,6 +511,112 @@ def inputs_corpus() -> None:
         case(f"in-dra-{name}.yaml", where, with_cluster(obj))
     case("in-pod-level-bad-quantity.yaml", "spec.resources.limits[cpu]",
          lambda c: spec(c).update(resources={"limits": {"cpu": "lots"}}))
+
+
+# ==== issue 15, crashes / hangs / lost results (files robust-*, plugin modules plugins/badplugin_*)
+# Each of these once ended in a traceback or a hang; now one line naming the file and the key.
+BIG = "1" + "0" * 5000  # more digits than Python's int() reads by default (4300)
+
+PLUGIN_MODULES = {
+    "badplugin_raises": "raise RuntimeError('boom at import')\n",
+    "badplugin_syntax": "def f(:\n",
+    "badplugin_recurses": "def f():\n    return f()\n\n\nf()\n",
+    "badplugin_exits": "import sys\n\nsys.exit(3)\n",
+    "badplugin_interrupts": "raise KeyboardInterrupt\n",
+    "badplugin_relative": "from . import sibling  # noqa: F401\n",
+    "badplugin_missing_dep": "import no_such_dependency_anywhere  # noqa: F401\n",
+    "badplugin_bad_hookimpl": ("from harness.framework.hookspecs import hookimpl\n\n\n@hookimpl\n"
+                               "def schedharness_plugins(bogus):\n    return []\n"),
+    "badplugin_hook_raises": ("from harness.framework.hookspecs import hookimpl\n\n\n@hookimpl\n"
+                              "def schedharness_plugins():\n    raise ValueError('no plugins today')\n"),
+    "badplugin_returns_string": ("from harness.framework.hookspecs import hookimpl\n\n\n@hookimpl\n"
+                                 "def schedharness_plugins():\n    return 'MyPlugin'\n"),
+    "badplugin_returns_instance": ("from harness.framework.hookspecs import hookimpl\n\n\n@hookimpl\n"
+                                   "def schedharness_plugins():\n    return [object()]\n"),
+    "badplugin_nameless": ("from harness.framework.hookspecs import hookimpl\n\n\nclass P:\n    pass\n\n\n"
+                           "@hookimpl\ndef schedharness_plugins():\n    return [P]\n"),
+    "badplugin_not_a_hook": ("from harness.framework.hookspecs import hookimpl\n\n\nclass P:\n    name = 'P'\n\n"
+                             "    @hookimpl\n    def filterr(self, state, pod, node_info):\n        return None\n\n\n"
+                             "@hookimpl\ndef schedharness_plugins():\n    return [P]\n"),
+    "badplugin_extra_arg": ("from harness.framework.hookspecs import hookimpl\n\n\nclass P:\n    name = 'P'\n\n"
+                            "    @hookimpl\n    def filter(self, state, pod, node_info, extra):\n        return None\n\n\n"
+                            "@hookimpl\ndef schedharness_plugins():\n    return [P]\n"),
+    "badplugin_deep_recursion_in_hook": ("from harness.framework.hookspecs import hookimpl\n\n\ndef f(n):\n"
+                                         "    return f(n + 1)\n\n\n@hookimpl\ndef schedharness_plugins():\n"
+                                         "    return f(0)\n"),
+}
+
+
+def robust_inputs() -> None:
+    plugins = os.path.join(HERE, "plugins")
+    os.makedirs(plugins, exist_ok=True)
+    for fn in os.listdir(plugins):
+        if fn.startswith("badplugin_"):
+            os.remove(os.path.join(plugins, fn))
+    for mod, text in PLUGIN_MODULES.items():
+        with open(os.path.join(plugins, mod + ".py"), "w") as f:
+            f.write(text)
+    for mod in PLUGIN_MODULES:
+        case(f"robust-plugin-{mod[len('badplugin_'):].replace('_', '-')}.yaml", f"plugins: cannot import plugin module '{mod}'"
+             if mod in ("badplugin_raises", "badplugin_syntax", "badplugin_recurses", "badplugin_exits",
+                        "badplugin_interrupts", "badplugin_relative", "badplugin_missing_dep") else mod,
+             lambda c, m=mod: c.update(plugins=[m]))
+    for name, ref in (("relative-name", ".badplugin_raises"), ("path", "plugins/badplugin_raises.py"),
+                      ("dash", "bad-plugin"), ("empty", ""), ("double-dot", "a..b")):
+        case(f"robust-plugin-name-{name}.yaml", "plugins", lambda c, r=ref: c.update(plugins=[r]))
+    # integers Python's int() will not read, and integers out of range
+    text = VALID
+    _write("robust-int-seed-5000-digits.yaml", text + f"seed: {BIG}\n", "line")
+    _write("robust-int-replicas-5000-digits.yaml", text + f"replicas: {BIG}\n", "line")
+    _write("robust-int-priority-5000-digits.yaml", text.replace("    containers:", f"    priority: {BIG}\n    containers:", 1), "line")
+    _write("robust-int-negative-5000-digits.yaml", text + f"seed: -{BIG}\n", "line")
+    _write("robust-int-in-list-5000-digits.yaml", text + f"plugins: [{BIG}]\n", "line")
+    _write("robust-int-attempts-5000-digits.yaml", text.replace("expect:\n", f"expect:\n  attempts: {{web: {BIG}}}\n", 1), "line")
+    for n, v in (("1e9", 1000000000), ("1001", 1001), ("0", 0), ("negative", -1), ("string", "2"), ("float", 2.5),
+                 ("4000-digits", int("1" + "0" * 3999))):
+        case(f"robust-replicas-{n}.yaml", "replicas", lambda c, v=v: c.update(replicas=v))
+    # steps: namespaces and references of the wrong type
+    dele = lambda **kw: lambda c: c.update(steps=[{"delete": [dict({"kind": "Pod", "name": "web"}, **kw)]}])
+    for n, v in (("list", ["a"]), ("int", 3), ("mapping", {"a": 1}), ("bool", True)):
+        case(f"robust-steps-delete-namespace-{n}.yaml", "steps[0].delete[0].namespace", dele(namespace=v))
+    case("robust-steps-delete-apiversion-list.yaml", "steps[0].delete[0].apiVersion", dele(apiVersion=["v1"]))
+    case("robust-steps-delete-int-key.yaml", "steps[0].delete[0]", lambda c: c.update(steps=[{"delete": [{"kind": "Pod", "name": "web", 7: "x"}]}]))
+    late = lambda ns: dict(copy.deepcopy(POD), metadata={"name": "late", "namespace": ns})
+    for n, v in (("list", ["a"]), ("int", 3), ("mapping", {"a": 1})):
+        case(f"robust-steps-create-namespace-{n}.yaml", "steps[0].create[0].metadata.namespace", lambda c, v=v: c.update(steps=[{"create": [late(v)]}]))
+        case(f"robust-steps-update-namespace-{n}.yaml", "steps[0].update[0].metadata.namespace", lambda c, v=v: c.update(steps=[{"update": [late(v)]}]))
+    case("robust-steps-int-action.yaml", "steps[0]", lambda c: c.update(steps=[{1: "x"}]))
+    case("robust-steps-fail-bind-int.yaml", "steps[0].fail.bind", lambda c: c.update(steps=[{"fail": {"bind": [1]}}]))
+    # expect maps keyed by something other than a pod reference
+    for where in ("bindings", "messages", "nominated", "queue", "attempts", "boundBy"):
+        value = {"bindings": "node-a", "messages": "x", "nominated": "node-a", "queue": "active",
+                 "attempts": 1, "boundBy": "scheduler-0"}[where]
+        for n, k in (("int", 1), ("bool", True), ("null", None), ("float", 1.5)):
+            if where in ("bindings", "queue") or n in ("int", "null"):
+                case(f"robust-expect-{where.lower()}-{n}-key.yaml", f"expect.{where}", lambda c, w=where, k=k, v=value: c["expect"].update({w: {k: v}}))
+        case(f"robust-steps-expect-{where.lower()}-int-key.yaml", f"steps[0].expect.{where}", lambda c, w=where, v=value: c.update(steps=[{"expect": {w: {7: v}}}]))
+    case("robust-expect-empty-key.yaml", "expect.bindings", lambda c: c["expect"].update(bindings={"": "node-a"}))
+    _write("robust-expect-list-key.yaml", VALID.replace("expect:\n", "expect:\n  bindings: {? [a, b] : node-a}\n", 1).replace("  bindings:\n    web: node-a\n", "", 1), "")
+    # clocks that would never let virtual time pass, or pass it a million times too fast
+    clock = lambda r: lambda c: c.update(replicas=2, steps=[{"clock": {"replica": "scheduler-1", "rate": r}}])
+    for n, r in (("inf", float("inf")), ("minus-inf", float("-inf")), ("nan", float("nan")), ("zero", 0), ("negative", -1),
+                 ("huge", 1e9), ("1001", 1001), ("tiny", 1e-6), ("string", "fast"), ("bool", True), ("list", [2])):
+        case(f"robust-clock-rate-{n}.yaml", "steps[0].clock.rate", clock(r))
+    # durations and nesting
+    case("robust-advance-overflow.yaml", "steps[0].advance", lambda c: c.update(steps=[{"advance": "9999999999h"}]))
+    case("robust-advance-int.yaml", "steps[0].advance", lambda c: c.update(steps=[{"advance": 5}]))
+    case("robust-partition-inf.yaml", "steps[0].partition.for", lambda c: c.update(replicas=2, steps=[{"partition": {"replica": "scheduler-1", "for": "infh"}}]))
+    _write("robust-yaml-recursive-alias.yaml", VALID.replace("metadata:\n  name: base\n", "metadata: &m\n  name: base\n  labels: *m\n", 1), "alias")
+    _write("robust-yaml-recursive-list.yaml", VALID + "plugins: &p [a, *p]\n", "alias")
+    _write("robust-yaml-deep-block.yaml", VALID + "seed:\n" + "".join("  " * i + "- \n" for i in range(1, 400)) + "  " * 400 + "x\n", "")
+    _write("robust-yaml-unhashable-key.yaml", VALID + "? {a: 1}\n: x\n", "")
+    _write("robust-yaml-int-top-key.yaml", VALID + "7: x\n", 'unknown key "7"')
+    case("robust-metadata-int-key.yaml", "metadata", lambda c: c["metadata"].update({5: "x"}))
+    case("robust-cluster-kind-list.yaml", "cluster[0].kind", lambda c: node(c).update(kind=["Node"]))
+    # quantities: YAML's .inf/.nan (no JSON number), an exponent whose power would not fit in memory
+    for n, q in (("inf", float("inf")), ("nan", float("nan")), ("huge-exponent", "1e99999999")):
+        case(f"robust-quantity-{n}.yaml", "cluster[0].status.allocatable[cpu]", lambda c, q=q: node(c)["status"]["allocatable"].update(cpu=q))
+        case(f"robust-request-{n}.yaml", "pods[0].spec.containers[0].resources.requests[cpu]", lambda c, q=q: ctr(c)["resources"]["requests"].update(cpu=q))
 
 
 if __name__ == "__main__":

@@ -102,6 +102,10 @@ class NodePorts(Plugin):
         return None
 
 
+class NodeDeclaredFeatures(NodePorts):
+    name = "NodeDeclaredFeatures"  # v1.35 on: PreFilter, Filter
+
+
 class NodeResourcesFit(_FilterScore):
     name = "NodeResourcesFit"
     args_kind = "NodeResourcesFitArgs"
@@ -425,7 +429,7 @@ class Unmarked(Plugin):
 IN_TREE = [SchedulingGates, PrioritySort, NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
            NodePorts, NodeResourcesFit, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
            PodTopologySpread, InterPodAffinity, DynamicResources, DefaultPreemption,
-           NodeResourcesBalancedAllocation, ImageLocality, DefaultBinder]
+           NodeResourcesBalancedAllocation, ImageLocality, DefaultBinder, NodeDeclaredFeatures]
 EXTRA = [CustomSort, AnotherSort, CustomBind, ScorePlugin1, ScorePlugin2, ScoreWithNormalizePlugin1,
          NotImplementingScore, EverythingPlugin, Unmarked]
 

@@ -13,7 +13,11 @@ import yaml
 from harness.config.defaults import (PLUGIN_SET_KEYS, default_plugins, merge_plugins, plugins_names,
                                      set_defaults)
 
+from harness.versions import resolve
+
 from ._stubs import stub_registry
+
+V134 = resolve("v1.34")  # profiles/default.yaml spells out v1.34's defaults
 
 REGISTRY = stub_registry()
 PROFILES_DIR = Path(__file__).resolve().parents[2] / "profiles"
@@ -47,7 +51,22 @@ DEFAULT_MULTIPOINT = [
 def test_default_plugins_with_dynamic_resource_allocation():
     """TestApplyFeatureGates, "Feature gate DynamicResourceAllocation enabled" (GA in v1.34; the
     removed in-tree volume limit plugins are gone from the list)."""
-    assert _norm(default_plugins()) == _norm({"multiPoint": {"enabled": DEFAULT_MULTIPOINT}})
+    assert _norm(default_plugins(V134)) == _norm({"multiPoint": {"enabled": DEFAULT_MULTIPOINT}})
+
+
+@pytest.mark.parametrize("version", ["v1.35", "v1.36"])
+def test_dynamic_resources_scores_with_weight_2_from_v1_35(version):
+    """applyDynamicResources, v1.35 on: DynamicResources is inserted with weight 2."""
+    enabled = default_plugins(resolve(version))["multiPoint"]["enabled"]
+    assert {"name": "DynamicResources", "weight": 2} in enabled
+
+
+def test_default_plugins_node_declared_features():
+    """TestApplyFeatureGates (v1.35/v1.36): NodeDeclaredFeatures appended with its gate on."""
+    for features in (resolve("v1.35", {"NodeDeclaredFeatures": True}), resolve("v1.36")):
+        names = [p["name"] for p in default_plugins(features)["multiPoint"]["enabled"]]
+        assert names[-2:] == ["DefaultBinder", "NodeDeclaredFeatures"]
+    assert "NodeDeclaredFeatures" not in [p["name"] for p in default_plugins(resolve("v1.35"))["multiPoint"]["enabled"]]
 
 
 MERGE_CASES = {
@@ -270,8 +289,8 @@ def _load(name):
 
 def test_default_yaml_is_the_defaults():
     """profiles/default.yaml spells out exactly what defaulting an empty configuration gives."""
-    written = set_defaults(_load("default.yaml"), REGISTRY)
-    assert _cmp(written) == _cmp(set_defaults(_doc(), REGISTRY))
+    written = set_defaults(_load("default.yaml"), REGISTRY, V134)
+    assert _cmp(written) == _cmp(set_defaults(_doc(), REGISTRY, V134))
 
 
 def test_default_yaml_lists_the_default_plugins_verbatim():
@@ -295,8 +314,8 @@ def test_default_yaml_with_the_real_plugins():
         registry = build_registry()
     except Exception as e:  # plugin modules still being written
         pytest.skip(f"registry not available: {e}")
-    written = set_defaults(_load("default.yaml"), registry)
-    assert _cmp(written) == _cmp(set_defaults(_doc(), registry))
+    written = set_defaults(_load("default.yaml"), registry, V134)
+    assert _cmp(written) == _cmp(set_defaults(_doc(), registry, V134))
     assert written["profiles"][0]["pluginConfig"] == DEFAULT_PLUGIN_CONFIGS
 
 

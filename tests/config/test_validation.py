@@ -18,6 +18,8 @@ from harness.config.validation import (
     validate_kube_scheduler_configuration, validate_plugin_args_kinds, validate_schema,
 )
 
+from harness.versions import resolve
+
 from ._stubs import stub_registry
 
 REGISTRY = stub_registry()
@@ -443,17 +445,21 @@ def test_score_weight_per_extension_point_wins():
                               "NodeResourcesBalancedAllocation"]
 
 
-def test_default_profile_plugin_lists():
-    defaulted = set_defaults({"apiVersion": API, "kind": "KubeSchedulerConfiguration"}, REGISTRY)
-    lists, weights = build_profile_plugins(defaulted["profiles"][0], REGISTRY)
+@pytest.mark.parametrize("version", ["v1.34", "v1.36"])
+def test_default_profile_plugin_lists(version):
+    features = resolve(version)
+    defaulted = set_defaults({"apiVersion": API, "kind": "KubeSchedulerConfiguration"}, REGISTRY, features)
+    lists, weights = build_profile_plugins(defaulted["profiles"][0], REGISTRY, features=features)
+    # v1.36: NodeDeclaredFeatures (PreFilter, Filter) last, after DefaultBinder
+    ndf = ["NodeDeclaredFeatures"] if version == "v1.36" else []
     assert lists == {
         "preEnqueue": ["SchedulingGates", "DynamicResources", "DefaultPreemption"],
         "queueSort": ["PrioritySort"],
         "preFilter": ["NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
-                      "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"],
+                      "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"] + ndf,
         "filter": ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
                    "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
-                   "PodTopologySpread", "InterPodAffinity", "DynamicResources"],
+                   "PodTopologySpread", "InterPodAffinity", "DynamicResources"] + ndf,
         "postFilter": ["DynamicResources", "DefaultPreemption"],
         "preScore": ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread",
                      "InterPodAffinity", "NodeResourcesBalancedAllocation"],

@@ -49,11 +49,54 @@ def test_example_coscheduling_conforms_on_its_cases(case):
     ("ZeroWait", "permit-wait-allow-reject-timeout"),
     ("Scribbler", "no-mutation-of-inputs"),
     ("NodeListTrimmer", "no-mutation-of-inputs"),
+    ("NodeLabeler", "no-mutation-of-inputs"),
+    ("PodLabeler", "no-mutation-of-inputs"),
+    ("PodAnnotator", "no-mutation-of-inputs"),
+    ("PodStatusWriter", "no-mutation-of-inputs"),
+    ("NeighbourRelabeler", "no-mutation-of-inputs"),
+    ("Raiser", "hooks-return-well-formed"),
+    ("BareZeroScore", "hooks-return-well-formed"),
+    ("Score500", "normalize-score-range"),
 ])
 def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
     report = check_plugin(plugin, modules=[BROKEN])
     assert {f.rule for f in report.failures()} == {rule}, report.format()
     assert f"FAIL {rule}" in report.format()
+
+
+@pytest.mark.parametrize("plugin,hook,what", [
+    ("Scribbler", "Filter", "annotations"),
+    ("NodeLabeler", "Filter", "node.labels"),
+    ("PodLabeler", "Filter", "labels.filtered"),
+    ("PodAnnotator", "PreScore", "annotations.scored"),
+    ("PodStatusWriter", "Reserve", "status"),
+    ("NeighbourRelabeler", "Filter", "pods.default/web-0.labels"),
+    ("NodeListTrimmer", "PreFilter", "pods"),
+    ("Raiser", "Filter", "raised ValueError"),
+    ("BareZeroScore", "Score", "returned 0"),
+    ("Score500", "Score", "score 500"),
+])
+def test_planted_bug_is_a_failure_naming_plugin_hook_and_input(plugin, hook, what):
+    # on the default world (no --case): the plugin, the hook, the pod and the node are named
+    report = check_plugin(plugin, modules=[BROKEN])
+    messages = [f.message for f in report.failures()]
+    assert messages and all(f'plugin "{plugin}": {hook}' in m for m in messages), report.format()
+    assert any(what in m and "pod default/" in m for m in messages), report.format()
+    assert not any("could not go on" in m for m in messages)
+
+
+def test_a_rule_with_nothing_to_check_is_not_exercised_not_passed(capsys):
+    # Scribbler rejects no pod: the requeue rules have nothing to check on the default world
+    report = check_plugin("NodeListTrimmer", modules=[BROKEN])
+    assert "rejection-requeued-by-registered-events" in report.not_exercised()
+    text = report.format()
+    assert "NOT EXERCISED rejection-requeued-by-registered-events" in text
+    assert "PASS rejection-requeued-by-registered-events" not in text
+    # a not-exercised rule alone does not fail the check (exit code 0), but is shown
+    assert main(["conformance", "-p", BROKEN, "--rule", "rejection-requeued-by-registered-events",
+                 "NodeListTrimmer"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT EXERCISED" in out and "0 passed, 0 failed, 1 not exercised" in out
 
 
 def test_every_rule_has_a_broken_plugin():

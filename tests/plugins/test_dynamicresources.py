@@ -13,6 +13,9 @@ from builtin_plugins.dynamicresources.plugin import STATE_KEY
 from harness.api.objects import KubeObject, Pod
 from harness.framework import Code, QueueingHint, Status
 from harness.testing import FakeHandle, make_node, make_pod, new_state
+from harness.versions import resolve
+
+V134 = resolve("v1.34")
 
 POD_UID = "pod-uid-1"
 CLASS = "my-resource-class"
@@ -71,10 +74,11 @@ def pod_with_claim_template(status_name: Optional[str] = "my-pod-my-resource") -
 
 
 class Ctx:
-    def __init__(self, objects, nodes=("worker", "worker-2")):
+    def __init__(self, objects, nodes=("worker", "worker-2"), features=V134):
         self.nodes = [make_node(n) for n in nodes]
         self.handle = FakeHandle(self.nodes, objects=[copy.deepcopy(o) for o in objects])
-        self.pl = DynamicResources(DynamicResources.set_defaults({}), self.handle)
+        self.handle.feature_gates = features  # the table tests are v1.34's unless they say
+        self.pl = DynamicResources(DynamicResources.set_defaults({}, features=features), self.handle)
         self.state = new_state()
 
     def node_info(self, name):
@@ -313,18 +317,42 @@ def test_hint_pod_change():
 
 # ---- args (ValidateDynamicResourcesArgs, SetDefaults_DynamicResourcesArgs) --------------------------
 
-def test_args_defaults_and_validation():
-    assert DynamicResources.set_defaults({}) == {"filterTimeout": "10s"}
-    assert DynamicResources.set_defaults({"filterTimeout": "0s"}) == {"filterTimeout": "0s"}
-    assert DynamicResources.validate_args({"filterTimeout": "10s"}) == []
-    assert DynamicResources.validate_args({"filterTimeout": "0s"}) == []
-    assert DynamicResources.validate_args({"filterTimeout": "-1s"}) == [
+@pytest.mark.parametrize("version", ["v1.34", "v1.35", "v1.36"])
+def test_args_filter_timeout(version):
+    f = resolve(version)
+    assert DynamicResources.set_defaults({"filterTimeout": "0s"}, features=f)["filterTimeout"] == "0s"
+    assert DynamicResources.validate_args({"filterTimeout": "10s"}, features=f) == []
+    assert DynamicResources.validate_args({"filterTimeout": "0s"}, features=f) == []
+    assert DynamicResources.validate_args({"filterTimeout": "-1s"}, features=f) == [
         ("filterTimeout", 'Invalid value: "-1s": must be zero or positive')]
     # field.Invalid prints the metav1.Duration as JSON: Duration.String(), not the text written.
-    assert DynamicResources.validate_args({"filterTimeout": "-90s"}) == [
+    assert DynamicResources.validate_args({"filterTimeout": "-90s"}, features=f) == [
         ("filterTimeout", 'Invalid value: "-1m30s": must be zero or positive')]
-    assert DynamicResources.validate_args({"filterTimeout": "-1000ms"}) == [
+    assert DynamicResources.validate_args({"filterTimeout": "-1000ms"}, features=f) == [
         ("filterTimeout", 'Invalid value: "-1s": must be zero or positive')]
+
+
+def test_args_defaults_per_version():
+    # SetDefaults_DynamicResourcesArgs: bindingTimeout (v1.35 on) defaults to 10 minutes only
+    # with DRADeviceBindingConditions, on by default from v1.36
+    assert DynamicResources.set_defaults({}, features=resolve("v1.34")) == {"filterTimeout": "10s"}
+    assert DynamicResources.set_defaults({}, features=resolve("v1.35")) == {"filterTimeout": "10s"}
+    assert DynamicResources.set_defaults({}, features=resolve("v1.36")) == {
+        "filterTimeout": "10s", "bindingTimeout": "10m0s"}
+    assert DynamicResources.set_defaults({}, features=resolve("v1.35", {"DRADeviceBindingConditions": True})) == {
+        "filterTimeout": "10s", "bindingTimeout": "10m0s"}
+
+
+def test_args_binding_timeout_validation():
+    v136 = resolve("v1.36")
+    assert DynamicResources.validate_args({"bindingTimeout": "1s"}, features=v136) == []
+    assert DynamicResources.validate_args({"bindingTimeout": "999ms"}, features=v136) == [
+        ("bindingTimeout", 'Invalid value: "999ms": must be at least 1 second')]
+    assert DynamicResources.validate_args({"bindingTimeout": "0s"}, features=v136) == [
+        ("bindingTimeout", 'Invalid value: "0s": must be at least 1 second')]
+    assert DynamicResources.validate_args({"bindingTimeout": "5s"}, features=resolve("v1.35")) == [
+        ("bindingTimeout", "Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus "
+                           "feature gate is disabled")]
 
 
 def _admin(raw):

@@ -6,6 +6,7 @@ Cases that need DRAExtendedResource (alpha, off in v1.34) are left out."""
 from __future__ import annotations
 
 import itertools
+from types import SimpleNamespace
 from typing import Any, Dict, List, Optional
 
 import pytest
@@ -24,6 +25,7 @@ from harness.api.objects import Node, Pod
 from harness.framework import (ActionType, ClusterEvent, Code, CycleState, EventResource, NodeInfo,
                                QueueingHint, Status)
 from harness.scheduler.snapshot import Snapshot
+from harness.versions import resolve
 
 _uid = itertools.count(1)
 
@@ -666,10 +668,75 @@ def _balanced_cases():
 BALANCED = _balanced_cases()
 
 
+def with_version(version: str):
+    """A handle carrying only the version's feature gates."""
+    return SimpleNamespace(feature_gates=resolve(version))
+
+
 @pytest.mark.parametrize("name,pod,nodes,existing,resources,want,run_pre_score", BALANCED, ids=[c[0] for c in BALANCED])
 def test_balanced_allocation(name, pod, nodes, existing, resources, want, run_pre_score):
-    p = BalancedAllocation({"resources": resources})
+    # v1.34/v1.35: the balance after placing the pod
+    for version in ("v1.34", "v1.35"):
+        p = BalancedAllocation({"resources": resources}, with_version(version))
+        assert scores_of(score_nodes(p, pod, nodes, existing, run_pre_score)) == want, version
+
+
+CPU_ONLY_36 = ({"cpu": "1000m"}, {"cpu": "2000m"})
+MEMORY_ONLY = ({"memory": "2000"}, {"memory": "3000"})
+GPU_ONLY = {"cpu": "0", "memory": "0", "nvidia.com/gpu": "1"}
+
+
+def _balanced_cases_v136():
+    """balanced_allocation_test.go (v1.36.3): the score of the change in balance,
+    50 + (50 + with the pod - without it) / 2; each case's arithmetic as upstream comments it."""
+    return [
+        # node1 100 -> 87: 68; node2 100 -> 100: 75
+        ("nothing scheduled, resources requested, differently sized nodes", mk_pod(*CPU_AND_MEMORY),
+         [make_node("node1", 4000, 10000), make_node("node2", 6000, 10000)], [], DEFAULT_RESOURCES, [68, 75], True),
+        # node1 85 -> 82: 73; node2 97 -> 95: 74
+        ("resources requested, pods scheduled with resources", mk_pod(*CPU_AND_MEMORY),
+         [make_node("node1", 10000, 20000), make_node("node2", 10000, 20000)],
+         [mk_pod(*CPU_ONLY_36, node="node1"), mk_pod(*CPU_AND_MEMORY, node="node2")], DEFAULT_RESOURCES, [73, 74], True),
+        # node1 85 -> 82: 73; node2 90 -> 80: 70
+        ("resources requested, pods scheduled with resources, differently sized nodes", mk_pod(*CPU_AND_MEMORY),
+         [make_node("node1", 10000, 20000), make_node("node2", 10000, 50000)],
+         [mk_pod(*CPU_ONLY_36, node="node1"), mk_pod(*CPU_AND_MEMORY, node="node2")], DEFAULT_RESOURCES, [73, 70], True),
+        # node1 50 -> 100: 100; node2 100 -> 50: 50
+        ("resources requested, pods scheduled with resources, nodes to reach min/max score", mk_pod(*MEMORY_ONLY),
+         [make_node("node1", 3000, 5000), make_node("node2", 3000, 5000)],
+         [mk_pod(*CPU_ONLY_36, node="node1")], DEFAULT_RESOURCES, [100, 50], True),
+        # node1 75 -> 50: 62; node2 100 -> 75: 62
+        ("requested resources at node capacity", mk_pod(*CPU_ONLY_36),
+         [make_node("node1", 6000, 10000), make_node("node2", 6000, 10000)],
+         [mk_pod(*CPU_ONLY_36, node="node1"), mk_pod(*CPU_AND_MEMORY, node="node2")], DEFAULT_RESOURCES, [62, 62], True),
+        # node1 69 -> 70: 75; node2 62 -> 65: 76
+        ("scalar resource is included in the score computation if pod requests the scalar resource", mk_pod(GPU_ONLY),
+         [make_node("node1", 3500, 40000, GPU8), make_node("node2", 3500, 40000, GPU8)],
+         [mk_pod(*CPU_AND_MEMORY_AND_GPU, node="node1"), mk_pod(*CPU_AND_MEMORY, node="node2")],
+         GPU_RESOURCES, [75, 76], True),
+        # 100 -> 63 on both: 56
+        ("scalar resource is not included in the score computation if pod doesn't request the scalar resource",
+         mk_pod(*CPU_AND_MEMORY), [make_node("node1", 3500, 40000, GPU8), make_node("node2", 3500, 40000)], [],
+         GPU_RESOURCES, [56, 56], True),
+        ("resources requested, pods scheduled with resources if PreScore not called", mk_pod(*CPU_AND_MEMORY),
+         [make_node("node1", 10000, 20000), make_node("node2", 10000, 20000)],
+         [mk_pod(*CPU_ONLY_36, node="node1"), mk_pod(*CPU_AND_MEMORY, node="node2")], DEFAULT_RESOURCES, [73, 74], False),
+    ]
+
+
+BALANCED_V136 = _balanced_cases_v136()
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,resources,want,run_pre_score", BALANCED_V136,
+                         ids=[c[0] for c in BALANCED_V136])
+def test_balanced_allocation_v136(name, pod, nodes, existing, resources, want, run_pre_score):
+    p = BalancedAllocation({"resources": resources}, with_version("v1.36"))
     assert scores_of(score_nodes(p, pod, nodes, existing, run_pre_score)) == want
+    # the batch form gives the same scores
+    snap = Snapshot.from_objects(existing, nodes)
+    state = CycleState()
+    p.pre_score(state, pod, snap.list())
+    assert list(p.score_nodes(state, pod, snap.list())) == want
 
 
 def test_balanced_allocation_skips_best_effort_pod():
@@ -694,12 +761,14 @@ def test_balanced_resource_scorer_floats():
 def test_balanced_uses_pod_level_requests_and_requested():
     # The incoming pod's pod-level requests count; the node's Requested (not the non-zero
     # defaults of its best-effort pods) is used.
-    p = BalancedAllocation(None)
     pod = mk_pod({"cpu": "100m", "memory": "100"}, pod_level={"cpu": "2", "memory": "4000"})
-    assert p.scorer.calculate_pod_resource_request_list(pod) == [2000, 4000]
     nodes = [make_node("node1", 4000, 8000)]
-    results = score_nodes(p, pod, nodes, [mk_pod(None, node="node1")])
-    assert scores_of(results) == [100]  # 0.5 and 0.5
+    for version, want in (("v1.34", 100), ("v1.36", 75)):
+        p = BalancedAllocation(None, with_version(version))
+        assert p.scorer.calculate_pod_resource_request_list(pod) == [2000, 4000]
+        results = score_nodes(p, pod, nodes, [mk_pod(None, node="node1")])
+        # 0.5 and 0.5 (100); v1.36: balanced before too (0 and 0: 100), 50 + (50 + 0) / 2
+        assert scores_of(results) == [want], version
 
 
 def test_fit_scoring_ignores_pod_level_requests():

@@ -336,6 +336,8 @@ def handler_scheduler(queue, profiles: Optional[Dict[str, Any]] = None, cache: O
     s.cache = cache if cache is not None else Cache()
     s.queue = queue
     s.profiles = profiles if profiles is not None else {"default-scheduler": FakeFramework()}
+    from harness.versions import DEFAULT
+    s.features = DEFAULT
     return s
 
 

@@ -191,3 +191,102 @@ class NodeListTrimmer(Plugin):
 
 
 PLUGINS.append(NodeListTrimmer)
+
+
+class NodeLabeler(Plugin):
+    """Filter writes a label into the node of the NodeInfo it is given (a later pod would be
+    bound by a label no node has)."""
+
+    name = "NodeLabeler"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        node_info.node.labels["seen-by"] = pod.name
+        return None
+
+
+class PodLabeler(Plugin):
+    """Filter writes a label into the pod's labels (not its manifest)."""
+
+    name = "PodLabeler"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        pod.labels["filtered"] = "yes"
+        return None
+
+
+class PodAnnotator(Plugin):
+    """PreScore writes an annotation into the pod's annotations."""
+
+    name = "PodAnnotator"
+
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        pod.annotations["scored"] = "yes"
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        return 50, None
+
+
+class PodStatusWriter(Plugin):
+    """Reserve writes the pod's status."""
+
+    name = "PodStatusWriter"
+
+    @hookimpl
+    def reserve(self, state, pod, node_name):
+        pod.raw.setdefault("status", {})["message"] = f"reserved on {node_name}"
+        return None
+
+    @hookimpl
+    def unreserve(self, state, pod, node_name):
+        pass
+
+
+class NeighbourRelabeler(Plugin):
+    """Filter relabels the pods already on the node (in the NodeInfo it is given)."""
+
+    name = "NeighbourRelabeler"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        for pi in node_info.pods:
+            pi.pod.labels["neighbour-of"] = pod.name
+        return None
+
+
+class Raiser(Plugin):
+    """Filter raises."""
+
+    name = "Raiser"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        raise ValueError("cannot read the node")
+
+
+class BareZeroScore(Plugin):
+    """Score returns 0 instead of (0, None)."""
+
+    name = "BareZeroScore"
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        return 0
+
+
+class Score500(Plugin):
+    """Score returns 500 and has no NormalizeScore."""
+
+    name = "Score500"
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        return 500, None
+
+
+PLUGINS += [NodeLabeler, PodLabeler, PodAnnotator, PodStatusWriter, NeighbourRelabeler, Raiser,
+            BareZeroScore, Score500]

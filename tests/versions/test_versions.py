@@ -231,3 +231,19 @@ def test_the_readme_lists_every_gate_as_the_registry_has_it():
         assert row in text, f"README's gate table lacks or misstates: {row}"
     for name in versions.NOT_MODELLED:
         assert f"{name} ({versions.NOT_MODELLED[name]})" in text, name
+
+
+@pytest.mark.parametrize("version, obj, bad", [
+    # staging/src/k8s.io/api core/v1: NodeStatus.declaredFeatures from v1.35; PodSpec.workloadRef
+    # in v1.35 only (v1.36's Workload API v1alpha2 replaced it with schedulingGroup)
+    ("v1.34", {"kind": "Node", "status": {"declaredFeatures": ["A"]}}, "status.declaredFeatures"),
+    ("v1.35", {"kind": "Node", "status": {"declaredFeatures": ["A"]}}, None),
+    ("v1.35", {"kind": "Pod", "spec": {"workloadRef": {"name": "w", "podGroup": "g"}}}, None),
+    ("v1.36", {"kind": "Pod", "spec": {"workloadRef": {"name": "w"}}}, "spec.workloadRef"),
+    ("v1.35", {"kind": "Pod", "spec": {"schedulingGroup": {"podGroupName": "g"}}}, "spec.schedulingGroup"),
+    ("v1.36", {"kind": "Pod", "spec": {"schedulingGroup": {"podGroupName": "g"}}}, None),
+])
+def test_strict_decoding_knows_each_versions_fields(version, obj, bad):
+    from harness.api import fields
+
+    assert fields.unknown_field(obj, obj["kind"], resolve(version).version.minor) == bad

@@ -1,0 +1,139 @@
+"""The API server's handling of the DRA objects' gated fields (resource.k8s.io/v1), per version:
+``dropDisabledFields`` of the ResourceSlice, ResourceClaim(Template) and DeviceClass strategies
+(pkg/registry/resource/*/strategy.go, pkg/api/resourceclaimspec) and ``SetDefaults_DeviceToleration``
+(operator Equal). A field whose gate is off is dropped on create, as the API server does; a field
+whose gate is on but whose behaviour the harness does not model (consumable capacity, extended
+resources backed by DRA) is refused with a clear error rather than ignored.
+
+Kept apart from harness.api's object validation on purpose (the DRA version differences only).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, List, Mapping
+
+from ..errors import CaseError
+
+IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
+
+
+def _requests(spec: Mapping[str, Any]) -> Iterator[Dict[str, Any]]:
+    """The exact requests and subrequests of a claim spec."""
+    for req in ((spec.get("devices") or {}).get("requests") or []):
+        if isinstance(req.get("exactly"), dict):
+            yield req["exactly"]
+        for sub in req.get("firstAvailable") or []:
+            if isinstance(sub, dict):
+                yield sub
+
+
+def _refuse(gate: str, what: str, path: str, key: str) -> None:
+    raise CaseError(f"{what} ({gate}, on in this version) is not modelled by schedharness; leave the field "
+                    f"out or turn the gate off", file=path, key=key)
+
+
+def apply(obj: Dict[str, Any], features, path: str, key: str) -> None:
+    """Drop the disabled fields of a DRA object as it is created; refuse unmodelled ones."""
+    kind = obj.get("kind")
+    if kind == "ResourceSlice":
+        _slice(obj, features, path, key)
+    elif kind == "ResourceClaim":
+        _claim_spec(obj.get("spec") or {}, features, path, f"{key}.spec")
+        _claim_status(obj.get("status") or {}, features)
+    elif kind == "ResourceClaimTemplate":
+        _claim_spec((obj.get("spec") or {}).get("spec") or {}, features, path, f"{key}.spec.spec")
+    elif kind == "DeviceClass":
+        spec = obj.get("spec") or {}
+        if spec.get("extendedResourceName") is not None:
+            if not features.enabled("DRAExtendedResource"):
+                spec.pop("extendedResourceName")
+            else:
+                _refuse("DRAExtendedResource", "extended resources backed by DRA", path,
+                        f"{key}.spec.extendedResourceName")
+    elif kind == "Pod" and features.enabled("DRAExtendedResource"):
+        for group in ("initContainers", "containers"):
+            for i, c in enumerate((obj.get("spec") or {}).get(group) or []):
+                for name in ((c or {}).get("resources") or {}).get("requests") or {}:
+                    if str(name).startswith(IMPLICIT_EXTENDED_RESOURCE_PREFIX):
+                        _refuse("DRAExtendedResource", "extended resources backed by DRA", path,
+                                f"{key}.spec.{group}[{i}].resources.requests")
+
+
+def _slice(obj: Dict[str, Any], features, path: str, key: str) -> None:
+    """resourceslice dropDisabledFields."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    devices: List[Dict[str, Any]] = [d for d in spec.get("devices") or [] if isinstance(d, dict)]
+    if not features.enabled("DRADeviceTaints"):
+        for d in devices:
+            d.pop("taints", None)
+    if not features.enabled("DRAPartitionableDevices"):
+        spec.pop("sharedCounters", None)
+        if spec.pop("perDeviceNodeSelection", None) is not None and not (
+                spec.get("nodeName") or spec.get("nodeSelector") is not None or spec.get("allNodes")):
+            raise CaseError("Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                            "`perDeviceNodeSelection` is required", file=path, key=f"{key}.spec")
+        for d in devices:
+            for k in ("consumesCounters", "nodeName", "nodeSelector", "allNodes"):
+                d.pop(k, None)
+    if not (features.enabled("DRADeviceBindingConditions") and features.enabled("DRAResourceClaimDeviceStatus")):
+        for d in devices:
+            for k in ("bindingConditions", "bindingFailureConditions", "bindsToNode"):
+                d.pop(k, None)
+    for i, d in enumerate(devices):
+        policies = [n for n, c in (d.get("capacity") or {}).items() if isinstance(c, dict) and c.get("requestPolicy")]
+        if not features.enabled("DRAConsumableCapacity"):
+            d.pop("allowMultipleAllocations", None)
+            for n in policies:
+                d["capacity"][n].pop("requestPolicy")
+        elif d.get("allowMultipleAllocations") is not None or policies:
+            _refuse("DRAConsumableCapacity", "consumable device capacity", path, f"{key}.spec.devices[{i}]")
+
+
+def _claim_status(status: Mapping[str, Any], features) -> None:
+    """resourceclaim dropDeviceBindingConditionsFields (status)."""
+    alloc = status.get("allocation") if isinstance(status, dict) else None
+    if not isinstance(alloc, dict) or features.enabled("DRADeviceBindingConditions"):
+        return
+    for r in ((alloc.get("devices") or {}).get("results") or []):
+        if isinstance(r, dict):
+            r.pop("bindingConditions", None)
+            r.pop("bindingFailureConditions", None)
+
+
+def _claim_spec(spec: Mapping[str, Any], features, path: str, key: str) -> None:
+    """resourceclaimspec.DropDisabledFields, then SetDefaults for the tolerations left."""
+    if not isinstance(spec, dict):
+        return
+    reqs = [r for r in ((spec.get("devices") or {}).get("requests") or []) if isinstance(r, dict)]
+    if not features.enabled("DRAPrioritizedList"):
+        for i, r in enumerate(reqs):
+            if r.pop("firstAvailable", None) is not None and r.get("exactly") is None:
+                # what validation then says of the request left empty
+                raise CaseError("Required value: exactly one of `exactly` or `firstAvailable` is required",
+                                file=path, key=f"{key}.devices.requests[{i}]")
+    if not features.enabled("DRADeviceTaints"):
+        for e in _requests(spec):
+            e.pop("tolerations", None)
+    if not features.enabled("DRAAdminAccess"):
+        for r in reqs:
+            if isinstance(r.get("exactly"), dict):
+                r["exactly"].pop("adminAccess", None)
+    constraints = [c for c in ((spec.get("devices") or {}).get("constraints") or []) if isinstance(c, dict)]
+    if not features.enabled("DRAConsumableCapacity"):
+        for c in constraints:
+            c.pop("distinctAttribute", None)
+        for e in _requests(spec):
+            e.pop("capacity", None)
+    else:
+        for i, c in enumerate(constraints):
+            if c.get("distinctAttribute") is not None:
+                _refuse("DRAConsumableCapacity", "distinctAttribute constraints", path,
+                        f"{key}.devices.constraints[{i}].distinctAttribute")
+        if any(e.get("capacity") is not None for e in _requests(spec)):
+            _refuse("DRAConsumableCapacity", "capacity requests", path, f"{key}.devices.requests")
+    for e in _requests(spec):
+        for t in e.get("tolerations") or []:
+            if isinstance(t, dict) and not t.get("operator"):
+                t["operator"] = "Equal"  # +default="Equal"

@@ -1,0 +1,240 @@
+"""`schedharness sweep`: one plugin weight or one plugin argument varied over a range (or a list
+of configurations) across a set of cases; per value, the cases passing and the figures of the
+cluster at the end, as a table and as an SVG chart."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from .compare import CaseOutcome, Figures, Task, run_tasks
+from .errors import UserError
+
+
+@dataclass
+class Point:
+    """One value of the sweep and the outcomes of every case under it."""
+
+    label: str
+    value: Any
+    config: Dict[str, Any]
+    outcomes: Optional[List[CaseOutcome]] = None
+    axis: str = ""  # what varies, for the chart's x axis
+
+    @property
+    def short(self) -> str:
+        return os.path.basename(self.value) if self.axis == "configuration" else str(self.value)
+
+    def row(self) -> Dict[str, Any]:
+        outs = self.outcomes or []
+        ok = [o for o in outs if not o.error]
+        figs = Figures.total([o.figures for o in ok]).row()
+        return {"value": self.label, "cases passing": sum(1 for o in ok if o.passed), "cases": len(outs),
+                "errors": len(outs) - len(ok), **figs}
+
+
+def parse_values(text: str, key: str) -> List[Any]:
+    """`1,2,5` (a list, each item read as a YAML scalar) or `A:B[:STEP]` (integers A to B
+    inclusive)."""
+    import yaml
+
+    if ":" in text and "," not in text:
+        parts = text.split(":")
+        try:
+            nums = [int(p) for p in parts]
+        except ValueError:
+            raise UserError(f"a range is START:STOP[:STEP] of integers, got {text!r}", key=key) from None
+        if len(nums) not in (2, 3) or (len(nums) == 3 and nums[2] <= 0) or nums[1] < nums[0]:
+            raise UserError(f"a range is START:STOP[:STEP] with START <= STOP and STEP > 0, got {text!r}", key=key)
+        step = nums[2] if len(nums) == 3 else 1
+        return list(range(nums[0], nums[1] + 1, step))
+    vals = [yaml.safe_load(v) for v in text.split(",") if v.strip()]
+    if not vals:
+        raise UserError("no values", key=key)
+    return vals
+
+
+def _profiles(cfg: Dict[str, Any]) -> List[Dict[str, Any]]:
+    profiles = cfg.setdefault("profiles", [])
+    if not profiles:
+        profiles.append({"schedulerName": "default-scheduler"})
+    return profiles
+
+
+def with_weight(base: Dict[str, Any], plugin: str, weight: int) -> Dict[str, Any]:
+    """The configuration with `plugin`'s Score weight set in every profile (an entry under
+    plugins.score.enabled, which takes precedence over multiPoint's)."""
+    cfg = copy.deepcopy(base)
+    for prof in _profiles(cfg):
+        score = prof.setdefault("plugins", {}).setdefault("score", {})
+        enabled = score.setdefault("enabled", [])
+        for e in enabled:
+            if e.get("name") == plugin:
+                e["weight"] = weight
+                break
+        else:
+            enabled.append({"name": plugin, "weight": weight})
+    return cfg
+
+
+def with_arg(base: Dict[str, Any], plugin: str, path: List[str], value: Any) -> Dict[str, Any]:
+    """The configuration with one field of `plugin`'s args set in every profile's pluginConfig."""
+    cfg = copy.deepcopy(base)
+    for prof in _profiles(cfg):
+        pcs = prof.setdefault("pluginConfig", [])
+        entry = next((pc for pc in pcs if pc.get("name") == plugin), None)
+        if entry is None:
+            entry = {"name": plugin, "args": {}}
+            pcs.append(entry)
+        node = entry.setdefault("args", {})
+        for k in path[:-1]:
+            node = node.setdefault(k, {})
+        node[path[-1]] = value
+    return cfg
+
+
+def points_of(args) -> List[Point]:
+    from .diff import load_config_for_diff
+
+    plugins = list(args.plugin or [])
+    chosen = [x for x in (args.weight, args.arg, args.configs) if x]
+    if len(chosen) != 1:
+        raise UserError("give one of --weight PLUGIN=VALUES, --arg PLUGIN.FIELD=VALUES or --configs FILE...",
+                        key="--weight")
+    if args.configs:
+        return [Point(p, p, load_config_for_diff(p, plugins), axis="configuration") for p in args.configs]
+    base = load_config_for_diff(args.config, plugins) if args.config else {
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+    if args.weight:
+        name, _, spec = args.weight.partition("=")
+        if not name or not spec:
+            raise UserError(f"--weight is PLUGIN=VALUES, got {args.weight!r}", key="--weight")
+        vals = parse_values(spec, "--weight")
+        for v in vals:
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise UserError(f"a Score weight is an integer, got {v!r}", key="--weight")
+        return [Point(f"{name} weight {v}", v, with_weight(base, name, v), axis=f"{name} weight") for v in vals]
+    target, _, spec = args.arg.partition("=")
+    plugin, _, field = target.partition(".")
+    if not plugin or not field or not spec:
+        raise UserError(f"--arg is PLUGIN.FIELD[.FIELD...]=VALUES, got {args.arg!r}", key="--arg")
+    return [Point(f"{target}={v}", v, with_arg(base, plugin, field.split("."), v), axis=target)
+            for v in parse_values(spec, "--arg")]
+
+
+def check_points(points: List[Point], plugins: List[str]) -> None:
+    """Every configuration of the sweep is valid (exit 2 naming the value otherwise)."""
+    from .config.loader import load_config_data
+    from .framework.registry import build_registry, default_registry
+
+    registry = build_registry(plugins) if plugins else default_registry()
+    for p in points:
+        load_config_data(copy.deepcopy(p.config), registry, source=f"sweep value {p.label}")
+
+
+def run_sweep(paths: List[str], points: List[Point], plugins: List[str], jobs: int = 1,
+              dask_scheduler: Optional[str] = None) -> List[str]:
+    """Fill each point's outcomes; returns the error lines of cases that could not be loaded."""
+    from .case import find_cases, load_case
+
+    files = find_cases(paths, [])
+    if not files:
+        raise UserError("no case files found", file=" ".join(paths))
+    cases, invalid = [], []
+    for f in files:
+        try:
+            cases.append(load_case(f))
+        except UserError as e:
+            invalid.append(" ".join(f"error: {e}".split()))
+    cwd = os.getcwd()
+    tasks = [Task(c, p.config, tuple(plugins), None, cwd) for p in points for c in cases]
+    results = run_tasks(tasks, jobs, dask_scheduler)
+    n = len(cases)
+    for i, p in enumerate(points):
+        p.outcomes = results[i * n:(i + 1) * n]
+    return invalid
+
+
+def flips(points: List[Point]) -> List[Dict[str, Any]]:
+    """The cases whose result is not the same for every value: case -> PASS/FAIL/ERROR per value."""
+    out = []
+    if not points or not points[0].outcomes:
+        return out
+    for i, first in enumerate(points[0].outcomes):
+        marks = [("ERROR" if p.outcomes[i].error else "PASS" if p.outcomes[i].passed else "FAIL") for p in points]
+        if len(set(marks)) > 1:
+            out.append({"case": first.name, **{p.short: m for p, m in zip(points, marks)}})
+    return out
+
+
+def table_lines(rows: List[Dict[str, Any]]) -> List[str]:
+    cols = list(rows[0])
+    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    out = ["  ".join(c.rjust(widths[c]) if i else c.ljust(widths[c]) for i, c in enumerate(cols))]
+    for r in rows:
+        out.append("  ".join(str(r[c]).rjust(widths[c]) if i else str(r[c]).ljust(widths[c])
+                             for i, c in enumerate(cols)))
+    return out
+
+
+def cmd_sweep(args) -> int:
+    from .charts import sweep_chart_svg
+
+    plugins = list(args.plugin or [])
+    points = points_of(args)
+    check_points(points, plugins)
+    invalid = run_sweep(args.paths, points, plugins, args.jobs, args.dask_scheduler)
+    for line in invalid:
+        print(line, file=sys.stderr)
+    rows = [p.row() for p in points]
+    svg = sweep_chart_svg(rows, [p.short for p in points], points[0].axis)
+    if args.chart:
+        with open(args.chart, "w", encoding="utf-8") as f:
+            f.write(svg)
+    changing = flips(points)
+    if args.json:
+        print(json.dumps({"rows": rows, "flips": changing, "chart": args.chart}, indent=2))
+    else:
+        print("\n".join(table_lines(rows)))
+        if changing:
+            print(f"cases whose result depends on the value ({len(changing)}):")
+            print("\n".join("  " + line for line in table_lines(changing)))
+        if args.chart:
+            print(f"chart: {args.chart}")
+    if args.html:
+        from .html import write_sweep_report
+
+        write_sweep_report(args.html, rows, svg, invalid, changing)
+    return 2 if invalid else 0
+
+
+def add_parser(sub, plugin_option) -> None:
+    s = sub.add_parser("sweep", help="vary one plugin weight or argument over cases; table and chart",
+                       description="Run every case once per value of one plugin's Score weight "
+                                   "(--weight), one field of a plugin's args (--arg) or per configuration "
+                                   "(--configs), the case's own `config` replaced, and report per value the "
+                                   "cases passing and the cluster figures (nodes used, mean/max cpu and "
+                                   "memory requested share of the used nodes, pods unbound, preemptions), "
+                                   "as a table and as an SVG chart. Exit 0, or 2 on invalid input.")
+    s.add_argument("paths", nargs="+", metavar="PATH", help="case files or folders")
+    s.add_argument("--config", metavar="CONFIG", default=None,
+                   help="the KubeSchedulerConfiguration the values are applied to (default: v1.34's defaults)")
+    s.add_argument("--weight", metavar="PLUGIN=VALUES",
+                   help="a Score weight: e.g. NodeResourcesFit=1,2,5 or NodeResourcesFit=1:10:3 (inclusive)")
+    s.add_argument("--arg", metavar="PLUGIN.FIELD=VALUES",
+                   help="a plugin argument: e.g. NodeResourcesFit.scoringStrategy.type=LeastAllocated,MostAllocated")
+    s.add_argument("--configs", nargs="+", metavar="CONFIG", help="whole configurations, one value each")
+    s.add_argument("--chart", metavar="CHART.svg", default="sweep.svg",
+                   help="where to write the chart (default sweep.svg; '' for none)")
+    s.add_argument("--json", action="store_true", help="print the table as JSON")
+    s.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="run on N processes")
+    s.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
+                   help="run on a Dask cluster (the `dask` extra)")
+    s.add_argument("--html", metavar="REPORT.html", default=None,
+                   help="also write a self-contained HTML report: the table and the chart")
+    plugin_option(s)
+    s.set_defaults(func=cmd_sweep)

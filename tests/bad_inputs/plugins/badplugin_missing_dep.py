@@ -1,0 +1,1 @@
+import no_such_dependency_anywhere  # noqa: F401

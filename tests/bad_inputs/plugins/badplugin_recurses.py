@@ -1,0 +1,5 @@
+def f():
+    return f()
+
+
+f()

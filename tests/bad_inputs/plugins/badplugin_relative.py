@@ -1,0 +1,1 @@
+from . import sibling  # noqa: F401
