@@ -114,36 +114,135 @@ def check_output(output: Optional[str]) -> None:
         raise UserError("cannot write: permission denied", file=output, key="-o")
 
 
-def import_dump(path: str, output: Optional[str], name: Optional[str] = None) -> int:
-    """The `import` command: write the case, check it loads as `run` would load it."""
+class _Progress:
+    """`import: ...` lines on stderr, at most one per PROGRESS_SECONDS of wall time, none for an
+    import shorter than that (so a small import prints its summary or its error alone)."""
+
+    PROGRESS_SECONDS = 5.0
+
+    def __init__(self, enabled: bool):
+        import time
+
+        self.enabled = enabled
+        self.clock = time.monotonic
+        self.start = self.last = self.clock()
+
+    def tick(self, text: str, force: bool = False) -> None:
+        now = self.clock()
+        if self.enabled and now - (self.start if force else self.last) >= self.PROGRESS_SECONDS:
+            self.last = now
+            print(f"import: {text} ({now - self.start:.0f}s)", file=sys.stderr, flush=True)
+
+
+def import_dump(path: str, output: Optional[str], name: Optional[str] = None, progress: bool = True) -> int:
+    """The `import` command: the dump read item by item (iter_dump_items), each object checked
+    as it is read (an error names the dump's own item: `items[1234].spec...`), the case written
+    with libyaml's C emitter when present, then checked as `run` loads it."""
+    from .api.object_validation import validate_object
     from .case.loader import case_from_data
     from .case.runner import build_scheduler
+    from .yamlfile import iter_dump_items
 
     check_output(output)
-    docs = load_yaml_file(path, UserError, all_documents=True, streams=True)
+    prog = _Progress(progress)
     case_name = name or os.path.splitext(os.path.basename(path))[0]
-    case, dropped = dump_to_case(docs, case_name, source=path)
+    cluster: List[Tuple[str, Dict[str, Any]]] = []
+    pending: List[Tuple[str, Dict[str, Any]]] = []
+    dropped: Dict[str, int] = {}
+    n = 0
+    for where, item in iter_dump_items(path, UserError):
+        objs: List[Tuple[str, Dict[str, Any]]] = []
+        try:
+            _flatten(item, where, objs)
+        except UserError as e:
+            raise UserError(e.detail, file=path, key=e.key) from None
+        for key, obj in objs:
+            n += 1
+            kind = obj.get("kind")
+            if kind not in SCHEDULING_KINDS:
+                dropped[f"kind {kind}"] = dropped.get(f"kind {kind}", 0) + 1
+                continue
+            obj = _clean(obj)
+            err = validate_object(obj)
+            if err is not None:
+                raise UserError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
+            if kind == "Pod":
+                phase = (obj.get("status") or {}).get("phase")
+                if phase in ("Succeeded", "Failed"):
+                    dropped["completed pods"] = dropped.get("completed pods", 0) + 1
+                    continue
+                if not (obj.get("spec") or {}).get("nodeName"):
+                    obj.pop("status", None)
+                    pending.append((key, obj))
+                    continue
+            cluster.append((key, obj))
+        prog.tick(f"{n} objects read and checked")
+    prog.tick(f"{n} objects read and checked", force=True)
+    pending.sort(key=lambda kp: (str((kp[1].get("metadata") or {}).get("creationTimestamp") or ""),
+                                 str((kp[1].get("metadata") or {}).get("namespace") or "default"),
+                                 str((kp[1].get("metadata") or {}).get("name") or "")))
+    case = {"apiVersion": "schedharness/v1alpha1", "kind": "Case",
+            "metadata": {"name": case_name, "description": f"imported from {os.path.basename(path)}: "
+                         f"{len(cluster)} cluster objects, {len(pending)} pending pods"},
+            "cluster": [o for _, o in cluster], "pods": [o for _, o in pending],
+            "expect": {"bindings": {}}}
+    # the case must load as `run` loads it (objects defaulted, cross-object checks, profiles);
+    # case_from_data works on copies of the objects
+    try:
+        build_scheduler(case_from_data(case, output or path))
+    except CaseError as e:
+        raise UserError(f"the dump does not make a valid case: {e.detail}", file=path,
+                        key=_dump_key(e.key, cluster, pending)) from None
+    prog.tick("checked as a case; writing", force=True)
     refs = [f"{(p['metadata'].get('namespace') or 'default')}/{p['metadata'].get('name')}" for p in case["pods"]]
     header = ("# Imported by `schedharness import`. Fill in `expect` with the outcome you expect, e.g.\n"
               "#   expect: {bindings: {" + (f"{refs[0]}: <node>" if refs else "<pod>: <node>") + "}}\n")
-    text = header + yaml.safe_dump(case, sort_keys=False, default_flow_style=False, allow_unicode=True)
-    # the case must load as `run` loads it (objects checked, profiles built)
-    import copy
-
+    dumper = getattr(yaml, "CSafeDumper", None) or yaml.SafeDumper
     try:
-        build_scheduler(case_from_data(copy.deepcopy(case), output or path))
-    except CaseError as e:
-        raise UserError(f"the dump does not make a valid case: {e.key or ''}: {e.detail}", file=path) from None
-    if output:
-        try:
-            with open(output, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
-    else:
-        sys.stdout.write(text)
+        out = open(output, "w", encoding="utf-8") if output else sys.stdout
+    except OSError as e:
+        raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
+    try:
+        out.write(header)
+        _write_case(case, out, dumper)
+    except OSError as e:
+        raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
+    finally:
+        if output:
+            out.close()
     summary = ", ".join(f"{n} {what}" for what, n in sorted(dropped.items()))
     print(f"imported {len(case['cluster'])} cluster objects and {len(case['pods'])} pending pods"
           + (f"; dropped {summary}" if summary else "") + (f" -> {output}" if output else ""),
           file=sys.stderr)
     return 0
+
+
+def _write_case(case: Dict[str, Any], out, dumper) -> None:
+    """The case as YAML, its object lists emitted a chunk at a time: PyYAML represents a whole
+    document before emitting it, which would hold a second, larger copy of a big cluster."""
+    def dump(data: Any) -> str:
+        return yaml.dump(data, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+    head = {k: v for k, v in case.items() if k not in ("cluster", "pods", "expect")}
+    out.write(dump(head))
+    for key in ("cluster", "pods"):
+        items = case[key]
+        if not items:
+            out.write(f"{key}: []\n")
+            continue
+        out.write(f"{key}:\n")
+        for k in range(0, len(items), 500):
+            out.write(dump(items[k:k + 500]))
+    out.write(dump({"expect": case["expect"]}))
+
+
+def _dump_key(key: Optional[str], cluster, pending) -> Optional[str]:
+    """A case key (`cluster[3].spec.nodeName`, `pods[0]...`) as the dump's own item key."""
+    import re
+
+    m = re.match(r"(cluster|pods)\[(\d+)\](.*)", key or "")
+    if not m:
+        return key
+    table = cluster if m.group(1) == "cluster" else pending
+    i = int(m.group(2))
+    return table[i][0] + m.group(3) if i < len(table) else key

@@ -24,9 +24,12 @@ import yaml
 
 from .errors import UserError
 
-MAX_BYTES = 20 * 1024 * 1024
-MAX_VALUES = 1_000_000  # a 10 MB `kubectl get -o yaml` dump holds about as many
-MAX_OBJECTS = 100_000  # Kubernetes objects in one case (harness.case.loader)
+# sized for a 5000-node / 150,000-pod cluster: its `kubectl get -o yaml` dump with status and
+# managedFields is ~750 MB and ~40 million values (README, "Real clusters")
+MAX_BYTES = 1024 * 1024 * 1024
+MAX_VALUES = 60_000_000
+MAX_OBJECTS = 250_000  # Kubernetes objects in one case (harness.case.loader)
+MAX_ITEM_VALUES = 1_000_000  # values of one object of a dump read item by item (iter_dump_items)
 MAX_DEPTH = 200
 
 _BaseLoader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
@@ -259,6 +262,139 @@ def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = 
         raise error_cls(f"not a text file in UTF-8 (or UTF-16/32 with a byte order mark): "
                         f"{e.encoding} cannot decode byte offset {e.start}", file=path) from None
     return load_yaml_text(text, path, error_cls, all_documents=all_documents)
+
+
+def _node_values(node, memo: dict, depth: int = 0) -> int:
+    """The number of values a composed node expands to (aliases counted as expanded)."""
+    n = memo.get(id(node))
+    if n is not None:
+        return n
+    if depth > MAX_DEPTH:
+        raise RecursionError
+    if isinstance(node, yaml.ScalarNode):
+        n = 1
+    elif isinstance(node, yaml.SequenceNode):
+        n = 1 + sum(_node_values(c, memo, depth + 1) for c in node.value)
+    else:
+        n = 1 + sum(_node_values(k, memo, depth + 1) + _node_values(v, memo, depth + 1) for k, v in node.value)
+    memo[id(node)] = n
+    return n
+
+
+def iter_dump_items(path: str, error_cls: Type[UserError]):
+    """The objects of a dump, read one at a time so that a dump of any size is never held whole:
+    yields (key, object) for each item of a `kind: List` (`items[12]`), each element of a
+    top-level list, or each document; other top-level keys of a List are skipped. The same
+    loader rules as load_yaml_file (duplicate keys, kubectl's key conversion); each object is
+    bounded by MAX_ITEM_VALUES values and MAX_DEPTH levels. Raises error_cls naming the item."""
+    check_regular_file(path, error_cls, streams=True)
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            raise error_cls(f"too large: {size} bytes (the limit is {MAX_BYTES // (1024 * 1024)} MB)", file=path)
+        f = open(path, "rb")
+    except OSError as e:
+        raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
+    head = f.peek(4)[:4]  # a pipe cannot seek back
+    if head[:3] != codecs.BOM_UTF8 and (b"\0" in head or head[:2] in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)):
+        f.close()  # UTF-16/32: read whole, as load_yaml_file does
+        docs = load_yaml_file(path, error_cls, all_documents=True, streams=True)
+        for d, doc in enumerate(docs):
+            for key, obj in _split_document(doc, "" if len(docs) == 1 else f"document {d + 1}: "):
+                yield key, obj
+        return
+    loader = _StreamLoader(f)
+    where = "the stream"
+    try:
+        loader.get_event()  # StreamStart
+        doc_index = 0
+        while loader.check_event(yaml.DocumentStartEvent):
+            loader.get_event()
+            doc_index += 1
+            prefix = f"document {doc_index}: " if doc_index > 1 else ""
+            if loader.check_event(yaml.DocumentEndEvent):
+                loader.get_event()
+                continue
+            if loader.check_event(yaml.MappingStartEvent):
+                loader.get_event()
+                header = {}
+                while not loader.check_event(yaml.MappingEndEvent):
+                    key = loader.construct_document(loader.compose_node(None, None))
+                    if key == "items" and loader.check_event(yaml.SequenceStartEvent):
+                        loader.get_event()
+                        i = 0
+                        while not loader.check_event(yaml.SequenceEndEvent):
+                            where = f"{prefix}items[{i}]"
+                            yield where, _construct_item(loader, where, error_cls, path)
+                            i += 1
+                        loader.get_event()
+                        header["items"] = True
+                    else:
+                        header[key] = loader.construct_document(loader.compose_node(None, None))
+                loader.get_event()
+                if "items" not in header:  # a single object
+                    yield prefix.rstrip(": ") or "document", header
+            elif loader.check_event(yaml.SequenceStartEvent):
+                loader.get_event()
+                i = 0
+                while not loader.check_event(yaml.SequenceEndEvent):
+                    where = f"{prefix}[{i}]"
+                    yield where, _construct_item(loader, where, error_cls, path)
+                    i += 1
+                loader.get_event()
+            else:
+                where = prefix.rstrip(": ") or "document"
+                yield where, _construct_item(loader, where, error_cls, path)
+            loader.get_event()  # DocumentEnd
+        loader.anchors = {}
+    except yaml.YAMLError as e:
+        raise error_cls(f"invalid YAML: {_yaml_problem(e)}", file=path, key=where) from None
+    except RecursionError:
+        raise error_cls("nested too deep to read", file=path, key=where) from None
+    finally:
+        loader.dispose()
+        f.close()
+
+
+class _StreamLoader(_StrictLoader):
+    """_StrictLoader composing one node at a time from the (C) parser's events (libyaml's
+    CParser composes only whole documents), for iter_dump_items."""
+
+    compose_node = yaml.composer.Composer.compose_node
+    compose_scalar_node = yaml.composer.Composer.compose_scalar_node
+    compose_sequence_node = yaml.composer.Composer.compose_sequence_node
+    compose_mapping_node = yaml.composer.Composer.compose_mapping_node
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.anchors = {}
+
+
+def _construct_item(loader, where: str, error_cls: Type[UserError], path: str) -> Any:
+    node = loader.compose_node(None, None)
+    try:
+        n = _node_values(node, {})
+    except RecursionError:
+        raise error_cls(f"nested more than {MAX_DEPTH} levels deep", file=path, key=where) from None
+    if n > MAX_ITEM_VALUES:
+        raise error_cls(f"too large: more than {MAX_ITEM_VALUES} YAML values in one object (aliases "
+                        f"counted as expanded)", file=path, key=where)
+    obj = loader.construct_document(node)
+    loader.anchors = {}
+    return obj
+
+
+def _split_document(doc: Any, prefix: str):
+    if doc is None:
+        return
+    if isinstance(doc, dict) and isinstance(doc.get("items"), list):
+        for i, item in enumerate(doc["items"]):
+            yield f"{prefix}items[{i}]", item
+    elif isinstance(doc, list):
+        for i, item in enumerate(doc):
+            yield f"{prefix}[{i}]", item
+    else:
+        yield prefix.rstrip(": ") or "document", doc
 
 
 def check_regular_file(path: str, error_cls: Type[UserError], streams: bool = False) -> None:

@@ -19,7 +19,7 @@ from harness.case.loader import case_from_data, classify_file, find_cases, load_
 from harness.case.runner import build_scheduler, run_case
 from harness.cli import main
 from harness.errors import CaseError, UserError
-from harness.yamlfile import MAX_BYTES, load_yaml_file
+from harness.yamlfile import MAX_BYTES, MAX_VALUES, load_yaml_file
 
 pytest_plugins = ["pytester"]
 
@@ -173,7 +173,7 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path):
     for n in "bcdefghij":
         bomb += f"{n}: &{n} [" + ", ".join([f"*{prev}"] * 10) + "]\n"
         prev = n
-    with pytest.raises(UserError, match="more than 1000000 YAML values"):
+    with pytest.raises(UserError, match=f"more than {MAX_VALUES} YAML values"):
         load_yaml_file(write(tmp_path, "bomb.yaml", bomb), UserError)
     # refused by the harness's bound or by the parser's own (libyaml >= 0.2.5 stops flow nesting
     # with its words): the outcome, not the wording, is what counts
@@ -412,9 +412,11 @@ def test_config_nulls_are_go_zero_values():
     assert run_case(case_from_data(copy.deepcopy(c), "c.yaml")).passed
 
 
-def test_more_than_100k_objects_are_refused(tmp_path, capsys):
+def test_more_than_max_objects_are_refused(tmp_path, capsys):
+    from harness.yamlfile import MAX_OBJECTS
+
     text = ("apiVersion: schedharness/v1alpha1\nkind: Case\ncluster:\n- &n {apiVersion: v1, kind: Node, metadata: {name: n}}\n"
-            + "- *n\n" * 100000)
+            + "- *n\n" * MAX_OBJECTS)
     path = write(tmp_path, "many.yaml", text)
     assert main(["validate", path]) == 2
-    assert "too large: 100001 objects in cluster and pods (the limit is 100000)" in capsys.readouterr().err
+    assert f"too large: {MAX_OBJECTS + 1} objects in cluster and pods (the limit is {MAX_OBJECTS})" in capsys.readouterr().err

@@ -479,7 +479,205 @@ def _runtime_message(e: Exception) -> str:
     return str(text)
 
 
-_ENV = celpy.Environment()
+# ---- cost: the worst-case estimate at validation, the budget at evaluation -------------------
+#
+# kube-scheduler and the API server give a device selector CELSelectorExpressionMaxCost
+# (1,000,000) cost units: the API server refuses an expression whose *estimated* worst-case cost
+# (cel-go's checker.Cost with the DRA size estimator: maps of attributes and capacities have at
+# most 32 entries, strings at most 64 bytes) exceeds it ("too complex, exceeds cost limit"), and
+# evaluation stops once the *actual* cost passes it (cel.CostLimit: "operation cancelled: actual
+# cost limit exceeded"). The harness estimates statically with cel-go's unit costs for the
+# constructs selectors use (estimate_cost) and bounds evaluation with the same units counted as
+# nodes are evaluated (_CostedEvaluator), so no selector can run away.
+COST_LIMIT = 1_000_000
+COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
+_MAX_ENTRIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
+_MAX_STRING = 64  # DeviceAttributeMaxValueLength
+_UNBOUNDED = 1 << 62  # a size cel-go cannot bound makes the estimate exceed any limit
+_MACROS = ("all", "exists", "exists_one", "map", "filter")
+_STRING_METHODS = {"contains", "startsWith", "endsWith", "matches", "indexOf", "lastIndexOf",
+                   "lowerAscii", "upperAscii", "replace", "split", "substring", "trim", "join",
+                   "charAt"}
+_NODE_COST = {"ident": 1, "member_dot": 1, "member_index": 1, "member_dot_arg": 1, "ident_arg": 1,
+              "dot_ident": 1, "dot_ident_arg": 1, "list_lit": 10, "map_lit": 30}
+
+
+def _traversal(size: Optional[int]) -> int:
+    """cel-go's string traversal cost: 0.1 per byte, rounded up."""
+    return -(-(size or 0) // 10)
+
+
+def _estimate(node: Any, scope: Dict[str, Optional[int]]) -> Tuple[int, Optional[int]]:
+    """(worst-case cost, worst-case size of the value: string bytes or list/map entries, None
+    for a scalar) of one parse-tree node."""
+    if isinstance(node, lark.Token):
+        return 0, None
+    data, ch = node.data, node.children
+    if data == "literal":
+        text = str(ch[0]) if ch else ""
+        return 0, (len(text) if text[:1] in "\"'" or text[:2].lower() in ("r\"", "r'", "b\"", "b'") else None)
+    if data == "ident":
+        name = str(ch[0])
+        return 1, scope.get(name, _MAX_STRING if name != "device" else _MAX_ENTRIES)
+    if data == "list_lit" or data == "map_lit":
+        cost, n = 10 if data == "list_lit" else 30, 0
+        for c in ch:
+            if isinstance(c, lark.Tree):
+                for item in (c.children if c.data in ("exprlist", "mapinits") else [c]):
+                    ic, _ = _estimate(item, scope)
+                    cost += ic
+                    n += 1
+        return cost, (n // 2 if data == "map_lit" else n)
+    if data in ("member_dot", "member_index"):
+        cost, size = 1, None
+        for c in ch:
+            c_cost, c_size = _estimate(c, scope)
+            cost += c_cost
+        # a map of domains, a map of attributes, or a value: each at most 32 entries or 64 bytes
+        return cost, _MAX_ENTRIES if data == "member_dot" and str(ch[-1]) in ("attributes", "capacity") else _MAX_STRING
+    if data == "member_dot_arg":
+        method = str(ch[1])
+        range_cost, n = _estimate(ch[0], scope)
+        args = ch[2].children if len(ch) > 2 and isinstance(ch[2], lark.Tree) else []
+        if method in _MACROS and len(args) >= 2:
+            var = next((str(t) for t in args[0].scan_values(lambda v: isinstance(v, lark.Token))), "")
+            inner = dict(scope)
+            inner[var] = _MAX_STRING
+            body = sum(_estimate(a, inner)[0] for a in args[1:])
+            n = _UNBOUNDED if n is None else n
+            return range_cost + 1 + n * (body + 2), (n if method in ("map", "filter") else None)
+        cost = 1 + range_cost
+        sizes = []
+        for a in args:
+            a_cost, a_size = _estimate(a, scope)
+            cost += a_cost
+            sizes.append(a_size or 0)
+        if method in _STRING_METHODS:
+            cost += _traversal(n)
+            if method == "replace" and len(sizes) >= 2:
+                return cost, (n or 0) * max(1, sizes[1])
+            if method in ("lowerAscii", "upperAscii", "trim", "substring", "split"):
+                return cost, n
+            if method == "join":
+                return cost, (n or 0) * _MAX_STRING
+            return cost, None
+        return cost, None
+    if data == "ident_arg":
+        cost, total = 1, 0
+        for c in ch[1:]:
+            for a in (c.children if isinstance(c, lark.Tree) and c.data == "exprlist" else [c]):
+                a_cost, a_size = _estimate(a, scope)
+                cost += a_cost + _traversal(a_size)
+                total += a_size or 0
+        return cost, (total or None)
+    if data.startswith(("relation_", "addition_", "multiplication_", "unary_")) and data != "unary":
+        cost, total = 1, 0
+        sizes = []
+        for c in ch:
+            c_cost, c_size = _estimate(c, scope)
+            cost += c_cost
+            sizes.append(c_size)
+        known = [x for x in sizes if x is not None]
+        if data == "addition_add" and known:
+            return cost + _traversal(sum(known)), sum(known)
+        if data.startswith("relation_") and known:
+            cost += _traversal(min(known))
+        return cost, None
+    cost, size = 0, None
+    subtrees = [c for c in ch if isinstance(c, lark.Tree)]
+    if data == "expr" and len(subtrees) == 3:  # c ? a : b
+        c0 = _estimate(subtrees[0], scope)[0]
+        (a, sa), (b, sb) = _estimate(subtrees[1], scope), _estimate(subtrees[2], scope)
+        return c0 + max(a, b), max(x for x in (sa, sb, 0) if x is not None) or None
+    for c in subtrees:
+        c_cost, size = _estimate(c, scope)
+        cost += c_cost
+    return cost, size
+
+
+def estimate_cost(expression: str) -> int:
+    """The worst-case cost of a device selector, in cel-go's cost units (see above); an
+    expression that does not parse costs 0 here (its compile error is reported instead)."""
+    try:
+        tree = _ENV.compile(expression)
+    except Exception:
+        return 0
+    try:
+        return _estimate(tree, {})[0]
+    except RecursionError:
+        return _UNBOUNDED
+
+
+class _Budget:
+    __slots__ = ("left",)
+
+    def __init__(self, limit: int):
+        self.left = limit
+
+
+def _node_cost(data: str) -> int:
+    cost = _NODE_COST.get(data)
+    if cost is None:
+        cost = 1 if data.startswith(("relation_", "addition_", "multiplication_", "unary_")) else 0
+    return cost
+
+
+_COST_OF: Dict[str, int] = {}
+_VARIABLE_NODES = ("ident", "ident_arg", "member_dot", "member_dot_arg", "member_index", "dot_ident",
+                   "dot_ident_arg")
+
+
+def _constant_literals(tree: "lark.Tree") -> Dict[int, list]:
+    """The list and map literals made of constants only: evaluated once per evaluation (cel-go
+    plans a constant literal once too), so a selector's loops over a literal list cost what
+    they cost in kube-scheduler and not a parse tree walk per element per iteration."""
+    out: Dict[int, list] = {}
+    for node in tree.iter_subtrees():
+        if node.data in ("list_lit", "map_lit") and not any(
+                n.data in _VARIABLE_NODES for n in node.iter_subtrees()):
+            out[id(node)] = []
+    return out
+
+
+class _CostedEvaluator(celpy.evaluation.Evaluator):
+    """celpy's Evaluator charging each evaluated node its cel-go unit cost against a shared
+    budget (macro bodies run in sub-evaluators sharing it); past the limit, evaluation stops
+    with cel-go's error."""
+
+    def __init__(self, *args, budget: "_Budget", constants: Dict[int, list], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.budget = budget
+        self.constants = constants
+
+    def _visit_tree(self, tree):
+        data = tree.data
+        cost = _COST_OF.get(data)
+        if cost is None:
+            cost = _COST_OF[data] = _node_cost(data)
+        if cost:
+            self.budget.left -= cost
+            if self.budget.left < 0:
+                raise CELRuntimeError(COST_LIMIT_MESSAGE)
+            kept = self.constants.get(id(tree))
+            if kept is not None:
+                if not kept:
+                    kept.append(super()._visit_tree(tree))
+                return kept[0]
+        return super()._visit_tree(tree)
+
+    def sub_evaluator(self, ast):
+        return _CostedEvaluator(ast, activation=self.activation, budget=self.budget,
+                                constants=self.constants)
+
+
+class _CostedRunner(celpy.InterpretedRunner):
+    def evaluate(self, context):
+        e = _CostedEvaluator(ast=self.ast, activation=self.new_activation(), budget=_Budget(COST_LIMIT),
+                             constants=_constant_literals(self.ast))
+        return e.evaluate(context)
+
+
+_ENV = celpy.Environment(runner_class=_CostedRunner)
 
 
 def _static_check(tree: "lark.Tree", expression: str) -> Optional[str]:

@@ -819,6 +819,17 @@ _BY_KIND = {"Pod": _pod, "Node": _node, "PriorityClass": _priority_class, "PodDi
             "PersistentVolumeClaim": _storage, "StorageClass": _storage}
 
 
+def _dra(obj: Mapping) -> None:
+    """pkg/apis/resource/validation (harness/api/dra_validation.py)."""
+    from .dra_validation import BY_KIND
+
+    BY_KIND[obj["kind"]](obj)
+
+
+for _kind in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"):
+    _BY_KIND[_kind] = _dra
+
+
 def _edit_distance(a: str, b: str) -> int:
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):

@@ -36,7 +36,10 @@ def _validator():
     global _VALIDATOR
     if _VALIDATOR is None:
         import jsonschema
-        _VALIDATOR = jsonschema.Draft7Validator(_schema())
+        schema = copy.deepcopy(_schema())
+        # cluster as a kind: List or {files: [...]} is read into a list before validating
+        schema["properties"]["cluster"] = schema["properties"]["cluster"]["anyOf"][0]
+        _VALIDATOR = jsonschema.Draft7Validator(schema)
     return _VALIDATOR
 
 
@@ -181,7 +184,11 @@ def case_from_data(data: Any, path: str) -> Case:
     if not isinstance(data, dict):
         raise CaseError(f"a case must be a YAML mapping, got {_describe(data)}", file=path)
     cluster_prefix = "cluster"
-    if isinstance(data.get("cluster"), dict):
+    file_keys: List[str] = []
+    if isinstance(data.get("cluster"), dict) and "files" in data["cluster"] and "kind" not in data["cluster"]:
+        data = dict(data)
+        data["cluster"], file_keys = _cluster_files(data["cluster"], path)
+    elif isinstance(data.get("cluster"), dict):
         # one `kind: List` mapping, as `kubectl get nodes,pods -A -o yaml` prints it
         if not _is_list_kind(data["cluster"]):
             raise CaseError("must be a list of objects or one kind: List mapping with items, got a "
@@ -199,14 +206,23 @@ def case_from_data(data: Any, path: str) -> Case:
         key = _key_path(e.absolute_path)
         if cluster_prefix is None and key.startswith("cluster[0]"):
             key = "cluster" + key[len("cluster[0]"):]
+        elif file_keys and key.startswith("cluster["):
+            index, _, rest = key[len("cluster["):].partition("]")
+            key = file_keys[int(index)] + rest
         raise CaseError(_schema_message(e), file=path, key=key)
     check_expect(data.get("expect") or {}, path, "expect", in_step=False)
     md = data.get("metadata") or {}
     name = md.get("name") or os.path.splitext(os.path.basename(path))[0]
+    n_objects = len(data.get("pods") or []) + sum(
+        len(o.get("items") or []) if _is_list_kind(o) and isinstance(o.get("items"), list) else 1
+        for o in data.get("cluster") or [])
+    if n_objects > MAX_OBJECTS:  # before anything is copied
+        raise CaseError(f"too large: {n_objects} objects in cluster and pods (the limit is "
+                        f"{MAX_OBJECTS})", file=path, key="cluster")
     cluster: List[Dict[str, Any]] = []
     keys: List[str] = []
     for i, obj in enumerate(data.get("cluster") or []):
-        base = f"cluster[{i}]" if cluster_prefix else "cluster"
+        base = file_keys[i] if file_keys else (f"cluster[{i}]" if cluster_prefix else "cluster")
         if _is_list_kind(obj):
             items = obj.get("items") or []
             if not isinstance(items, list):
@@ -220,10 +236,6 @@ def case_from_data(data: Any, path: str) -> Case:
         else:
             cluster.append(copy.deepcopy(obj))
             keys.append(base)
-    n_objects = len(cluster) + len(data.get("pods") or [])
-    if n_objects > MAX_OBJECTS:
-        raise CaseError(f"too large: {n_objects} objects in cluster and pods (the limit is "
-                        f"{MAX_OBJECTS})", file=path, key="cluster")
     if isinstance(data.get("expect"), dict):
         from .decisions import check_relations
 
@@ -243,6 +255,46 @@ def case_from_data(data: Any, path: str) -> Case:
                 cluster_keys=keys, parallel=bool(data.get("parallel", False)),
                 kubernetes_version=data.get("kubernetesVersion"),
                 feature_gates=dict(data.get("featureGates") or {}), features=features)
+
+
+def _cluster_files(spec: Dict[str, Any], path: str) -> Tuple[List[Any], List[str]]:
+    """`cluster: {files: [a.yaml, ...]}` (a key the harness adds): the cluster's objects read
+    from separate YAML files, paths relative to the case; each file holds a list of objects, a
+    `kind: List` (what kubectl prints) or a stream of documents. Returns the objects and, for
+    each, the key that names it in errors (`cluster.files[1] nodes.yaml: items[3]`)."""
+    extra = [k for k in spec if k != "files"]
+    if extra:
+        raise CaseError(f'unknown key "{str(extra[0])[:60]}" (cluster as a mapping takes files)',
+                        file=path, key="cluster")
+    files = spec["files"]
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) and f for f in files):
+        raise CaseError(f"must be a non-empty list of file paths, got {_describe(files)}", file=path,
+                        key="cluster.files")
+    objs: List[Any] = []
+    keys: List[str] = []
+    for k, name in enumerate(files):
+        full = os.path.normpath(os.path.join(os.path.dirname(path), name))
+        try:
+            docs = load_yaml_file(full, CaseError, all_documents=True)
+        except CaseError as e:
+            raise CaseError(e.detail, file=path, key=f"cluster.files[{k}] {name}") from None
+        items: List[Tuple[str, Any]] = []
+        for d, doc in enumerate(docs):
+            where = "" if len(docs) == 1 else f"document {d + 1}: "
+            if doc is None:
+                continue
+            if _is_list_kind(doc):
+                items.extend((f"{where}items[{j}]", it) for j, it in enumerate(doc.get("items") or []))
+            elif isinstance(doc, list):
+                items.extend((f"{where}[{j}]", it) for j, it in enumerate(doc))
+            else:
+                items.append((where.rstrip(": ") or "document", doc))
+        for key, item in items:
+            if not isinstance(item, dict) or "kind" not in item:
+                raise CaseError("an object with a kind", file=path, key=f"cluster.files[{k}] {name}: {key}")
+            objs.append(item)
+            keys.append(f"cluster.files[{k}] {name}: {key}")
+    return objs, keys
 
 
 def _add_plugin_paths(path: str) -> None:

@@ -464,6 +464,51 @@ def inputs_corpus() -> None:
          with_cluster(dict(PC, apiVersion="scheduling.k8s.io/v1beta2", metadata={"name": "a"}, value=1)))
     case("in-version-claim-v1beta1.yaml", "the harness reads ResourceClaim objects of resource.k8s.io/v1",
          with_cluster({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim", "metadata": {"name": "c"}, "spec": {}}))
+    # pkg/apis/resource/validation
+    r = "resource.k8s.io/v1"
+    dclass = {"apiVersion": r, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+              "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}
+    rslice = {"apiVersion": r, "kind": "ResourceSlice", "metadata": {"name": "s"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "node-a",
+                       "pool": {"name": "node-a", "generation": 0, "resourceSliceCount": 1},
+                       "devices": [{"name": "gpu-0", "attributes": {"model": {"string": "a100"}}}]}}
+    claim = {"apiVersion": r, "kind": "ResourceClaim", "metadata": {"name": "c"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}
+
+    def edit(obj, fn):
+        o = copy.deepcopy(obj)
+        fn(o)
+        return o
+    nested = "[" + ",".join(["0"] * 100) + "]"
+    for name, obj, where in [
+        ("slice-duplicate-device", edit(rslice, lambda o: o["spec"]["devices"].append({"name": "gpu-0"})),
+         "cluster[1].spec.devices[1].name: Duplicate value"),
+        ("slice-attribute-two-values", edit(rslice, lambda o: o["spec"]["devices"][0]["attributes"].update(model={"string": "a", "int": 1})),
+         "exactly one value must be specified"),
+        ("slice-attribute-bad-version", edit(rslice, lambda o: o["spec"]["devices"][0]["attributes"].update(model={"version": "v1"})),
+         "semver.org"),
+        ("slice-attribute-long-string", edit(rslice, lambda o: o["spec"]["devices"][0]["attributes"].update(model={"string": "x" * 65})),
+         "Too long"),
+        ("slice-no-node", edit(rslice, lambda o: o["spec"].pop("nodeName")), "exactly one of `nodeName`"),
+        ("slice-count-zero", edit(rslice, lambda o: o["spec"]["pool"].update(resourceSliceCount=0)), "resourceSliceCount"),
+        ("claim-count-zero", edit(claim, lambda o: o["spec"]["devices"]["requests"][0]["exactly"].update(count=0)),
+         "cluster[1].spec.devices.requests[0].exactly.count: Invalid value: 0"),
+        ("claim-mode-unknown", edit(claim, lambda o: o["spec"]["devices"]["requests"][0]["exactly"].update(allocationMode="Any")),
+         "Unsupported value"),
+        ("claim-no-class", edit(claim, lambda o: o["spec"]["devices"]["requests"][0]["exactly"].pop("deviceClassName")),
+         "deviceClassName: Required value"),
+        ("claim-duplicate-request", edit(claim, lambda o: o["spec"]["devices"]["requests"].append(copy.deepcopy(o["spec"]["devices"]["requests"][0]))),
+         "requests[1].name: Duplicate value"),
+        ("class-cel-syntax", edit(dclass, lambda o: o["spec"]["selectors"][0]["cel"].update(expression="device.driver ==")),
+         "compilation failed"),
+        ("class-cel-undeclared", edit(dclass, lambda o: o["spec"]["selectors"][0]["cel"].update(expression="gpu.driver == 'x'")),
+         "undeclared reference"),
+        ("class-cel-too-costly", edit(dclass, lambda o: o["spec"]["selectors"][0]["cel"].update(
+            expression=f"{nested}.all(a, {nested}.all(b, {nested}.all(c, a == b)))")), "too complex, exceeds cost limit"),
+        ("class-config-not-object", edit(dclass, lambda o: o["spec"].update(config=[{"opaque": {"driver": "gpu.example.com", "parameters": "x"}}])),
+         "must be a valid JSON object"),
+    ]:
+        case(f"in-dra-{name}.yaml", where, with_cluster(obj))
     case("in-pod-level-bad-quantity.yaml", "spec.resources.limits[cpu]",
          lambda c: spec(c).update(resources={"limits": {"cpu": "lots"}}))
 

@@ -296,3 +296,54 @@ expect:
     assert res.passed, res.failures
     node = res.scheduler.cluster.get("Node", "", "node-a")
     assert node.raw["metadata"]["labels"] == {"1": "one", "true": "yes"}
+
+
+# -- size: cluster from files, import item by item -----------------------------------------------
+def test_cluster_from_separate_files(tmp_path, capsys):
+    (tmp_path / "nodes.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [NODE]}))
+    busy = pod("busy", cpu="4", nodeName="node-a")
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump(busy) + "---\n" + yaml.safe_dump(pod("other", nodeName="node-a")))
+    path = write(tmp_path, cluster={"files": ["nodes.yaml", "pods.yaml"]}, pods=[pod("web", cpu="1")],
+                 expect={"bindings": {"web": None}})
+    res = run_case(path)
+    assert res.passed, res.failures
+    busy["spec"]["toleration"] = []
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump(busy))
+    refused(path, capsys, "cluster.files[1] pods.yaml: document.spec.toleration: strict decoding error")
+    refused(write(tmp_path, "m", cluster={"files": ["missing.yaml"]}), capsys, "cluster.files[0] missing.yaml: cannot read")
+
+
+def test_import_names_the_dumps_own_item(tmp_path, capsys):
+    bad = pod("p", nodeName="node-a")
+    bad["spec"]["nodeSelectr"] = {}
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [NODE, pod("q"), bad]}))
+    assert main(["import", str(dump), "-o", str(tmp_path / "case.yaml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{dump}: items[2].spec.nodeSelectr: strict decoding error" in err[0], err
+    gone = pod("r", nodeName="gone")
+    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [NODE, pod("q"), gone]}))
+    assert main(["import", str(dump), "-o", str(tmp_path / "case.yaml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "items[2].spec.nodeName" in err[0] and 'no Node "gone"' in err[0], err
+
+
+def test_import_shows_progress_when_it_takes_time(tmp_path, capsys, monkeypatch):
+    from harness import importer
+
+    monkeypatch.setattr(importer._Progress, "PROGRESS_SECONDS", 0.0)
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [NODE, pod("q")]}))
+    assert main(["import", str(dump), "-o", str(tmp_path / "case.yaml")]) == 0
+    err = capsys.readouterr().err
+    assert "import: 2 objects read and checked" in err and "imported 1 cluster objects and 1 pending pods" in err
+
+
+def test_fields_a_newer_minor_adds_are_known_from_that_minor(tmp_path, capsys):
+    grouped = pod("web", schedulingGroup={"podGroupName": "g"})
+    node = dict(NODE, status=dict(NODE["status"], declaredFeatures=["X"]))
+    assert run_case(write(tmp_path, "new", cluster=[node], pods=[grouped], kubernetesVersion="v1.36")).passed
+    refused(write(tmp_path, "old", cluster=[node], pods=[pod("web")], kubernetesVersion="v1.34"), capsys,
+            'unknown field "status.declaredFeatures"')
+    refused(write(tmp_path, "gone", pods=[pod("web", workloadRef={"name": "w"})], kubernetesVersion="v1.36"),
+            capsys, 'unknown field "spec.workloadRef"')

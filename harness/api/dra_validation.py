@@ -1,0 +1,522 @@
+"""What the API server's validation refuses in the four resource.k8s.io/v1 kinds the harness
+reads: pkg/apis/resource/validation (ValidateDeviceClass, ValidateResourceSlice,
+ValidateResourceClaim, ValidateResourceClaimTemplate) at v1.34.9, after strict decoding.
+
+CEL selectors are compiled as validateCELSelector compiles them: a compile error is
+`Invalid value`, an expression whose estimated worst-case cost exceeds
+CELSelectorExpressionMaxCost (1,000,000) is `Forbidden: too complex, exceeds cost limit`
+(the estimate: builtin_plugins/dynamicresources/cel.py estimate_cost).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Dict, Mapping, Set
+
+from .object_validation import (_bool, _duplicate, _fail, _int, _invalid, _label_name, _map,
+                                _maps, _node_selector_term, _quantity, _required, _str, _strs,
+                                _unsupported, _wrong_type, short_value)
+from .validation import is_dns1123_subdomain, is_extended_resource_name, is_valid_label_value
+
+# pkg/apis/resource/types.go
+DRIVER_NAME_MAX = 63
+POOL_NAME_MAX = 253
+RESOURCE_SLICE_MAX_DEVICES = 128
+MAX_ATTRIBUTES_AND_CAPACITIES = 32
+DEVICE_MAX_DOMAIN = 63
+DEVICE_MAX_ID = 32
+ATTRIBUTE_MAX_VALUE = 64
+DEVICE_TAINTS_MAX = 4
+DEVICE_REQUESTS_MAX = 32
+DEVICE_CONSTRAINTS_MAX = 32
+DEVICE_CONFIG_MAX = 32
+DEVICE_SELECTORS_MAX = 32
+FIRST_AVAILABLE_MAX = 8
+CEL_MAX_LENGTH = 10 * 1024
+CEL_MAX_COST = 1_000_000
+OPAQUE_PARAMETERS_MAX = 10 * 1024
+
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
+    r"(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$")
+_TAINT_EFFECTS = ["NoExecute", "NoSchedule"]
+
+
+def _too_long(path: str, limit: int):
+    _fail(path, f"Too long: may not be more than {limit} bytes")
+
+
+def _too_many(path: str, n: int, limit: int):
+    _fail(path, f"Too many: {n}: must have at most {limit} items")
+
+
+def _dns_label(value: str, path: str) -> None:
+    """ValidateDNS1123Label (request, device and counter names)."""
+    if len(value) > 63:
+        _invalid(path, value, "must be no more than 63 characters")
+    if not _DNS1123_LABEL.fullmatch(value):
+        _invalid(path, value, "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+                 "characters or '-', and must start and end with an alphanumeric character (e.g. "
+                 "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+
+
+def _subdomain(value: str, path: str) -> None:
+    for msg in is_dns1123_subdomain(value):
+        _invalid(path, value, msg)
+
+
+def _driver_name(value: str, path: str) -> None:
+    """ValidateCSIDriverName."""
+    if not value:
+        _required(path)
+    if len(value) > DRIVER_NAME_MAX:
+        _too_long(path, DRIVER_NAME_MAX)
+    for msg in is_dns1123_subdomain(value.lower()):
+        _invalid(path, value, msg)
+
+
+def _c_identifier(value: str, path: str) -> None:
+    if len(value) > DEVICE_MAX_ID:
+        _too_long(path, DEVICE_MAX_ID)
+    if not _C_IDENTIFIER.fullmatch(value):
+        _invalid(path, value, "a valid C identifier must start with alphabetic character or '_', followed "
+                 "by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or "
+                 "'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')")
+
+
+def _qualified_name(name: Any, path: str) -> None:
+    """validateQualifiedName: an attribute or capacity name, `id` or `domain/id`."""
+    if not isinstance(name, str):
+        _wrong_type(path, "a string", name)
+    if not name:
+        _required(path, "name required")
+    parts = name.split("/")
+    if len(parts) == 1:
+        _c_identifier(parts[0], path)
+    elif len(parts) == 2:
+        if not parts[0]:
+            _required(path, "the domain must not be empty")
+        _driver_name(parts[0], path)
+        if not parts[1]:
+            _required(path, "the name must not be empty")
+        _c_identifier(parts[1], path)
+
+
+def _fully_qualified_name(name: str, path: str) -> None:
+    _qualified_name(name, path)
+    if "/" not in name:
+        _invalid(path, name, "must include a domain")
+
+
+def _key_path(path: str, key: str) -> str:
+    """field.Path.Key, the key cut in the middle past 16 characters... as truncateIfTooLong."""
+    limit = max(DEVICE_MAX_DOMAIN + 1 + DEVICE_MAX_ID, 16)
+    if len(key) > limit:
+        rest = limit - 3
+        key = key[:(rest + 1) // 2] + "..." + key[len(key) - rest // 2:]
+    return f"{path}[{key}]"
+
+
+# -- CEL and opaque configuration ---------------------------------------------------------------
+def _cel_selector(sel: Mapping, path: str) -> None:
+    """validateSelector / validateCELSelector."""
+    if sel.get("cel") is None:
+        _required(f"{path}.cel")
+    cel = _map(sel, "cel", path)
+    expr = _str(cel, "expression", f"{path}.cel")
+    ep = f"{path}.cel.expression"
+    if len(expr.encode()) > CEL_MAX_LENGTH:
+        _too_long(ep, CEL_MAX_LENGTH)
+    # the DynamicResources plugin's own CEL (cel-python underneath); compiled once per text
+    from builtin_plugins.dynamicresources.cel import compile_expression, estimate_cost
+
+    result = compile_expression(expr)
+    if result.error is not None:
+        if not expr.strip():
+            _required(ep, "expression must not be empty")
+        detail = result.error
+        _invalid(ep, expr, detail)
+    if estimate_cost(expr) > CEL_MAX_COST:
+        _fail(ep, "Forbidden: too complex, exceeds cost limit")
+
+
+def _selectors(obj: Mapping, path: str) -> None:
+    sels = _maps(obj, "selectors", path)
+    for p, sel in sels:
+        _cel_selector(sel, p)
+    if len(sels) > DEVICE_SELECTORS_MAX:
+        _too_many(f"{path}.selectors", len(sels), DEVICE_SELECTORS_MAX)
+
+
+def _opaque_config(cfg: Mapping, path: str) -> None:
+    """validateDeviceConfiguration / validateOpaqueConfiguration / validateRawExtension."""
+    if cfg.get("opaque") is None:
+        _required(f"{path}.opaque")
+    op = _map(cfg, "opaque", path)
+    opp = f"{path}.opaque"
+    _driver_name(_str(op, "driver", opp), f"{opp}.driver")
+    params = op.get("parameters")
+    pp = f"{opp}.parameters"
+    if params is None:
+        _required(pp)
+    try:
+        raw = json.dumps(params, separators=(",", ":"))
+    except (TypeError, ValueError):
+        raw = ""
+    if len(raw) > OPAQUE_PARAMETERS_MAX:
+        _too_long(pp, OPAQUE_PARAMETERS_MAX)
+    if not isinstance(params, dict):
+        _invalid(pp, "<value omitted>", "must be a valid JSON object")
+
+
+def _config_list(obj: Mapping, path: str, request_names: Set[str] = None) -> None:
+    items = _maps(obj, "config", path)
+    for p, cfg in items:
+        if request_names is not None:
+            _request_refs(cfg, p, request_names)
+        _opaque_config(cfg, p)
+    if len(items) > DEVICE_CONFIG_MAX:
+        _too_many(f"{path}.config", len(items), DEVICE_CONFIG_MAX)
+
+
+# -- DeviceClass ----------------------------------------------------------------------------------
+def device_class(obj: Mapping) -> None:
+    """ValidateDeviceClass."""
+    spec = _map(obj, "spec", "")
+    _selectors(spec, "spec")
+    _config_list(spec, "spec")
+    ern = spec.get("extendedResourceName")
+    if ern is not None and not (isinstance(ern, str) and is_extended_resource_name(ern)):
+        _invalid("spec.extendedResourceName", ern, "must be a valid extended resource name")
+
+
+# -- ResourceClaim(Template) ----------------------------------------------------------------------
+def _allocation_mode(req: Mapping, path: str) -> None:
+    """validateDeviceAllocationMode (after defaulting: ExactCount, count 1)."""
+    mode = req.get("allocationMode", "ExactCount")
+    count = _int(req, "count", path, 64)
+    if mode == "All":
+        if count:
+            _invalid(f"{path}.count", count, "must not be specified when allocationMode is 'All'")
+    elif mode == "ExactCount":
+        if count is None:
+            count = 1
+        if count <= 0:
+            _invalid(f"{path}.count", count, "must be greater than zero")
+    else:
+        _unsupported(f"{path}.allocationMode", mode, ["All", "ExactCount"])
+
+
+def _device_toleration(t: Mapping, path: str) -> None:
+    """validateDeviceToleration."""
+    key = _str(t, "key", path)
+    if key:
+        _label_name(key, f"{path}.key")
+    op = _str(t, "operator", path) or "Equal"  # defaulted to Equal
+    value = _str(t, "value", path)
+    if op == "Exists":
+        if value:
+            _invalid(f"{path}.value", value, "must be empty for operator `Exists`")
+    elif op == "Equal":
+        for msg in is_valid_label_value(value):
+            _invalid(f"{path}.value", value, msg)
+    else:
+        _unsupported(f"{path}.operator", op, ["Equal", "Exists"])
+    effect = _str(t, "effect", path)
+    if effect and effect not in _TAINT_EFFECTS:
+        _unsupported(f"{path}.effect", effect, _TAINT_EFFECTS)
+    _int(t, "tolerationSeconds", path, 64)
+
+
+def _class_ref(req: Mapping, path: str) -> None:
+    name = _str(req, "deviceClassName", path)
+    if not name:
+        _required(f"{path}.deviceClassName")
+    _subdomain(name, f"{path}.deviceClassName")
+
+
+def _exact_or_sub(req: Mapping, path: str) -> None:
+    """validateExactDeviceRequest / validateDeviceSubRequest (shared part)."""
+    _class_ref(req, path)
+    _selectors(req, path)
+    _allocation_mode(req, path)
+    for p, t in _maps(req, "tolerations", path):
+        _device_toleration(t, p)
+    _bool(req, "adminAccess", path)
+
+
+def _request_names(devices: Mapping) -> Set[str]:
+    """gatherRequestNames: each request, and request/subrequest for firstAvailable."""
+    names: Set[str] = set()
+    for req in devices.get("requests") or []:
+        if not isinstance(req, dict):
+            continue
+        name = req.get("name")
+        if not isinstance(name, str):
+            continue
+        names.add(name)
+        for sub in req.get("firstAvailable") or []:
+            if isinstance(sub, dict) and isinstance(sub.get("name"), str):
+                names.add(f"{name}/{sub['name']}")
+    return names
+
+
+def _request_refs(obj: Mapping, path: str, names: Set[str]) -> None:
+    """validateRequestNameRef over a set of names (duplicates refused)."""
+    seen: Set[str] = set()
+    refs = _strs(obj, "requests", path)
+    for i, name in enumerate(refs):
+        p = f"{path}.requests[{i}]"
+        segments = name.split("/")
+        msg = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+        if len(segments) > 2:
+            _invalid(p, name, msg)
+        for seg in segments:
+            _dns_label(seg, p)
+        if name not in names:
+            _invalid(p, name, msg)
+    for i, name in enumerate(refs):
+        if name in seen:
+            _duplicate(f"{path}.requests[{i}]", name)
+        seen.add(name)
+    if len(refs) > DEVICE_REQUESTS_MAX:
+        _too_many(f"{path}.requests", len(refs), DEVICE_REQUESTS_MAX)
+
+
+def claim_spec(spec: Mapping, path: str) -> None:
+    """validateResourceClaimSpec / validateDeviceClaim."""
+    devices = _map(spec, "devices", path)
+    dp = f"{path}.devices"
+    names = _request_names(devices)
+    reqs = _maps(devices, "requests", dp)
+    for rp, req in reqs:
+        _dns_label(_str(req, "name", rp), f"{rp}.name")
+        kinds = 0
+        subs = _maps(req, "firstAvailable", rp)
+        if subs:
+            kinds += 1
+            seen: Set[str] = set()
+            for sp, sub in subs:
+                sname = _str(sub, "name", sp)
+                _dns_label(sname, f"{sp}.name")
+                _exact_or_sub(sub, sp)
+            for sp, sub in subs:
+                sname = sub.get("name")
+                if sname in seen:
+                    _duplicate(f"{sp}.name", sname)
+                seen.add(sname)
+            if len(subs) > FIRST_AVAILABLE_MAX:
+                _too_many(f"{rp}.firstAvailable", len(subs), FIRST_AVAILABLE_MAX)
+        if req.get("exactly") is not None:
+            kinds += 1
+            _exact_or_sub(_map(req, "exactly", rp), f"{rp}.exactly")
+        if kinds == 0:
+            _required(rp, "exactly one of `exactly` or `firstAvailable` is required")
+        if kinds > 1:
+            _invalid(rp, None, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set")
+    seen_req: Set[str] = set()
+    for rp, req in reqs:
+        name = req.get("name")
+        if name in seen_req:
+            _duplicate(f"{rp}.name", name)
+        seen_req.add(name)
+    if len(reqs) > DEVICE_REQUESTS_MAX:
+        _too_many(f"{dp}.requests", len(reqs), DEVICE_REQUESTS_MAX)
+    cons = _maps(devices, "constraints", dp)
+    for cp, c in cons:
+        _request_refs(c, cp, names)
+        if c.get("matchAttribute") is not None:
+            _fully_qualified_name(_str(c, "matchAttribute", cp), f"{cp}.matchAttribute")
+        elif c.get("distinctAttribute") is not None:
+            _fully_qualified_name(_str(c, "distinctAttribute", cp), f"{cp}.distinctAttribute")
+        else:  # DRAConsumableCapacity is off in v1.34
+            _required(f"{cp}.matchAttribute")
+    if len(cons) > DEVICE_CONSTRAINTS_MAX:
+        _too_many(f"{dp}.constraints", len(cons), DEVICE_CONSTRAINTS_MAX)
+    _config_list(devices, dp, names)
+
+
+def resource_claim(obj: Mapping) -> None:
+    """ValidateResourceClaim."""
+    claim_spec(_map(obj, "spec", ""), "spec")
+
+
+def resource_claim_template(obj: Mapping) -> None:
+    """ValidateResourceClaimTemplate."""
+    spec = _map(obj, "spec", "")
+    claim_spec(_map(spec, "spec", "spec"), "spec.spec")
+
+
+# -- ResourceSlice ---------------------------------------------------------------------------------
+def _attribute(attr: Any, path: str) -> None:
+    """validateDeviceAttribute."""
+    if not isinstance(attr, dict):
+        _wrong_type(path, "a mapping (one of int, bool, string, version)", attr)
+    n = 0
+    if attr.get("bool") is not None:
+        n += 1
+        _bool(attr, "bool", path)
+    if attr.get("int") is not None:
+        n += 1
+        _int(attr, "int", path, 64)
+    if attr.get("string") is not None:
+        n += 1
+        if len(_str(attr, "string", path).encode()) > ATTRIBUTE_MAX_VALUE:
+            _too_long(f"{path}.string", ATTRIBUTE_MAX_VALUE)
+    if attr.get("version") is not None:
+        n += 1
+        v = _str(attr, "version", path)
+        if not _SEMVER.match(v):
+            _invalid(f"{path}.version", v, "must be a string compatible with semver.org spec 2.0.0")
+        if len(v.encode()) > ATTRIBUTE_MAX_VALUE:
+            _too_long(f"{path}.version", ATTRIBUTE_MAX_VALUE)
+    if n == 0:
+        _required(path, "exactly one value must be specified")
+    if n > 1:
+        _invalid(path, attr, "exactly one value must be specified")
+
+
+def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_device: bool) -> None:
+    """validateDevice."""
+    _dns_label(_str(dev, "name", path), f"{path}.name")
+    attrs = _map(dev, "attributes", path)
+    caps = _map(dev, "capacity", path)
+    if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITIES:
+        _invalid(path, len(attrs) + len(caps), "the total number of attributes and capacities must "
+                 f"not exceed {MAX_ATTRIBUTES_AND_CAPACITIES}")
+    for k, v in attrs.items():
+        kp = _key_path(f"{path}.attributes", str(k))
+        _qualified_name(k, kp)
+        _attribute(v, kp)
+    for k, v in caps.items():
+        kp = _key_path(f"{path}.capacity", str(k))
+        _qualified_name(k, kp)
+        if not isinstance(v, dict):
+            _wrong_type(kp, "a mapping with value", v)
+        if v.get("value") is None:
+            _required(f"{kp}.value")
+        _quantity(v.get("value"), f"{kp}.value")
+        if v.get("requestPolicy") is not None and not dev.get("allowMultipleAllocations"):
+            _fail(f"{kp}.requestPolicy", "Forbidden: allowMultipleAllocations must be true")
+    taints = _maps(dev, "taints", path)
+    for tp, t in taints:
+        key = _str(t, "key", tp)
+        _label_name(key, f"{tp}.key")
+        value = _str(t, "value", tp)
+        if value:
+            for msg in is_valid_label_value(value):
+                _invalid(f"{tp}.value", value, msg)
+        effect = _str(t, "effect", tp)
+        if not effect:
+            _required(f"{tp}.effect")
+        if effect not in _TAINT_EFFECTS:
+            _unsupported(f"{tp}.effect", effect, _TAINT_EFFECTS)
+    if len(taints) > DEVICE_TAINTS_MAX:
+        _too_many(f"{path}.taints", len(taints), DEVICE_TAINTS_MAX)
+    for cp, c in _maps(dev, "consumesCounters", path):
+        cs = _str(c, "counterSet", cp)
+        if not cs:
+            _required(f"{cp}.counterSet")
+        counters = _map(c, "counters", cp)
+        if not counters:
+            _required(f"{cp}.counters")
+        if cs not in counter_sets:
+            _invalid(f"{cp}.counterSet", cs, "must reference a counterSet defined in the ResourceSlice sharedCounters")
+        for name in counters:
+            if name not in counter_sets[cs]:
+                _invalid(f"{cp}.counters", name, "must reference a counter defined in the ResourceSlice sharedCounters")
+    placed = [f for f in ("nodeName", "nodeSelector", "allNodes") if dev.get(f) is not None]
+    if not per_device and placed:
+        _invalid(path, None, "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
+                 "`perDeviceNodeSelection` is set to true in the ResourceSlice spec")
+    if per_device and len(placed) != 1:
+        msg = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
+               "`perDeviceNodeSelection` is set to true in the ResourceSlice spec")
+        if not placed:
+            _required(path, msg)
+        _invalid(path, "{" + ", ".join(f"`{p}`" for p in placed) + "}", msg)
+
+
+def resource_slice(obj: Mapping) -> None:
+    """ValidateResourceSlice."""
+    spec = _map(obj, "spec", "")
+    _driver_name(_str(spec, "driver", "spec"), "spec.driver")
+    pool = _map(spec, "pool", "spec")
+    pname = _str(pool, "name", "spec.pool")
+    if not pname:
+        _required("spec.pool.name")
+    if len(pname) > POOL_NAME_MAX:
+        _too_long("spec.pool.name", POOL_NAME_MAX)
+    for part in pname.split("/"):
+        _subdomain(part, "spec.pool.name")
+    count = _int(pool, "resourceSliceCount", "spec.pool", 64) or 0
+    if count <= 0:
+        _invalid("spec.pool.resourceSliceCount", count, "must be greater than zero")
+    gen = _int(pool, "generation", "spec.pool", 64) or 0
+    if gen < 0:
+        _invalid("spec.pool.generation", gen, "must be greater than or equal to zero")
+    placed = []
+    if spec.get("nodeName") is not None:
+        nn = _str(spec, "nodeName", "spec")
+        if not nn:
+            _invalid("spec.nodeName", nn, "must be either unset or set to a non-empty string")
+        placed.append("`nodeName`")
+        _subdomain(nn, "spec.nodeName")
+    if spec.get("nodeSelector") is not None:
+        placed.append("`nodeSelector`")
+        sel = _map(spec, "nodeSelector", "spec")
+        terms = _maps(sel, "nodeSelectorTerms", "spec.nodeSelector")
+        for tp, term in terms:
+            _node_selector_term(term, tp, False)
+        if len(terms) != 1:
+            _invalid("spec.nodeSelector.nodeSelectorTerms", [t for _, t in terms],
+                     "must have exactly one node selector term")
+    for flag in ("allNodes", "perDeviceNodeSelection"):
+        if spec.get(flag) is not None:
+            if _bool(spec, flag, "spec"):
+                placed.append(f"`{flag}`")
+            else:
+                _invalid(f"spec.{flag}", False, "must be either unset or set to true")
+    msg = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+    if not placed:
+        _required("spec", msg)
+    if len(placed) > 1:
+        _invalid("spec", "{" + ", ".join(placed) + "}", msg + ", but multiple fields are set")
+    counter_sets: Dict[str, Set[str]] = {}
+    for cp, cs in _maps(spec, "sharedCounters", "spec"):
+        name = _str(cs, "name", cp)
+        if not name:
+            _required(f"{cp}.name")
+        _dns_label(name, f"{cp}.name")
+        counters = _map(cs, "counters", cp)
+        if not counters:
+            _required(f"{cp}.counters")
+        for k, v in counters.items():
+            kp = _key_path(f"{cp}.counters", str(k))
+            _dns_label(str(k), kp)
+            _quantity((v or {}).get("value") if isinstance(v, dict) else v, f"{kp}.value")
+        if name in counter_sets:
+            _duplicate(f"{cp}.name", name)
+        counter_sets[name] = set(counters)
+    devices = _maps(spec, "devices", "spec")
+    per_device = bool(spec.get("perDeviceNodeSelection"))
+    for dp, dev in devices:
+        _device(dev, dp, counter_sets, per_device)
+    seen: Set[str] = set()
+    for dp, dev in devices:
+        name = dev.get("name")
+        if name in seen:
+            _duplicate(f"{dp}.name", name)
+        seen.add(name)
+    if len(devices) > RESOURCE_SLICE_MAX_DEVICES:
+        _too_many("spec.devices", len(devices), RESOURCE_SLICE_MAX_DEVICES)
+
+
+BY_KIND = {"DeviceClass": device_class, "ResourceSlice": resource_slice,
+           "ResourceClaim": resource_claim, "ResourceClaimTemplate": resource_claim_template}
+
+__all__ = ["BY_KIND", "claim_spec"]
