@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..framework import node_table, parallelize
 from ..framework.batch import SortedScoredNodes
@@ -108,6 +108,68 @@ def select_host(scores: List[NodePluginScores], rng) -> str:
     return top[rng.randrange(len(top))] if len(top) > 1 else top[0]
 
 
+def _totals(scores) -> List[int]:
+    totals = getattr(scores, "totals", None)
+    if totals is not None:
+        return [int(t) for t in totals]
+    return [sc.total_score for sc in scores]
+
+
+def _names(scores) -> List[str]:
+    totals = getattr(scores, "totals", None)
+    if totals is not None:
+        return [ni.node.name for ni in scores.nodes]
+    return [sc.name for sc in scores]
+
+
+def heap_first(totals: Sequence[int], randomizers: Optional[Sequence[int]] = None) -> int:
+    """The index newSortedNodeScores(list).Pop() returns (v1.35 on): container/heap over the
+    list, Less = higher TotalScore, or equal and higher Randomizer. heap.Init only moves a child
+    above its parent when it is strictly greater and prefers the left child on a tie, so among
+    the greatest entries the root is the one met first in a pre-order walk of the heap's tree:
+    the smallest binary path (heap index + 1 without its leading 1, a prefix first)."""
+    keys = list(totals) if randomizers is None else list(zip(totals, randomizers))
+    best = max(keys)
+    top = [i for i, k in enumerate(keys) if k == best]
+    return top[0] if len(top) == 1 else min(top, key=lambda i: bin(i + 1)[3:])
+
+
+def heap_order(totals: Sequence[int], randomizers: Optional[Sequence[int]] = None) -> List[int]:
+    """Every index in the order successive Pops of newSortedNodeScores give them: Go's
+    container/heap (Init, then Pop = swap root and last, down, take last), ported."""
+    keys = list(totals) if randomizers is None else list(zip(totals, randomizers))
+    h = list(range(len(keys)))
+
+    def less(i: int, j: int) -> bool:
+        return keys[h[i]] > keys[h[j]]
+
+    def down(i0: int, n: int) -> None:
+        i = i0
+        while True:
+            j1 = 2 * i + 1
+            if j1 >= n:
+                break
+            j = j1
+            j2 = j1 + 1
+            if j2 < n and less(j2, j1):
+                j = j2
+            if not less(j, i):
+                break
+            h[i], h[j] = h[j], h[i]
+            i = j
+
+    n = len(h)
+    for i in range(n // 2 - 1, -1, -1):
+        down(i, n)
+    out = []
+    while h:
+        last = len(h) - 1
+        h[0], h[last] = h[last], h[0]
+        down(0, last)
+        out.append(h.pop())
+    return out
+
+
 def sorted_rest(scores: List[NodePluginScores], host: str, rng) -> SortedScoredNodes:
     """newSortedNodeScores after its first Pop (v1.35): the nodes but the one picked, highest
     total first; ties in random order (upstream: each node's Randomizer, drawn in
@@ -127,6 +189,7 @@ class SchedulingCycles:
     """The cycle functions of Scheduler, kept apart so each reads like its upstream namesake."""
 
     sched: "Scheduler"
+    extender_scored: Set[str] = set()  # nodes an extender scored in this cycle (prioritizeNodes)
     batch_hint: str = ""  # OpportunisticBatching: this cycle's node hint and pod signature
     batch_signature: Optional[str] = None
 
@@ -265,13 +328,28 @@ class SchedulingCycles:
                 fw.batch.store_schedule_results(self.batch_signature, self.batch_hint, record.picked, None,
                                                 s.queue.scheduling_cycle)
             return ScheduleResult(feasible[0].node.name, 1 + diagnosis.node_to_status.length(), 1)
+        self.extender_scored = set()
         scores = self.prioritize_nodes(fw, state, pod, feasible, record)
         record.scores = scores
-        host = select_host(scores, s.rng)
+        if s.features.has("SelectHostFromScoreHeap"):
+            # newSortedNodeScores(priorityList).Pop(): ties by Randomizer, which only nodes an
+            # extender scored get (rand.Int()); otherwise by the heap's own order
+            names = _names(scores)
+            randomizers = ([s.rng.getrandbits(63) if n in self.extender_scored else 0 for n in names]
+                           if self.extender_scored else None)
+            if fw.batch is not None:
+                order = heap_order(_totals(scores), randomizers)
+                host = names[order[0]]
+                rest = SortedScoredNodes(names[k] for k in order[1:])
+            else:
+                host = names[heap_first(_totals(scores), randomizers)]
+        else:
+            host = select_host(scores, s.rng)
+            rest = sorted_rest(scores, host, s.batch_rng) if fw.batch is not None else None
         record.picked = host
         if fw.batch is not None:
             fw.batch.store_schedule_results(self.batch_signature, self.batch_hint, host,
-                                            sorted_rest(scores, host, s.batch_rng), s.queue.scheduling_cycle)
+                                            rest, s.queue.scheduling_cycle)
         return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.length(), len(feasible))
 
     def find_nodes_that_fit_pod(self, fw: Framework, state: CycleState, pod, record: CycleRecord
@@ -516,6 +594,7 @@ class SchedulingCycles:
             for host, score in prioritized:
                 final = score * weight * (MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY)
                 per_node.setdefault(host, []).append((ext.name(), final))
+        self.extender_scored = set(per_node)  # these nodes get a Randomizer (v1.35 on)
         out = []
         for nps in scores:
             extra = per_node.get(nps.name)

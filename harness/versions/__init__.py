@@ -34,6 +34,11 @@ CHANGES: Dict[str, int] = {
     # assumed pod that is deleted, or whose deletion starts, is forgotten at once
     # (handleAssumedPodDeletion) with an AssignedPodDelete move
     "AssumedPodDeletionHandling": 35,
+    # schedulePod picks newSortedNodeScores(priorityList).Pop() instead of selectHost's
+    # reservoir sampling: ties go by Randomizer, set (rand.Int()) only for nodes an extender
+    # scored, else by container/heap's order over the feasible nodes, so equal nodes no longer
+    # draw at random
+    "SelectHostFromScoreHeap": 35,
     # PriorityQueue.moveToActiveQ skips PreEnqueue for every pod moving straight from the
     # backoffQ (Activate included); v1.34 skipped it only on BackoffComplete
     "ActivateFromBackoffSkipsPreEnqueue": 35,
