@@ -424,11 +424,8 @@ def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_devi
         counters = _map(c, "counters", cp)
         if not counters:
             _required(f"{cp}.counters")
-        if cs not in counter_sets:
-            _invalid(f"{cp}.counterSet", cs, "must reference a counterSet defined in the ResourceSlice sharedCounters")
-        for name in counters:
-            if name not in counter_sets[cs]:
-                _invalid(f"{cp}.counters", name, "must reference a counter defined in the ResourceSlice sharedCounters")
+        # whether counterSet names a set of this slice is not checked: DRAPartitionableDevices is
+        # off in v1.34 (the API server drops the field) and v1.36 puts counter sets in their own slices
     placed = [f for f in ("nodeName", "nodeSelector", "allNodes") if dev.get(f) is not None]
     if not per_device and placed:
         _invalid(path, None, "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
