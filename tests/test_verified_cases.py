@@ -22,7 +22,6 @@ VERIFIED_VERSIONS = os.environ.get("SCHEDHARNESS_VERIFIED_VERSIONS",
 # verified cases the harness does not pass yet, each with what it lacks; strict, so that a case
 # that starts passing must leave this list
 KNOWN_FAILING = {
-    "v1.36.3/config/balanced-allocation-extended-resource.yaml": "v1.36's BalancedAllocation (in progress)",
 }
 
 
