@@ -209,3 +209,21 @@ def run_on_dask(client, tasks: List[Task]) -> List[CaseOutcome]:
     """The tasks on a dask.distributed Client's workers, results in task order."""
     futures = client.map(run_under, tasks, pure=False)
     return client.gather(futures)
+
+
+def load_cases(paths: List[str], skipped: Optional[List] = None) -> Tuple[List[Any], List[str]]:
+    """The cases under the paths (diff and sweep run each several times), and the error line
+    of each file that does not load; no case file at all is a UserError."""
+    from .case import find_cases, load_case
+    from .errors import UserError
+
+    files = find_cases(paths, skipped if skipped is not None else [])
+    if not files:
+        raise UserError("no case files found", file=" ".join(paths))
+    cases, invalid = [], []
+    for p in files:
+        try:
+            cases.append(load_case(p))
+        except UserError as e:
+            invalid.append(" ".join(f"error: {e}".split()))
+    return cases, invalid

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 from .case.decisions import score_table
-from .compare import CaseOutcome, Figures, PodOutcome, Task, run_tasks
+from .compare import CaseOutcome, Figures, PodOutcome, Task, load_cases, run_tasks
 from .errors import UserError
 
 
@@ -109,18 +109,7 @@ def figures_table(sides: List[str], figs: List[Figures]) -> List[str]:
 def run_diff(paths: List[str], sides: List[Side], plugins: List[str], jobs: int = 1,
              dask_scheduler: Optional[str] = None):
     """Load every case, run it under each side; returns (changes, per-side outcomes, invalid lines)."""
-    from .case import find_cases, load_case
-
-    skipped: List = []
-    files = find_cases(paths, skipped)
-    if not files:
-        raise UserError("no case files found", file=" ".join(paths))
-    cases, invalid = [], []
-    for p in files:
-        try:
-            cases.append(load_case(p))
-        except UserError as e:
-            invalid.append(" ".join(f"error: {e}".split()))
+    cases, invalid = load_cases(paths)
     cwd = os.getcwd()
     tasks = [Task(c, s.config, tuple(plugins), s.kubernetes_version, cwd) for s in sides for c in cases]
     results = run_tasks(tasks, jobs, dask_scheduler)

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from .compare import CaseOutcome, Figures, Task, run_tasks
+from .compare import CaseOutcome, Figures, Task, load_cases, run_tasks
 from .errors import UserError
 
 
@@ -139,17 +139,7 @@ def check_points(points: List[Point], plugins: List[str]) -> None:
 def run_sweep(paths: List[str], points: List[Point], plugins: List[str], jobs: int = 1,
               dask_scheduler: Optional[str] = None) -> List[str]:
     """Fill each point's outcomes; returns the error lines of cases that could not be loaded."""
-    from .case import find_cases, load_case
-
-    files = find_cases(paths, [])
-    if not files:
-        raise UserError("no case files found", file=" ".join(paths))
-    cases, invalid = [], []
-    for f in files:
-        try:
-            cases.append(load_case(f))
-        except UserError as e:
-            invalid.append(" ".join(f"error: {e}".split()))
+    cases, invalid = load_cases(paths)
     cwd = os.getcwd()
     tasks = [Task(c, p.config, tuple(plugins), None, cwd) for p in points for c in cases]
     results = run_tasks(tasks, jobs, dask_scheduler)
