@@ -63,43 +63,6 @@ def _clean(obj: Dict[str, Any]) -> Dict[str, Any]:
     return obj
 
 
-def dump_to_case(docs: List[Any], name: str, source: str = "dump") -> Tuple[Dict[str, Any], Dict[str, int]]:
-    """The case (as a mapping) for a dump's documents, and counts of what was dropped."""
-    objs: List[Tuple[str, Dict[str, Any]]] = []
-    try:
-        _flatten(docs, "", objs)
-    except UserError as e:
-        raise UserError(e.detail, file=source, key=e.key) from None
-    cluster: List[Dict[str, Any]] = []
-    pending: List[Dict[str, Any]] = []
-    dropped: Dict[str, int] = {}
-    for _, obj in objs:
-        kind = obj.get("kind")
-        if kind not in SCHEDULING_KINDS:
-            dropped[f"kind {kind}"] = dropped.get(f"kind {kind}", 0) + 1
-            continue
-        obj = _clean(obj)
-        if kind == "Pod":
-            phase = (obj.get("status") or {}).get("phase")
-            if phase in ("Succeeded", "Failed"):
-                dropped["completed pods"] = dropped.get("completed pods", 0) + 1
-                continue
-            if not (obj.get("spec") or {}).get("nodeName"):
-                obj.pop("status", None)
-                pending.append(obj)
-                continue
-        cluster.append(obj)
-    pending.sort(key=lambda p: (str((p.get("metadata") or {}).get("creationTimestamp") or ""),
-                                str((p.get("metadata") or {}).get("namespace") or "default"),
-                                str((p.get("metadata") or {}).get("name") or "")))
-    case = {"apiVersion": "schedharness/v1alpha1", "kind": "Case",
-            "metadata": {"name": name, "description": f"imported from {os.path.basename(source)}: "
-                         f"{len(cluster)} cluster objects, {len(pending)} pending pods"},
-            "cluster": cluster, "pods": pending,
-            "expect": {"bindings": {}}}
-    return case, dropped
-
-
 def check_output(output: Optional[str]) -> None:
     """Before any work: `-o` names a file that can be written (not a folder, in a folder that
     exists and may be written)."""
