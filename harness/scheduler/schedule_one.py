@@ -130,8 +130,13 @@ def heap_first(totals: Sequence[int], randomizers: Optional[Sequence[int]] = Non
     the smallest binary path (heap index + 1 without its leading 1, a prefix first)."""
     keys = list(totals) if randomizers is None else list(zip(totals, randomizers))
     best = max(keys)
-    top = [i for i, k in enumerate(keys) if k == best]
-    return top[0] if len(top) == 1 else min(top, key=lambda i: bin(i + 1)[3:])
+    return heap_root([i for i, k in enumerate(keys) if k == best])
+
+
+def heap_root(top: Sequence[int]) -> int:
+    """Of the heap indices of the greatest entries, the one heap.Init leaves at the root: the
+    first in a pre-order walk of the tree."""
+    return int(top[0]) if len(top) == 1 else min((int(i) for i in top), key=lambda i: bin(i + 1)[3:])
 
 
 def heap_order(totals: Sequence[int], randomizers: Optional[Sequence[int]] = None) -> List[int]:
@@ -334,15 +339,20 @@ class SchedulingCycles:
         if s.features.has("SelectHostFromScoreHeap"):
             # newSortedNodeScores(priorityList).Pop(): ties by Randomizer, which only nodes an
             # extender scored get (rand.Int()); otherwise by the heap's own order
-            names = _names(scores)
-            randomizers = ([s.rng.getrandbits(63) if n in self.extender_scored else 0 for n in names]
-                           if self.extender_scored else None)
-            if fw.batch is not None:
-                order = heap_order(_totals(scores), randomizers)
-                host = names[order[0]]
-                rest = SortedScoredNodes(names[k] for k in order[1:])
+            totals = getattr(scores, "totals", None)
+            if fw.batch is None and not self.extender_scored and totals is not None:
+                # the node table's totals column: only the greatest entries need a heap position
+                host = scores.nodes[heap_root((totals == totals.max()).nonzero()[0])].node.name
             else:
-                host = names[heap_first(_totals(scores), randomizers)]
+                names = _names(scores)
+                randomizers = ([s.rng.getrandbits(63) if n in self.extender_scored else 0 for n in names]
+                               if self.extender_scored else None)
+                if fw.batch is not None:
+                    order = heap_order(_totals(scores), randomizers)
+                    host = names[order[0]]
+                    rest = SortedScoredNodes(names[k] for k in order[1:])
+                else:
+                    host = names[heap_first(_totals(scores), randomizers)]
         else:
             host = select_host(scores, s.rng)
             rest = sorted_rest(scores, host, s.batch_rng) if fw.batch is not None else None
