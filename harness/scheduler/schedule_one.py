@@ -139,40 +139,51 @@ def heap_root(top: Sequence[int]) -> int:
     return int(top[0]) if len(top) == 1 else min((int(i) for i in top), key=lambda i: bin(i + 1)[3:])
 
 
-def heap_order(totals: Sequence[int], randomizers: Optional[Sequence[int]] = None) -> List[int]:
-    """Every index in the order successive Pops of newSortedNodeScores give them: Go's
-    container/heap (Init, then Pop = swap root and last, down, take last), ported."""
-    keys = list(totals) if randomizers is None else list(zip(totals, randomizers))
-    h = list(range(len(keys)))
+class ScoreHeap:
+    """newSortedNodeScores: Go's container/heap over the node scores (nodeScoreHeap.Less:
+    higher TotalScore, or equal and higher Randomizer), ported; each pop() is heap.Pop, so a
+    batch that takes a few nodes pays for those only. Pops give (index, name)."""
 
-    def less(i: int, j: int) -> bool:
-        return keys[h[i]] > keys[h[j]]
+    def __init__(self, totals: Sequence[int], randomizers: Optional[Sequence[int]] = None,
+                 names: Optional[Sequence[str]] = None):
+        self._keys = list(totals) if randomizers is None else list(zip(totals, randomizers))
+        self._names = names
+        self._h = list(range(len(self._keys)))
+        n = len(self._h)
+        for i in range(n // 2 - 1, -1, -1):
+            self._down(i, n)
 
-    def down(i0: int, n: int) -> None:
-        i = i0
+    def _down(self, i: int, n: int) -> None:
+        h, keys = self._h, self._keys
         while True:
-            j1 = 2 * i + 1
-            if j1 >= n:
+            j = 2 * i + 1
+            if j >= n:
                 break
-            j = j1
-            j2 = j1 + 1
-            if j2 < n and less(j2, j1):
-                j = j2
-            if not less(j, i):
+            if j + 1 < n and keys[h[j + 1]] > keys[h[j]]:
+                j += 1
+            if not keys[h[j]] > keys[h[i]]:
                 break
             h[i], h[j] = h[j], h[i]
             i = j
 
-    n = len(h)
-    for i in range(n // 2 - 1, -1, -1):
-        down(i, n)
-    out = []
-    while h:
+    def pop_index(self) -> int:
+        h = self._h
         last = len(h) - 1
         h[0], h[last] = h[last], h[0]
-        down(0, last)
-        out.append(h.pop())
-    return out
+        self._down(0, last)
+        return h.pop()
+
+    def pop(self) -> str:
+        return self._names[self.pop_index()]
+
+    def __len__(self) -> int:
+        return len(self._h)
+
+
+def heap_order(totals: Sequence[int], randomizers: Optional[Sequence[int]] = None) -> List[int]:
+    """Every index in the order successive Pops of newSortedNodeScores give them."""
+    heap = ScoreHeap(totals, randomizers)
+    return [heap.pop_index() for _ in range(len(heap))]
 
 
 def sorted_rest(scores: List[NodePluginScores], host: str, rng) -> SortedScoredNodes:
@@ -348,9 +359,8 @@ class SchedulingCycles:
                 randomizers = ([s.rng.getrandbits(63) if n in self.extender_scored else 0 for n in names]
                                if self.extender_scored else None)
                 if fw.batch is not None:
-                    order = heap_order(_totals(scores), randomizers)
-                    host = names[order[0]]
-                    rest = SortedScoredNodes(names[k] for k in order[1:])
+                    rest = ScoreHeap(_totals(scores), randomizers, names)  # the batch pops the rest
+                    host = rest.pop()
                 else:
                     host = names[heap_first(_totals(scores), randomizers)]
         else:
