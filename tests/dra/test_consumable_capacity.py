@@ -493,3 +493,72 @@ def test_empty_constraint_message_with_the_gate_on():
     assert validate_object(c, V136) == ("spec.devices.constraints[0]", 'Required value: exactly one of '
                                         '"matchAttribute" or "distinctAttribute" is required, but multiple fields are set')
     assert validate_object(c, resolve("v1.35")) == ("spec.devices.constraints[0].matchAttribute", "Required value")
+
+
+# ---- v1.36's rollbackDevice entries ----------------------------------------------------------------
+
+def _kind(k, **more):
+    a = {"kind": {"string": k}}
+    a.update({n: {"string": v} for n, v in more.items()})
+    return a
+
+
+def _sel(expr):
+    return [f'device.attributes["{DRIVER_A}"].{expr}']
+
+
+@pytest.mark.parametrize("v,want", [(P136, [DEV2, "device-3"]), (P135, None)])
+def test_partitionable_consumable_capacity_backtrack_releases_counter(v, want):
+    """partitionable-consumable-capacity-backtrack-releases-counter (v1.36): req-0 first takes
+    device-1 (shared, consumes the single counter), req-1 can only use device-3 (same counter):
+    backtracking device-1 must give the counter back, so req-0 takes device-2. v1.35's undo never
+    gives a shared device's counters back: device-3 never fits."""
+    slices = _counter_slices(
+        dev(DEV1, attributes=_kind("shared"), consumesCounters=[{"counterSet": "cs", "counters": {"mem": {"value": "4"}}}]),
+        dev(DEV2, multi=False, attributes=_kind("shared")),
+        dev("device-3", multi=False, attributes=_kind("counteronly"),
+            consumesCounters=[{"counterSet": "cs", "counters": {"mem": {"value": "4"}}}]))
+    got = run([claim("claim-0", req(REQ0, selectors=_sel('kind == "shared"')),
+                     req(REQ1, selectors=_sel('kind == "counteronly"')))], slices, features(v), cls=klass(None))
+    assert ([d[1] for d in devices_of(got)[0]] if got else None) == want
+
+
+@pytest.mark.parametrize("v,want", [(V136, DEV2), (V135, None)])
+def test_consumable_capacity_rejection_rolls_back_constraints(v, want):
+    """consumable-capacity-rejection-rolls-back-constraints (v1.36): claim-0 fills device-1; claim-1's
+    All subrequest listed device-1 (it fitted when the list was built) but allocateDevice's capacity
+    check rejects it after the matchAttribute constraint took its value; v1.36 rolls the constraint
+    back, so the fallback subrequest gets device-2; v1.35 leaves "cap" in the constraint and device-2
+    ("fb") does not match."""
+    slices = [slice_(dev(DEV1, {CAP0: "2"}, attributes={"stringAttribute": {"string": "cap"}}),
+                     dev(DEV2, multi=False, attributes={"stringAttribute": {"string": "fb"}}))]
+    first = {"name": REQ0, "firstAvailable": [
+        {"name": SUB0, "deviceClassName": CLASS_A, "allocationMode": "All",
+         "selectors": [{"cel": {"expression": _sel('stringAttribute == "cap"')[0]}}],
+         "capacity": {"requests": {CAP0: "2"}}},
+        {"name": SUB1, "deviceClassName": CLASS_A, "allocationMode": "ExactCount", "count": 1,
+         "selectors": [{"cel": {"expression": _sel('stringAttribute == "fb"')[0]}}]}]}
+    got = run([claim("claim-0", req(REQ0, "2", selectors=_sel('stringAttribute == "cap"'))),
+               claim("claim-1", first, constraints=[{"matchAttribute": f"{DRIVER_A}/stringAttribute"}])],
+              slices, features(v), cls=klass(None))
+    assert (devices_of(got)[1][0][1] if got else None) == want
+
+
+def test_empty_capacity_multiple_share_backtrack_keeps_counter_ownership():
+    """partitionable-empty-capacity-multiple-share-backtrack-keeps-counter-ownership (v1.36):
+    claim-0's share of device-1 reserves the counter; claim-1's req-1 tries device-1 as a second
+    share (no counter check), backtracks to device-2 for the constraint with req-2; the rollback
+    keeps device-1's (empty) allocatingCapacity entry, so req-3 shares device-1 again without
+    charging the counter twice."""
+    cons = [{"counterSet": "cs", "counters": {"mem": {"value": "4"}}}]
+    slices = _counter_slices(
+        dev(DEV1, attributes=_kind("shared", stringAttribute="red"), consumesCounters=cons),
+        dev(DEV2, multi=False, attributes=_kind("fallback", stringAttribute="blue")),
+        dev("device-3", multi=False, attributes=_kind("gate", stringAttribute="blue")))
+    got = run([claim("claim-0", req(REQ0, selectors=_sel('kind == "shared"'))),
+               claim("claim-1", req(REQ1, selectors=_sel('kind == "shared" || device.attributes["driver-a"].kind == "fallback"')),
+                     req("req-2", selectors=_sel('kind == "gate"')), req("req-3", selectors=_sel('kind == "shared"')),
+                     constraints=[{"matchAttribute": f"{DRIVER_A}/stringAttribute", "requests": [REQ1, "req-2"]}])],
+              slices, features(P136), cls=klass(None))
+    assert devices_of(got) == [[(REQ0, DEV1, None, True)],
+                               [(REQ1, DEV2, None, False), ("req-2", "device-3", None, False), ("req-3", DEV1, None, True)]]
