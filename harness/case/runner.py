@@ -187,7 +187,8 @@ class CaseRun:
             self.tracked_pods.append(o.key)
             self.cluster.create(o)
         check_expect(case)
-        check_decision_names(case, self.frameworks(registry, source))
+        check_decision_names(case, self.frameworks(registry, source),
+                             extenders=any((e or {}).get("filterVerb") for e in cfg.get("extenders") or []))
         check_step_objects(case)
         check_step_changes(case)
 
