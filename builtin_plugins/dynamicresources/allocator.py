@@ -82,26 +82,32 @@ class Features:
     capacity_check_own_device: bool = False
     distinct_by_value: bool = False
     shared_devices_consume_counters: bool = False
+    # v1.36's incubating and experimental allocators resume a request's search after its
+    # previous device (startLocation, CHANGES["DRAAllocatorCombinations"]); stable does not
+    allocator_combinations: bool = False
 
     @classmethod
     def from_gates(cls, gates) -> "Features":
         """AllocatorFeatures(fts) for a run's :class:`harness.versions.Features`."""
-        return cls(admin_access=gates.enabled("DRAAdminAccess"),
-                   prioritized_list=gates.enabled("DRAPrioritizedList"),
-                   device_status=gates.enabled("DRAResourceClaimDeviceStatus"),
-                   partitionable_devices=gates.enabled("DRAPartitionableDevices"),
-                   device_taints=gates.enabled("DRADeviceTaints"),
-                   device_binding=gates.enabled("DRADeviceBindingConditions"),
-                   consumable_capacity=gates.enabled("DRAConsumableCapacity"),
-                   skip_invalid_pools=gates.has("DRAAllocatorSkipsInvalidPools"),
-                   pools_across_nodes=gates.has("DRAPoolsAcrossNodes"),
-                   known_taint_effects_only=gates.has("DRATaintEffectsKnownOnly"),
-                   pools_sorted_by_name=gates.has("DRAPoolsSortedByName"),
-                   rollback_counters=gates.has("DRARollbackCountersOnReject"),
-                   shared_device_skips_counter_check=gates.has("DRASharedDeviceSkipsCounterCheck"),
-                   capacity_check_own_device=gates.has("DRACapacityCheckOwnDevice"),
-                   distinct_by_value=gates.has("DRADistinctAttributeByValue"),
-                   shared_devices_consume_counters=gates.has("DRASharedDevicesConsumeCounters"))
+        f = cls(admin_access=gates.enabled("DRAAdminAccess"),
+                prioritized_list=gates.enabled("DRAPrioritizedList"),
+                device_status=gates.enabled("DRAResourceClaimDeviceStatus"),
+                partitionable_devices=gates.enabled("DRAPartitionableDevices"),
+                device_taints=gates.enabled("DRADeviceTaints"),
+                device_binding=gates.enabled("DRADeviceBindingConditions"),
+                consumable_capacity=gates.enabled("DRAConsumableCapacity"),
+                skip_invalid_pools=gates.has("DRAAllocatorSkipsInvalidPools"),
+                pools_across_nodes=gates.has("DRAPoolsAcrossNodes"),
+                known_taint_effects_only=gates.has("DRATaintEffectsKnownOnly"),
+                pools_sorted_by_name=gates.has("DRAPoolsSortedByName"),
+                rollback_counters=gates.has("DRARollbackCountersOnReject"),
+                shared_device_skips_counter_check=gates.has("DRASharedDeviceSkipsCounterCheck"),
+                capacity_check_own_device=gates.has("DRACapacityCheckOwnDevice"),
+                distinct_by_value=gates.has("DRADistinctAttributeByValue"),
+                shared_devices_consume_counters=gates.has("DRASharedDevicesConsumeCounters"))
+        f.allocator_combinations = (gates.has("DRAAllocatorCombinations")
+                                    and f.implementation(gates.version.minor) != "stable")
+        return f
 
     @property
     def binding_and_status(self) -> bool:
@@ -848,8 +854,11 @@ class _Allocation:
         return rd
 
     # -- the search -----------------------------------------------------------------------------
-    def allocate_one(self, r: Tuple[int, int, int, int], allocate_sub_request: bool) -> bool:
-        """allocateOne: r is (claim, request, subrequest, device) indices."""
+    def allocate_one(self, r: Tuple[int, int, int, int], allocate_sub_request: bool,
+                     start: Optional[Tuple[int, int, int]] = None) -> bool:
+        """allocateOne: r is (claim, request, subrequest, device) indices; `start` (v1.36's
+        startLocation: pool, slice, device index) is where the search for a request's next device
+        resumes, so a request tries combinations of devices, not permutations."""
         self.a.num_allocate_one_invocations += 1
         ci, ri, si, di = r
         if ci >= len(self.claims):
@@ -902,14 +911,21 @@ class _Allocation:
             if not done:
                 undo()
             return done
-        for pool in self.pools:
+        combinations = self.features.allocator_combinations
+        for pi, pool in enumerate(self.pools):
+            if start is not None and pi < start[0]:
+                continue
             if self.features.skip_invalid_pools:
                 if pool.is_incomplete or pool.is_invalid:
                     continue
             elif pool.is_invalid:
                 raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
-            for s in pool.slices:
+            for sli, s in enumerate(pool.slices):
+                if start is not None and (pi, sli) < start[:2]:
+                    continue
                 for dev_index, dev in enumerate(s.raw["spec"].get("devices") or []):
+                    if start is not None and (pi, sli, dev_index) < start:
+                        continue
                     did = (pool.driver, pool.pool, dev.get("name", ""))
                     if request.admin_access and ci in self.allocating_devices.get(did, ()):
                         continue
@@ -923,7 +939,8 @@ class _Allocation:
                     if not ok:
                         continue
                     try:
-                        done = self.allocate_one((ci, ri, si, di + 1), allocate_sub_request)
+                        done = self.allocate_one((ci, ri, si, di + 1), allocate_sub_request,
+                                                 (pi, sli, dev_index + 1) if combinations else None)
                     except Exception:
                         undo()
                         raise

@@ -101,6 +101,11 @@ CHANGES: Dict[str, int] = {
     # checkAvailableCounters counts the counters of shared allocations as consumed
     # (internal.IsDeviceAllocated; before, AllocatedDevices only)
     "DRASharedDevicesConsumeCounters": 36,
+    # allocateOne's startLocation: a request's next device is searched after the previous one
+    # (combinations of devices, not permutations; one shared device once per request), in the
+    # incubating and experimental allocators (stable, picked with DRAConsumableCapacity and
+    # DRADeviceBindingConditions off, does not)
+    "DRAAllocatorCombinations": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an

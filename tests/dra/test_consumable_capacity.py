@@ -562,3 +562,22 @@ def test_empty_capacity_multiple_share_backtrack_keeps_counter_ownership():
               slices, features(P136), cls=klass(None))
     assert devices_of(got) == [[(REQ0, DEV1, None, True)],
                                [(REQ1, DEV2, None, False), ("req-2", "device-3", None, False), ("req-3", DEV1, None, True)]]
+
+
+@pytest.mark.parametrize("v,want", [(V136, None), (V135, [DEV1, DEV1]),
+                                    (resolve("v1.36", {"DRAConsumableCapacity": False,
+                                                       "DRADeviceBindingConditions": False}), "stable")])
+def test_a_request_takes_a_shared_device_once_in_v1_36(v, want):
+    """allocateOne's startLocation (v1.36 incubating/experimental, CHANGES["DRAAllocatorCombinations"]):
+    a request for two devices resumes after its first device, so one shared device cannot serve it
+    twice; v1.35's search starts over and takes device-1 twice. v1.36 with DRAConsumableCapacity and
+    DRADeviceBindingConditions off runs the stable allocator, which has no startLocation (and no
+    shares)."""
+    if want == "stable":
+        assert not Features.from_gates(v).allocator_combinations
+        assert Features.from_gates(V136).allocator_combinations
+        return
+    two = req(REQ0)
+    two["exactly"]["count"] = 2
+    got = run([claim("claim-0", two)], [slice_(dev(DEV1))], features(v))
+    assert ([d[1] for d in devices_of(got)[0]] if got else None) == want
