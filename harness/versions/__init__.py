@@ -88,6 +88,20 @@ CHANGES: Dict[str, int] = {
     # PreBind's binding-conditions errors wrap ErrDeviceBindingTimeout / ErrDeviceBindingFailed
     # ("device binding timeout: ...", "device binding failed: claim=...")
     "DRABindingErrorsWrapped": 36,
+    # extended resources backed by DRA (DRAExtendedResource) as extendeddynamicresources.go has
+    # them: the DRA manager's DeviceClassResolver (extendedresourcecache: newest class wins a
+    # shared extendedResourceName, implicit deviceclass.resource.kubernetes.io/<class> names
+    # count, IsDRAExtendedResourceName), a node allocatable of 0 counts as absent
+    # (shouldDelegateResourceToDRA), init containers reuse later containers' requests
+    # (createRequestsAndMappings), request mappings computed in Filter, no blockOwnerDeletion on
+    # the claim; NodeResourcesFit queues pods on DeviceClass events
+    "DRAExtendedResourceClassCache": 35,
+    # validatePodExtendedResourceClaimStatus: two request mappings are duplicates when their
+    # container, resource and request match (v1.34: container and resource)
+    "PodExtendedClaimStatusDuplicateByRequest": 35,
+    # NewBalancedAllocation gives its scorer the DRA manager (v1.35 leaves it nil: a DRA extended
+    # resource among its resources crashes PreScore with the gate on)
+    "BalancedAllocationDRAManager": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
@@ -106,8 +120,6 @@ NOT_MODELLED: Dict[str, str] = {
     "DRAListTypeAttributes": "list-typed device attributes",
     "DRANodeAllocatableResources": "node-allocatable DRA resources",
     "DRAConsumableCapacity": "DRA consumable device capacity (on by default in v1.36: its fields are refused)",
-    "DRAExtendedResource": "extended resources backed by DRA (on by default in v1.36: DeviceClass "
-                           "extendedResourceName and deviceclass.resource.kubernetes.io/ requests are refused)",
     # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
     "SchedulerPopFromBackoffQ": "the queue without popping from backoffQ",
@@ -124,7 +136,7 @@ NOT_MODELLED: Dict[str, str] = {
 # of those, gates whose "off" is modelled (their fields dropped as the API server drops them) and
 # whose "on" is not: they may be turned off anywhere; where a version has them on by default,
 # an object using their fields is refused naming the gate
-OFF_MODELLED = {"DRAConsumableCapacity", "DRAExtendedResource"}
+OFF_MODELLED = {"DRAConsumableCapacity"}
 
 
 class VersionError(UserError):

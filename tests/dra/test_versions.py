@@ -249,9 +249,6 @@ def test_toleration_operator_defaults_to_equal():
 @pytest.mark.parametrize("obj", [
     _slice("s", {"name": "d", "allowMultipleAllocations": True}).raw,
     _req_claim("c", {"name": "r", "exactly": {"deviceClassName": "class-a", "capacity": {"requests": {}}}}),
-    {"kind": "DeviceClass", "metadata": {"name": "c"}, "spec": {"extendedResourceName": "example.com/gpu"}},
-    {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
-        {"name": "c", "resources": {"requests": {"deviceclass.resource.kubernetes.io/gpu": "1"}}}]}},
 ])
 def test_unmodelled_v1_36_features_are_refused(obj):
     with pytest.raises(CaseError, match="not modelled"):
