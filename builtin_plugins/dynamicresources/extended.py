@@ -505,12 +505,28 @@ def patch_pod_extended_resource_claim_status(pl, pod, claim: KubeObject, node_na
         raise ClaimError(f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: "
                          f'pods "{pod.name}" not found')
     status = {"requestMappings": copy.deepcopy(mappings), "resourceClaimName": claim.name}
+    problem = _validate_status(status, current, pl.gates)
+    if problem is not None:
+        raise ClaimError(f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: "
+                         f'Pod "{pod.name}" is invalid: {problem}')
 
     def put(st):
         st["extendedResourceClaimStatus"] = status
     new = current.with_status(put)
     if new.status != current.status:
         pl.cluster.update(new)
+
+
+def _validate_status(status: Dict[str, Any], pod, gates) -> Optional[str]:
+    """The API server's validatePodExtendedResourceClaimStatus on the patched status: its first
+    error as "path: message", or None."""
+    from harness.api.object_validation import ObjectInvalid
+    from harness.case.dra_fields import extended_resource_claim_status
+    try:
+        extended_resource_claim_status(status, pod.spec, gates)
+    except ObjectInvalid as e:
+        return f"{e.path}: {e.message}"
+    return None
 
 
 # ---- Unreserve / PostFilter ---------------------------------------------------------------------

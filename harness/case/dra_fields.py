@@ -61,12 +61,12 @@ def _pod_status(obj: Dict[str, Any], features, path: str, key: str) -> None:
         return
     from ..api.object_validation import ObjectInvalid
     try:
-        _extended_resource_claim_status(status["extendedResourceClaimStatus"], obj.get("spec") or {}, features)
+        extended_resource_claim_status(status["extendedResourceClaimStatus"], obj.get("spec") or {}, features)
     except ObjectInvalid as e:
         raise CaseError(e.message, file=path, key=f"{key}.{e.path}") from None
 
 
-def _extended_resource_claim_status(st: Any, spec: Mapping[str, Any], features) -> None:
+def extended_resource_claim_status(st: Any, spec: Mapping[str, Any], features) -> None:
     """validatePodExtendedResourceClaimStatus: the first error. Until v1.35 a mapping is a
     duplicate when another one has its container and resource; from v1.35, its request too."""
     from ..api.object_validation import _dns_label, _duplicate, _invalid, _required
