@@ -273,17 +273,6 @@ def test_consumable_capacity_fields_are_kept_when_on_and_dropped_when_off():
         assert ("shareID" in r and "consumedCapacity" in r) is kept
 
 
-@pytest.mark.parametrize("obj", [
-    {"kind": "DeviceClass", "metadata": {"name": "c"}, "spec": {"extendedResourceName": "example.com/gpu"}},
-    {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
-        {"name": "c", "resources": {"requests": {"deviceclass.resource.kubernetes.io/gpu": "1"}}}]}},
-])
-def test_unmodelled_v1_36_features_are_refused(obj):
-    with pytest.raises(CaseError, match="not modelled"):
-        dra_fields.apply(obj, resolve("v1.36"), "case.yaml", "cluster[0]")
-    dra_fields.apply(obj, resolve("v1.35"), "case.yaml", "cluster[0]")  # v1.35: dropped (or ignored)
-
-
 def test_binding_timeout_is_an_unknown_field_before_v1_35():
     from harness.config.loader import load_config_data
     from harness.errors import ConfigError
