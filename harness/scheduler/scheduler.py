@@ -244,7 +244,7 @@ class Scheduler:
 
     def _update_pod_in_cache(self, old: Pod, new: Pod) -> None:
         self.cache.update_pod(old, new)
-        for ev in pod_scheduling_properties_change(new, old):
+        for ev in pod_scheduling_properties_change(new, old, self.features):
             self.queue.move_all_to_active_or_backoff(ev, old, new)
 
     def _delete_pod_from_cache(self, pod: Pod) -> None:

@@ -111,12 +111,11 @@ NOT_MODELLED: Dict[str, str] = {
     # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
     "SchedulerPopFromBackoffQ": "the queue without popping from backoffQ",
-    # (SchedulerAsyncPreemption, NominatedNodeNameForExpectation and OpportunisticBatching are
-    # modelled both ways: docs/versions/framework.md)
+    # (SchedulerAsyncPreemption, NominatedNodeNameForExpectation, OpportunisticBatching and
+    # InPlacePodLevelResourcesVerticalScaling are modelled both ways: docs/versions/)
     # pods and plugins
     "PodLevelResources": "pods without pod-level resources",
     "InPlacePodVerticalScaling": "pods without in-place resize",
-    "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
     "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }
