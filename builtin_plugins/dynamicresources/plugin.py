@@ -13,6 +13,7 @@ clock inside a Filter call.
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any, Dict, List, Optional, Tuple
 
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
@@ -27,6 +28,7 @@ from .. import helper
 from .allocator import AllocationError, Allocator, FailedOnNode, Features, explain_failure, kobj
 from . import extended
 from .cel import CELCache
+from .consumable import new_share_id
 from .claims import (FINALIZER, ClaimError, allocation_of, claim_name, is_for_pod,
                      is_reserved_for_pod, tracker_for)
 
@@ -322,8 +324,14 @@ class DynamicResources(Plugin):
             signature = tuple((x.key, x.resource_version) for x in slices)
             if signature != self._pool_cache_slices:
                 self._pool_cache, self._pool_cache_slices = {}, signature
-            s.allocator = Allocator(self.features, self.claim_tracker().list_all_allocated_devices(), self.get_class,
-                                    slices, self.cel_cache, self._match_cache, self._pool_cache)
+            if self.features.consumable_capacity:
+                # GatherAllocatedState: shares and their consumed capacity too
+                state = self.claim_tracker().gather_allocated_state(self.features.shared_devices_consume_counters)
+                s.allocator = Allocator(self.features, state.allocated_devices, self.get_class, slices,
+                                        self.cel_cache, self._match_cache, self._pool_cache, allocated_state=state)
+            else:
+                s.allocator = Allocator(self.features, self.claim_tracker().list_all_allocated_devices(),
+                                        self.get_class, slices, self.cel_cache, self._match_cache, self._pool_cache)
             s.node_allocations = {}
         s.claims = claims
         s.raw_to_allocate = [c.raw for _, c in s.to_allocate()]
@@ -470,7 +478,7 @@ class DynamicResources(Plugin):
         ext_claim = s.extended_claim()
         if s.allocator is not None:
             found = s.node_allocations.get(node_name)
-            allocations = found.results() if found is not None else None
+            allocations = found.results(self.new_share_id) if found is not None else None
             if not allocations:
                 if not any(c is not ext_claim for _, c in to_allocate):
                     # only the special claim, and the node's device plugins provide its resources
@@ -493,6 +501,13 @@ class DynamicResources(Plugin):
                     status["allocation"] = allocation
                 self.claim_tracker().signal_claim_pending_allocation(claim.uid, _copy_with(claim, put))
         return None
+
+    def new_share_id(self) -> str:
+        """GenerateShareID, on the scheduler's seeded share-ID stream (consumable.py)."""
+        rng = getattr(self.handle, "share_id_rng", None)
+        if rng is None:
+            rng = self._share_id_rng = getattr(self, "_share_id_rng", None) or random.Random(0)
+        return new_share_id(rng)
 
     @hookimpl
     def unreserve(self, state, pod, node_name):

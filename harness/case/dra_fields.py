@@ -2,10 +2,13 @@
 ``dropDisabledFields`` of the ResourceSlice, ResourceClaim(Template) and DeviceClass strategies
 (pkg/registry/resource/*/strategy.go, pkg/api/resourceclaimspec) and ``SetDefaults_DeviceToleration``
 (operator Equal). A field whose gate is off is dropped on create, as the API server does; a field
-whose gate is on but whose behaviour the harness does not model (consumable capacity) is refused
-with a clear error rather than ignored. A pod's ``status.extendedResourceClaimStatus``
-(DRAExtendedResource) is dropped with the gate off (dropDisabledPodStatusFields) and validated
-with it on (validatePodExtendedResourceClaimStatus).
+whose gate is on is kept. DRAConsumableCapacity's fields (allowMultipleAllocations, capacity
+requestPolicy, request capacity, distinctAttribute, the results' shareID and consumedCapacity) are
+kept when it is on (dropDisabledDRAConsumableCapacityFields,
+dropDisabledDRAResourceClaimConsumableCapacityFields,
+dropDisabledDRAResourceClaimConsumableCapacityStatusFields). A pod's
+``status.extendedResourceClaimStatus`` (DRAExtendedResource) is dropped with the gate off
+(dropDisabledPodStatusFields) and validated with it on (validatePodExtendedResourceClaimStatus).
 
 Kept apart from harness.api's object validation on purpose (the DRA version differences only).
 """
@@ -27,13 +30,8 @@ def _requests(spec: Mapping[str, Any]) -> Iterator[Dict[str, Any]]:
                 yield sub
 
 
-def _refuse(gate: str, what: str, path: str, key: str) -> None:
-    raise CaseError(f"{what} ({gate}, on in this version) is not modelled by schedharness; leave the field "
-                    f"out or turn the gate off", file=path, key=key)
-
-
 def apply(obj: Dict[str, Any], features, path: str, key: str) -> None:
-    """Drop the disabled fields of a DRA object as it is created; refuse unmodelled ones."""
+    """Drop the disabled fields of a DRA object as it is created."""
     kind = obj.get("kind")
     if kind == "ResourceSlice":
         _slice(obj, features, path, key)
@@ -130,25 +128,35 @@ def _slice(obj: Dict[str, Any], features, path: str, key: str) -> None:
         for d in devices:
             for k in ("bindingConditions", "bindingFailureConditions", "bindsToNode"):
                 d.pop(k, None)
-    for i, d in enumerate(devices):
-        policies = [n for n, c in (d.get("capacity") or {}).items() if isinstance(c, dict) and c.get("requestPolicy")]
-        if not features.enabled("DRAConsumableCapacity"):
+    if not features.enabled("DRAConsumableCapacity"):
+        for d in devices:
             d.pop("allowMultipleAllocations", None)
-            for n in policies:
-                d["capacity"][n].pop("requestPolicy")
-        elif d.get("allowMultipleAllocations") is not None or policies:
-            _refuse("DRAConsumableCapacity", "consumable device capacity", path, f"{key}.spec.devices[{i}]")
+            for c in (d.get("capacity") or {}).values():
+                if isinstance(c, dict):
+                    c.pop("requestPolicy", None)
 
 
 def _claim_status(status: Mapping[str, Any], features) -> None:
-    """resourceclaim dropDeviceBindingConditionsFields (status)."""
-    alloc = status.get("allocation") if isinstance(status, dict) else None
-    if not isinstance(alloc, dict) or features.enabled("DRADeviceBindingConditions"):
+    """resourceclaim dropDeviceBindingConditionsFields and dropDisabledDRAConsumableCapacityFields
+    (status: shareID and consumedCapacity of the allocation results, shareID of device statuses)."""
+    if not isinstance(status, dict):
+        return
+    if not features.enabled("DRAConsumableCapacity"):
+        for d in status.get("devices") or []:
+            if isinstance(d, dict):
+                d.pop("shareID", None)
+    alloc = status.get("allocation")
+    if not isinstance(alloc, dict):
         return
     for r in ((alloc.get("devices") or {}).get("results") or []):
-        if isinstance(r, dict):
+        if not isinstance(r, dict):
+            continue
+        if not features.enabled("DRADeviceBindingConditions"):
             r.pop("bindingConditions", None)
             r.pop("bindingFailureConditions", None)
+        if not features.enabled("DRAConsumableCapacity"):
+            r.pop("shareID", None)
+            r.pop("consumedCapacity", None)
 
 
 def _claim_spec(spec: Mapping[str, Any], features, path: str, key: str) -> None:
@@ -175,13 +183,6 @@ def _claim_spec(spec: Mapping[str, Any], features, path: str, key: str) -> None:
             c.pop("distinctAttribute", None)
         for e in _requests(spec):
             e.pop("capacity", None)
-    else:
-        for i, c in enumerate(constraints):
-            if c.get("distinctAttribute") is not None:
-                _refuse("DRAConsumableCapacity", "distinctAttribute constraints", path,
-                        f"{key}.devices.constraints[{i}].distinctAttribute")
-        if any(e.get("capacity") is not None for e in _requests(spec)):
-            _refuse("DRAConsumableCapacity", "capacity requests", path, f"{key}.devices.requests")
     for e in _requests(spec):
         for t in e.get("tolerations") or []:
             if isinstance(t, dict) and not t.get("operator"):

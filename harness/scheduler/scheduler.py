@@ -117,6 +117,9 @@ class Scheduler:
         self.rng = random.Random(seed)
         # the order of tied nodes in an OpportunisticBatching batch (a stream of its own)
         self.batch_rng = random.Random(seed + 1)
+        # DRA share IDs (GenerateShareID draws random UUIDs): a stream of its own, read by the
+        # DynamicResources plugin through its handle (share_id_rng)
+        self.share_id_rng = random.Random(seed + 2)
         self.next_start_node_index = 0
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
@@ -137,6 +140,7 @@ class Scheduler:
                            parallelism=int(config.get("parallelism") or 16), clock=self.clock,
                            waiting_pods=waiting_pods, source=source, features=self.features,
                            extenders=self.extenders)
+            fw.share_id_rng = self.share_id_rng
             self.profiles[prof["schedulerName"]] = fw
         self.queue = SchedulingQueue(self.profiles, self.clock,
                                      config.get("podInitialBackoffSeconds", 1),

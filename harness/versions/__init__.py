@@ -102,6 +102,24 @@ CHANGES: Dict[str, int] = {
     # NewBalancedAllocation gives its scorer the DRA manager (v1.35 leaves it nil: a DRA extended
     # resource among its resources crashes PreScore with the gate on)
     "BalancedAllocationDRAManager": 36,
+    # consumable capacity (DRAConsumableCapacity on; builtin_plugins/dynamicresources/consumable.py):
+    # allocateDevice skips the counter check of a device allowing multiple allocations whose
+    # capacity is already in use (skipCounterCheck)
+    "DRASharedDeviceSkipsCounterCheck": 35,
+    # allocateDevice's CmpRequestOverCapacity checks the candidate device (v1.34.9 checks
+    # slice.Spec.Devices[r.deviceIndex], the request's device counter used as a slice index)
+    "DRACapacityCheckOwnDevice": 35,
+    # distinctAttributeConstraint compares attribute values (v1.34.9 compares their pointers:
+    # only the same device is a duplicate)
+    "DRADistinctAttributeByValue": 35,
+    # checkAvailableCounters counts the counters of shared allocations as consumed
+    # (internal.IsDeviceAllocated; before, AllocatedDevices only)
+    "DRASharedDevicesConsumeCounters": 36,
+    # allocateOne's startLocation: a request's next device is searched after the previous one
+    # (combinations of devices, not permutations; one shared device once per request), in the
+    # incubating and experimental allocators (stable, picked with DRAConsumableCapacity and
+    # DRADeviceBindingConditions off, does not)
+    "DRAAllocatorCombinations": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
@@ -119,7 +137,6 @@ NOT_MODELLED: Dict[str, str] = {
     "DRADeviceTaintRules": "DeviceTaintRule objects",
     "DRAListTypeAttributes": "list-typed device attributes",
     "DRANodeAllocatableResources": "node-allocatable DRA resources",
-    "DRAConsumableCapacity": "DRA consumable device capacity (on by default in v1.36: its fields are refused)",
     # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
     "SchedulerPopFromBackoffQ": "the queue without popping from backoffQ",
@@ -136,7 +153,7 @@ NOT_MODELLED: Dict[str, str] = {
 # of those, gates whose "off" is modelled (their fields dropped as the API server drops them) and
 # whose "on" is not: they may be turned off anywhere; where a version has them on by default,
 # an object using their fields is refused naming the gate
-OFF_MODELLED = {"DRAConsumableCapacity"}
+OFF_MODELLED: set = set()
 
 
 class VersionError(UserError):
