@@ -2,10 +2,10 @@
 ``dropDisabledFields`` of the ResourceSlice, ResourceClaim(Template) and DeviceClass strategies
 (pkg/registry/resource/*/strategy.go, pkg/api/resourceclaimspec) and ``SetDefaults_DeviceToleration``
 (operator Equal). A field whose gate is off is dropped on create, as the API server does; a field
-whose gate is on is kept. DRAConsumableCapacity's fields (allowMultipleAllocations, capacity
-requestPolicy, request capacity, distinctAttribute, the results' shareID and consumedCapacity) are
-kept when it is on (dropDisabledDRAConsumableCapacityFields,
-dropDisabledDRAResourceClaimConsumableCapacityFields,
+whose gate is on is kept and modelled. DRAConsumableCapacity's fields
+(allowMultipleAllocations, capacity requestPolicy, request capacity, distinctAttribute, the
+results' shareID and consumedCapacity) are kept when it is on
+(dropDisabledDRAConsumableCapacityFields, dropDisabledDRAResourceClaimConsumableCapacityFields,
 dropDisabledDRAResourceClaimConsumableCapacityStatusFields). A pod's
 ``status.extendedResourceClaimStatus`` (DRAExtendedResource) is dropped with the gate off
 (dropDisabledPodStatusFields) and validated with it on (validatePodExtendedResourceClaimStatus).
