@@ -581,3 +581,22 @@ def test_a_request_takes_a_shared_device_once_in_v1_36(v, want):
     two["exactly"]["count"] = 2
     got = run([claim("claim-0", two)], [slice_(dev(DEV1))], features(v))
     assert ([d[1] for d in devices_of(got)[0]] if got else None) == want
+
+
+def test_run_json_claims_show_the_capacity_each_share_consumes():
+    """run --json's `claims`: a claim holding a share of a device lists what it consumes."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-m", "harness", "run", "--json",
+                          os.path.join(root, "cases/versions/dra/consumable-capacity-v1.36.yaml")],
+                         capture_output=True, text=True, cwd=root)
+    claims = json.loads(out.stdout)[0]["claims"]
+    shares = {k: c["consumedCapacity"] for k, c in claims.items() if c.get("consumedCapacity")}
+    assert shares == {"default/a": {"nic.example.com/node-a/nic-0": {"bandwidth": "3Gi"}},
+                      "default/b": {"nic.example.com/node-a/nic-0": {"bandwidth": "1Gi"}},
+                      "default/c": {"nic.example.com/node-a/nic-0": {"bandwidth": "6Gi"}}}
+    assert not any("consumedCapacity" in c for c in claims.values() if not c["allocated"])
