@@ -46,7 +46,7 @@ def node_local_filters(fw, state) -> Optional[Tuple[str, ...]]:
     of `fw` that runs (not skipped in `state`) is an in-tree node-local one; else None."""
     skip = state.skip_filter_plugins
     fit = state.get("PreFilterNodeResourcesFit")
-    if fit is not None and getattr(fit, "delegate", None) is not None and fit.has_scalars:
+    if fit is not None and fit.has_scalars and _dra_extended_resources(fw):
         return None  # DRAExtendedResource: Fit's verdict also reads the DeviceClasses
     for ep in ("filter_plugins", "pre_filter_plugins"):
         for pc in getattr(fw, ep, None) or []:
@@ -56,6 +56,14 @@ def node_local_filters(fw, state) -> Optional[Tuple[str, ...]]:
                     or not type(pc.plugin).__module__.startswith("builtin_plugins.")):
                 return None
     return tuple(sorted(pc.name for pc in fw.filter_plugins if pc.name not in skip))
+
+
+def _dra_extended_resources(fw) -> bool:
+    """Whether DRAExtendedResource is on: NodeResourcesFit may then leave a scalar resource to
+    DRA according to the DeviceClasses (v1.34: as they were at PreFilter, even with no mapping
+    yet), which no NodeInfo generation tracks."""
+    gates = getattr(fw, "feature_gates", None)
+    return gates is None or gates.enabled("DRAExtendedResource")
 
 
 def nominated_lister(fw) -> Callable[[str], Sequence[Any]]:
