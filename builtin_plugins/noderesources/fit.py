@@ -18,7 +18,7 @@ from harness.framework.node_table import NodeRows, numpy
 
 from .. import names
 from ..helper import features_of
-from ..batch_status import rejection_of
+from harness.framework.lazy_status import StatusColumn
 from . import args as fitargs
 from .least_allocated import least_resource_scorer, least_resource_scorer_cpu_memory
 from .most_allocated import most_resource_scorer, most_resource_scorer_cpu_memory
@@ -179,17 +179,18 @@ def _insufficient_cpu_memory(cpu: int, mem: int, node_info: NodeInfo) -> Status:
 
 _KEY_REASONS = ((1, ERR_REASON_TOO_MANY_PODS), (2, "Insufficient cpu"), (4, "Insufficient memory"),
                 (8, "Insufficient ephemeral-storage"))
-# key (bits of _KEY_REASONS, 16: some request exceeds the node's allocatable) -> (code, reasons)
-_FIT_STATUSES = {key: (Code.UnschedulableAndUnresolvable if key & 16 else Code.Unschedulable,
-                       tuple(reason for bit, reason in _KEY_REASONS if key & bit))
-                 for key in range(32)}
+# key (bits of _KEY_REASONS, 16: some request exceeds the node's allocatable) -> (code, reasons);
+# key 0: the node fits
+_FIT_KINDS = [None] + [(Code.UnschedulableAndUnresolvable if key & 16 else Code.Unschedulable,
+                        tuple(reason for bit, reason in _KEY_REASONS if key & bit))
+                       for key in range(1, 32)]
 
 
-def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> List[Optional[Status]]:
+def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> StatusColumn:
     """Filter over rows of the node table for a pod without scalar requests: fitsRequest's
     tests on the columns (pods, then cpu, memory and ephemeral storage the pod requests; a
-    request above the allocatable is unresolvable), one Status per rejected node with its
-    reasons in fitsRequest's order."""
+    request above the allocatable is unresolvable), as a StatusColumn: each rejected node's
+    Status has its reasons in fitsRequest's order."""
     t, r = nodes.table, nodes.rows
     key = (t.num_pods[r] + 1 > t.alloc_pods[r]).astype(numpy().int64)
     for bit, req, alloc, used in ((2, cpu, t.alloc_cpu, t.req_cpu), (4, mem, t.alloc_mem, t.req_mem),
@@ -199,13 +200,7 @@ def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> List[Optional[Status]]:
             short = req > a - used[r]
             key |= short * bit
             key |= (short & (req > a)) * 16
-    out: List[Optional[Status]] = [None] * len(nodes)
-    if not key.any():
-        return out
-    keys = key.tolist()
-    for k in key.nonzero()[0].tolist():
-        out[k] = rejection_of(*_FIT_STATUSES[keys[k]])
-    return out
+    return StatusColumn(key, _FIT_KINDS)
 
 
 def fits(pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True,

@@ -20,7 +20,8 @@ from .batch import OpportunisticBatch
 from .blocking import Task, drive, is_task
 from .cycle_state import CycleState
 from .filter_memo import NominatedFilterMemo
-from .node_table import NodeRows
+from .lazy_status import ChunkVerdicts, StatusColumn
+from .node_table import NodeRows, numpy
 from .prebind import (SOME_OTHER_PRE_BIND_FAILED, PodInPreBind, PreBindCanceled, PreBindContext,
                       PreBindPreFlightResult, pre_bind_plugin_groups)
 from .hookspecs import PROJECT, ExtensionPointSpecs
@@ -758,6 +759,65 @@ class Framework:
                 break
         return out
 
+    def run_filter_plugins_batch_lazy(self, state: CycleState, pod, nodes: NodeRows) -> ChunkVerdicts:
+        """run_filter_plugins_batch on rows of the node table, as ChunkVerdicts: what a batch
+        form gives as a StatusColumn stays a column (its statuses made when read); any other
+        status is kept as the plugin gave it, named as run_filter_plugins_batch names it."""
+        np = numpy()
+        skip = state.skip_filter_plugins
+        batch = self._filter_batch
+        n = len(nodes)
+        out = ChunkVerdicts(n)
+        alive = np.arange(n)
+        for pc in self.filter_plugins:
+            name = pc.name
+            if name in skip:
+                continue
+            sub = nodes if len(alive) == n else nodes.take(alive.tolist())
+            sts = None
+            bfn = batch.get(name) if self.use_batch else None
+            if bfn is not None:
+                try:
+                    sts = bfn(state, pod, sub)
+                except Exception:
+                    sts = None  # the per-node calls below give each node its own error
+            if sts.__class__ is StatusColumn:
+                rejected = out.set_column(alive, sts, name)
+                if rejected is not None:
+                    if rejected.any():
+                        alive = alive[~rejected]
+                        if not len(alive):
+                            break
+                    continue
+                sts = list(sts)  # a kind that is not a rejection: made one by one below
+            if sts is None:
+                fn = pc.fn
+                sts = []
+                for ni in sub:
+                    try:
+                        st = fn(state, pod, ni)
+                        if st is not None and st.__class__ is not Status and not isinstance(st, Status):
+                            raise _bad_result(name, "Filter", st, "a Status or None")
+                        sts.append(st)
+                    except Exception as e:
+                        sts.append(_raised(e))
+            if not any(sts):  # all None (a Status is truthy): every node still feasible
+                continue
+            still = []
+            for i, s in zip(alive.tolist(), sts):
+                if s is not None and s.code != 0:  # Code.Success
+                    if s.code not in REJECTED_CODES:
+                        s = Status(Code.Error, err=RuntimeError(
+                            f'running "{name}" filter plugin: {s.as_error()}'))
+                    s.plugin = name
+                    out.set_status(i, s)
+                else:
+                    still.append(i)
+            alive = np.array(still, dtype=np.int64)
+            if not len(alive):
+                break
+        return out
+
     def run_filter_plugins_verbose(self, state: CycleState, pod, node_info: NodeInfo) -> List[Tuple[str, Optional[Status]]]:
         """Every Filter plugin's status on one node (for `explain`; the cycle stops at the first)."""
         out = []
@@ -798,6 +858,10 @@ class Framework:
                 rejector = pc.name
         return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
 
+    # the walk over the node table hands its rejections to the diagnosis as columns
+    # (lazy_status; off = one Status per rejected node as the walk meets it)
+    lazy_statuses = True
+
     # remember RunFilterPluginsWithNominatedPods's answers where only node-local in-tree plugins
     # run (harness.framework.filter_memo; off = every call filters)
     memo_nominated_filters = True
@@ -811,6 +875,16 @@ class Framework:
         if memo is None:
             memo = self._nominated_filter_memo = NominatedFilterMemo(self)
         return memo.run(state, pod, info, self.run_filter_plugins_with_nominated_pods_uncached)
+
+    def run_filter_plugins_with_nominated_pods_many(self, state, pod, infos: List[NodeInfo]) -> List[Optional[Status]]:
+        """run_filter_plugins_with_nominated_pods on each of `infos` (one loop over the memo)."""
+        if (not self.memo_nominated_filters or "run_filter_plugins_with_nominated_pods" in self.__dict__
+                or type(self).run_filter_plugins_with_nominated_pods is not Framework.run_filter_plugins_with_nominated_pods):
+            return [self.run_filter_plugins_with_nominated_pods(state, pod, info) for info in infos]
+        memo = self._nominated_filter_memo
+        if memo is None:
+            memo = self._nominated_filter_memo = NominatedFilterMemo(self)
+        return memo.run_many(state, pod, infos, self.run_filter_plugins_with_nominated_pods_uncached)
 
     def run_filter_plugins_with_nominated_pods_uncached(self, state, pod, info: NodeInfo) -> Optional[Status]:
         """RunFilterPluginsWithNominatedPods: filter twice, with and without the nominated pods of

@@ -10,7 +10,8 @@ from ..framework.batch import SortedScoredNodes
 from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
-from ..framework.filter_memo import nominated_lister
+from ..framework.filter_memo import nominated_lister, queue_nominations
+from ..framework.lazy_status import ChunkVerdicts
 from ..framework.node_table import NodeRows
 from ..framework.prebind import PodInPreBind, PreBindContext
 from ..framework.runtime import Framework
@@ -517,6 +518,9 @@ class SchedulingCycles:
             nominated_for = nominated_lister(fw) if use_nominated else None
             # chunks of the snapshot's own list carry their rows of its column table
             table = node_table.table_of(s.snapshot) if nodes is s.snapshot.node_info_list else None
+            if table is not None and statuses is None and fw.lazy_statuses:
+                return self._find_nodes_on_table(fw, state, pod, diagnosis, nodes, table, start, to_find,
+                                                 run if use_nominated else None)
             pieces: Optional[list] = [] if table is not None else None
             i = 0
             while i < n and len(feasible) < to_find:
@@ -566,6 +570,91 @@ class SchedulingCycles:
             return feasible
         return _walk_nodes(nodes, start, to_find, lambda i, ni: run(state, pod, ni), diagnosis,
                            statuses, feasible)
+
+    def _find_nodes_on_table(self, fw: Framework, state: CycleState, pod, diagnosis: Diagnosis,
+                             nodes: List[NodeInfo], table, start: int, to_find: int, run) -> List[NodeInfo]:
+        """find_nodes_that_pass_filters' chunked walk over the snapshot's own list (its node
+        table's rows), the rejected nodes handed to the diagnosis as columns
+        (lazy_status; each Status made when something reads it). `run`: the per-node filter of
+        the nodes with nominated pods (None when no pod is nominated)."""
+        np = node_table.numpy()
+        n = len(nodes)
+        feasible: List[NodeInfo] = []
+        pieces: list = []
+        nts = diagnosis.node_to_status
+        row_of = table.row_of
+        nominated_rows = None
+        nominated_for = None
+        if run is not None:
+            noms = queue_nominations(fw)
+            if noms is not None:
+                nominated_rows = np.array(sorted(row_of[name] for name in noms if name in row_of), dtype=np.int64)
+            else:
+                nominated_for = fw.nominated_pods_for_node
+        i = 0
+        while i < n and len(feasible) < to_find:
+            size = min(to_find - len(feasible), n - i)
+            lo = (start + i) % n
+            chunk = nodes[lo:lo + size]
+            if len(chunk) < size:  # wraps around the end of the list
+                chunk = chunk + nodes[:size - len(chunk)]
+            rows = node_table.rows_of_chunk(table, lo, size, n)
+            chunk = NodeRows(chunk, table, rows)
+            i += size
+            if nominated_rows is not None:
+                nominated = np.isin(node_table.row_index(rows), nominated_rows) if len(nominated_rows) else None
+            elif nominated_for is not None:
+                nominated = np.fromiter((bool(nominated_for(ni.node.name)) for ni in chunk), dtype=bool, count=size)
+            else:
+                nominated = None
+            if nominated is not None and nominated.any():
+                v = ChunkVerdicts(size)
+                plain = (~nominated).nonzero()[0]
+                if len(plain):
+                    v.merge(plain, fw.run_filter_plugins_batch_lazy(state, pod, chunk.take(plain.tolist())))
+                at = nominated.nonzero()[0].tolist()
+                infos = [chunk[k] for k in at]
+                if run == fw.run_filter_plugins_with_nominated_pods:
+                    sts = fw.run_filter_plugins_with_nominated_pods_many(state, pod, infos)
+                else:
+                    sts = [run(state, pod, ni) for ni in infos]
+                for k, st in zip(at, sts):
+                    v.set_status(k, st)
+            else:
+                v = fw.run_filter_plugins_batch_lazy(state, pod, chunk)
+            if v.has_error():
+                # the walk's order matters up to the first error: node by node
+                kept, rejected = [], []
+                for k, (ni, st) in enumerate(zip(chunk, v.statuses())):
+                    if st is None or st.code == Code.Success:
+                        feasible.append(ni)
+                        kept.append(k)
+                        continue
+                    if st.code == Code.Error:
+                        _record_rejections(diagnosis, None, rejected)
+                        raise _FilterError(st, feasible)
+                    rejected.append((ni, st))
+                _record_rejections(diagnosis, None, rejected)
+                if kept:
+                    pieces.append(chunk.take(kept).rows)
+                continue
+            fits = v.kind_of < 0
+            kept_pos = fits.nonzero()[0]
+            if len(kept_pos) == size:
+                feasible.extend(chunk)
+                pieces.append(rows)
+                continue
+            row_arr = node_table.row_index(rows)
+            if len(kept_pos):
+                feasible.extend([chunk[k] for k in kept_pos.tolist()])
+                pieces.append(row_arr[kept_pos])
+            rejected_pos = (~fits).nonzero()[0]
+            nts.add_lazy(table, row_arr[rejected_pos], v.kind_of[rejected_pos], v.kinds)
+            for plugin, code in {(k.plugin, k.code) if k.__class__ is Status else (k[2], k[0]) for k in v.kinds}:
+                diagnosis.add_plugin_code(plugin, code)
+        if pieces and len(feasible) > 1:
+            return NodeRows(feasible, table, node_table.concat_rows(pieces))
+        return feasible
 
     def _find_nodes_that_pass_filters_parallel(self, opts, fw: Framework, state: CycleState, pod,
                                                diagnosis: Diagnosis, nodes: List[NodeInfo], start: int,
