@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 from harness.api.objects import KubeObject
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -177,6 +178,13 @@ class DynamicResources(Plugin):
         return c.raw if c is not None else None
 
     # ---- EnqueueExtensions ------------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: a pod with resource claims cannot be signed (kubernetes#134986)."""
+        if pod.spec.get("resourceClaims"):
+            return None, Status.unschedulable("pods with dra resource claims are not signable")
+        return None, None
+
     @hookimpl
     def events_to_register(self):
         node_actions = ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeAllocatable

@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional, Tuple
 
+from harness.framework import signers
 from harness.framework import MAX_NODE_SCORE, Plugin, Status, hookimpl
 from harness.framework.node_table import numpy
 
 from .. import names
 from ..helper import features_of
 from . import args as baargs
+from .fit import compute_pod_resource_request
 from .resource_allocation import ResourceAllocationScorer
 
 NAME = names.NodeResourcesBalancedAllocation
@@ -174,6 +176,13 @@ class BalancedAllocation(Plugin):
     @property
     def resources(self) -> List[Tuple[str, int]]:
         return self.scorer.resources
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's requests as NodeResourcesFit signs them (the same key and value;
+        DRAExtendedResource as there)."""
+        return [(signers.RESOURCES_SIGNER_NAME, signers.resources_value(
+            compute_pod_resource_request(pod, self.enable_pod_level_resources)))], None
 
     @hookimpl
     def pre_score(self, state, pod, nodes):

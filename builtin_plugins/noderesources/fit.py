@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from harness.api.objects import Node, Pod
 from harness.api.pod_resources import is_extended_resource_name, is_scalar_resource_name
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NodeInfo, Plugin, QueueingHint, Resource, Status,
                                hookimpl)
@@ -329,6 +330,15 @@ class Fit(Plugin):
         return self.scorer.resources
 
     # ---- PreFilter / Filter -----------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's requests as PreFilter computes them (containers, init containers,
+        overhead, pod-level resources). With DRAExtendedResource on (v1.36's default) upstream
+        cannot sign a pod requesting an extended resource a DeviceClass provides; the harness
+        refuses such DeviceClasses and requests, so every pod it has is signed."""
+        return [(signers.RESOURCES_SIGNER_NAME, signers.resources_value(
+            compute_pod_resource_request(pod, self.enable_pod_level_resources)))], None
+
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         if not self.enable_sidecar_containers and has_restartable_init_container(pod):

@@ -93,8 +93,6 @@ class Scheduler:
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.rng = random.Random(seed)
-        # the order of tied nodes in an OpportunisticBatching batch (a stream of its own)
-        self.batch_rng = random.Random(seed + 1)
         self.next_start_node_index = 0
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
