@@ -419,7 +419,9 @@ class Framework:
         updated, the same value as long as the spec is, which is all a signature may read."""
         if not self.enable_signatures:
             return None
-        memo = pod._memo
+        memo = getattr(pod, "_memo", None)
+        if memo is None:
+            return self._sign_pod(pod)
         try:
             return memo[self._sign_memo_key]
         except KeyError:

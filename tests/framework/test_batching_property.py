@@ -19,7 +19,7 @@ What upstream guarantees, and so what these properties state:
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import pytest
 
