@@ -77,6 +77,7 @@ class CycleRecord:
     result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
     diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
     num_nodes: int = 0  # the snapshot's nodes in this cycle
+    batch_hint: str = ""  # OpportunisticBatching: the node GetNodeHint gave (tried first)
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
@@ -408,6 +409,8 @@ class SchedulingCycles:
             # nominated node is (the signature is the queue's from v1.36, the same value)
             self.batch_signature = fw.sign_pod(pod)
             self.batch_hint = fw.batch.get_node_hint(state, pod, self.batch_signature, s.queue.scheduling_cycle)
+            if not pod.nominated_node_name:  # (a nominated node is tried instead)
+                record.batch_hint = self.batch_hint
         if pod.nominated_node_name or self.batch_hint:
             feasible = self.evaluate_nominated_node(fw, state, pod, diagnosis, record, self.batch_hint)
             if feasible:
