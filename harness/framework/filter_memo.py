@@ -44,6 +44,9 @@ def node_local_filters(fw, state) -> Optional[Tuple[str, ...]]:
     """The names of the Filter plugins that run (sorted), when every Filter and PreFilter plugin
     of `fw` that runs (not skipped in `state`) is an in-tree node-local one; else None."""
     skip = state.skip_filter_plugins
+    fit = state.get("PreFilterNodeResourcesFit")
+    if fit is not None and getattr(fit, "delegate", None) is not None and fit.has_scalars:
+        return None  # DRAExtendedResource: Fit's verdict also reads the DeviceClasses
     for ep in ("filter_plugins", "pre_filter_plugins"):
         for pc in getattr(fw, ep, None) or []:
             if pc.name in skip:

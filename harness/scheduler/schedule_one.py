@@ -78,6 +78,13 @@ class CycleRecord:
     diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
     num_nodes: int = 0  # the snapshot's nodes in this cycle
     batch_hint: str = ""  # OpportunisticBatching: the node GetNodeHint gave (tried first)
+    # explain: what each extender did; filter: node -> (extender, its status) for the nodes an
+    # extender removed, and the extenders each feasible node went through; skipped: (extender,
+    # verb, error) of ignored errors; extender_scores: node -> [(extender, raw, weight, added)]
+    extender_filtered: Dict[str, Tuple[str, Status]] = field(default_factory=dict)
+    extenders_passed: List[str] = field(default_factory=list)
+    extender_errors: List[Tuple[str, str, str]] = field(default_factory=list)
+    extender_scores: Dict[str, List[Tuple[str, int, int, int]]] = field(default_factory=dict)
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
@@ -431,7 +438,7 @@ class SchedulingCycles:
             # always updated, an error or not, so that every node gets its turn
             processed = len(feasible) + diagnosis.node_to_status.length()
             s.next_start_node_index = (s.next_start_node_index + processed) % len(all_nodes)
-        after = self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+        after = self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status, record)
         if len(after) != len(feasible):
             # extenders have no EnqueueExtensions: the pod names "Extender", which every
             # event requeues (the framework's defaultEnqueueExtension)
@@ -447,14 +454,14 @@ class SchedulingCycles:
             return []
         try:
             feasible = self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
-            return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+            return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status, record)
         except (_FilterError, _CycleError):
             # upstream logs the error ("Evaluation failed on nominated node") and goes on with
             # all the nodes
             return []
 
-    def find_nodes_that_pass_extenders(self, pod, feasible: List[NodeInfo], statuses: NodeToStatus
-                                       ) -> List[NodeInfo]:
+    def find_nodes_that_pass_extenders(self, pod, feasible: List[NodeInfo], statuses: NodeToStatus,
+                                       record: Optional[CycleRecord] = None) -> List[NodeInfo]:
         """findNodesThatPassExtenders: each interested extender in turn narrows the feasible
         nodes; its failed (and failed-and-unresolvable, which take precedence) nodes get that
         status; an error skips an ignorable extender and fails the attempt otherwise."""
@@ -467,6 +474,8 @@ class SchedulingCycles:
                 kept, failed, unresolvable = ext.filter(pod, feasible)
             except ExtenderError as e:
                 if ext.is_ignorable():
+                    if record is not None and self.sched.keep_records:
+                        record.extender_errors.append((ext.name(), "filter", str(e)))
                     continue  # "Skipping extender as it returned error and has ignorable flag set"
                 raise _CycleError(Status(Code.Error, err=RuntimeError(str(e))))
             for name, msg in unresolvable.items():
@@ -474,6 +483,11 @@ class SchedulingCycles:
             for name, msg in failed.items():
                 if name not in unresolvable:
                     statuses.set(name, Status(Code.Unschedulable, msg))
+            if record is not None and self.sched.keep_records:
+                if ext.name() not in record.extenders_passed:
+                    record.extenders_passed.append(ext.name())
+                for name in list(unresolvable) + [n for n in failed if n not in unresolvable]:
+                    record.extender_filtered.setdefault(name, (ext.name(), statuses.get(name)))
             feasible = kept
         return feasible
 
@@ -603,10 +617,11 @@ class SchedulingCycles:
         if st is not None and not st.is_success():
             raise _CycleError(st)
         if self.sched.extenders and nodes:
-            scores = self.add_extender_scores(pod, nodes, scores)
+            scores = self.add_extender_scores(pod, nodes, scores, record if self.sched.keep_records else None)
         return scores
 
-    def add_extender_scores(self, pod, nodes: List[NodeInfo], scores) -> List[NodePluginScores]:
+    def add_extender_scores(self, pod, nodes: List[NodeInfo], scores,
+                            record: Optional[CycleRecord] = None) -> List[NodePluginScores]:
         """prioritizeNodes' extender part: each interested extender's HostPriorityList, scaled
         to the plugins' range (score * weight * (MaxNodeScore / MaxExtenderPriority), in integers)
         and added to the node's total; an extender that fails gives no score."""
@@ -616,11 +631,15 @@ class SchedulingCycles:
                 continue
             try:
                 prioritized, weight = ext.prioritize(pod, nodes)
-            except ExtenderError:
+            except ExtenderError as e:
+                if record is not None:
+                    record.extender_errors.append((ext.name(), "prioritize", str(e)))
                 continue  # "Failed to run extender's priority function. No score given by this extender."
             for host, score in prioritized:
                 final = score * weight * (MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY)
                 per_node.setdefault(host, []).append((ext.name(), final))
+                if record is not None:
+                    record.extender_scores.setdefault(host, []).append((ext.name(), score, weight, final))
         self.extender_scored = set(per_node)  # these nodes get a Randomizer (v1.35 on)
         out = []
         for nps in scores:

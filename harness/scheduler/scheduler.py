@@ -24,6 +24,28 @@ from .schedule_one import CycleRecord, SchedulingCycles
 from .snapshot import Snapshot
 
 MAX_CONSECUTIVE_ERRORS = 3
+# an until-quiet run that has waited for this many timers per pod (plus ten) gives up: the
+# pods' own attempts keep the scheduler busy forever (for instance a DRA claim allocated, its
+# binding timing out, the claim deallocated, allocated again); kube-scheduler retries them forever
+QUIET_WAITS_PER_POD = 100
+
+
+def quiet_wait_limit(cluster) -> int:
+    """How many timers an until-quiet run waits for before it gives up."""
+    return QUIET_WAITS_PER_POD * (len(cluster.list("Pod")) + 10)
+
+
+def never_quiet(schedulers, limit: int) -> UserError:
+    """The error of an until-quiet run that never became quiet, naming the pods behind it."""
+    top = sorted((a for s in schedulers for a in s.most_attempted()), key=lambda kv: -kv[1])[:3]
+    pods = ", ".join(f"{key} ({count} attempts)" for key, count in top)
+    now = schedulers[0].clock.now() if schedulers else 0.0
+    return UserError(f"the scheduler did not become quiet: it waited for {limit} timers, up to virtual "
+                     f"time {now:g}s, while pods kept being retried ({pods}); kube-scheduler would retry "
+                     f"them forever, so this case has no end state (change it so that they schedule or "
+                     f"fail for good)")
+
+
 API_ERRORS = (StatusError, Unreachable)  # what an API call can answer (or not)
 UNSCHEDULABLE_FLUSH_PERIOD = 30.0  # PriorityQueue.Run: wait.Until(flushUnschedulablePodsLeftover, 30s)
 
@@ -93,6 +115,9 @@ class Scheduler:
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.rng = random.Random(seed)
+        # DRA share IDs (GenerateShareID draws random UUIDs): a stream of its own, read by the
+        # DynamicResources plugin through its handle (share_id_rng)
+        self.share_id_rng = random.Random(seed + 2)
         self.next_start_node_index = 0
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
@@ -113,6 +138,7 @@ class Scheduler:
                            parallelism=int(config.get("parallelism") or 16), clock=self.clock,
                            waiting_pods=waiting_pods, source=source, features=self.features,
                            extenders=self.extenders)
+            fw.share_id_rng = self.share_id_rng
             self.profiles[prof["schedulerName"]] = fw
         self.queue = SchedulingQueue(self.profiles, self.clock,
                                      config.get("podInitialBackoffSeconds", 1),
@@ -400,6 +426,7 @@ class Scheduler:
         if max_cycles is None:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
         cycles = 0  # cycles at one virtual instant
+        waits, wait_limit = 0, (quiet_wait_limit(self.cluster) if until is None else None)
         while True:
             if done is not None and done():
                 break
@@ -421,8 +448,17 @@ class Scheduler:
                 continue
             if until is not None and self.clock.now() >= until:
                 break
+            waits += 1
+            if wait_limit is not None and waits > wait_limit:
+                raise never_quiet([self], wait_limit)
             self.clock.advance_to(target)
             cycles = 0
+
+    def most_attempted(self, n: int = 3) -> List[Tuple[str, int]]:
+        """The pods with the most scheduling attempts, as (namespace/name, attempts)."""
+        top = sorted(self.attempts.items(), key=lambda kv: -kv[1])[:n]
+        keys = {p.uid: p.key for p in self.cluster.list("Pod")}
+        return [(keys.get(uid, uid), count) for uid, count in top]
 
     def schedule_ready(self) -> bool:
         """What is due at the current instant: binding goroutines whose wait is over, Permit

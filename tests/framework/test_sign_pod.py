@@ -236,3 +236,37 @@ def test_without_default_constraints_equal_pods_share_a_signature(version):
     assert fw.sign_pod(make_pod("f", spec={"topologySpreadConstraints": [
         {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]})) is None
     assert fw.sign_pod(make_pod("g", spec={"affinity": {"podAntiAffinity": {}}})) is None
+
+
+# ---- DRAExtendedResource (TestFitSignPod / TestBalancedAllocationSignPod, v1.36) -------------
+ERN = "example.com/gpu"
+DEVICE_CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                "metadata": {"name": "gpu", "creationTimestamp": "2026-01-01T00:00:00Z"},
+                "spec": {"selectors": [{"cel": {"expression": 'device.driver == "d"'}}],
+                         "extendedResourceName": ERN}}
+
+
+def _resources_plugin(cls, features, objects=()):
+    from harness.api.objects import make_object
+    h = FakeHandle([], objects=[make_object(dict(o)) for o in objects])
+    h.feature_gates = features
+    return cls(fitargs.set_defaults_node_resources_fit_args({}) if cls is Fit else None, h)
+
+
+@pytest.mark.parametrize("cls", [Fit, BalancedAllocation])
+@pytest.mark.parametrize("features,requests,signable", [
+    (resolve("v1.36"), {"cpu": "1", ERN: "1"}, False),  # a DeviceClass provides example.com/gpu
+    (resolve("v1.36"), {"cpu": "1", "example.com/other": "1"}, True),  # none provides this one
+    (resolve("v1.36"), {"cpu": "1"}, True),
+    (resolve("v1.36", {"DRAExtendedResource": False}), {"cpu": "1", ERN: "1"}, True),
+    (resolve("v1.35", {"DRAExtendedResource": True}), {"cpu": "1"}, False),  # v1.35: no pod at all
+    (resolve("v1.35"), {"cpu": "1", ERN: "1"}, True),
+], ids=["v1.36 DRA extended resource requested", "v1.36 another extended resource", "v1.36 none",
+        "v1.36 gate off", "v1.35 gate on", "v1.35 gate off"])
+def test_resources_sign_pod_with_dra_extended_resources(cls, features, requests, signable):
+    pl = _resources_plugin(cls, features, [DEVICE_CLASS])
+    frags, st = pl.sign_pod(make_pod("p", requests=requests))
+    if signable:
+        assert st is None and frags[0][0] == signers.RESOURCES_SIGNER_NAME
+    else:
+        assert frags is None and st.is_rejected()
