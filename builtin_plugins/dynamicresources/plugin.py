@@ -18,8 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 from harness.api.objects import KubeObject
-from harness.framework import signers
-from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
+from harness.framework import (PreBindPreFlightResult, ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
 from .. import names
@@ -541,13 +540,16 @@ class DynamicResources(Plugin):
     # ---- PreBind -------------------------------------------------------------------------------
     @hookimpl
     def pre_bind_pre_flight(self, state, pod, node_name):
+        """PreBindPreFlight: Skip without claims; PreBind may run in parallel with the adjacent
+        plugins that allow it (v1.36's AllowParallel, on every path)."""
+        result = PreBindPreFlightResult(allow_parallel=True)
         try:
             s: StateData = state.read(STATE_KEY)
         except NotFoundError as e:
-            return status_error(e)
+            return result, status_error(e)
         if not s.claims:
-            return Status.skip()
-        return None
+            return result, Status.skip()
+        return result, None
 
     @hookimpl
     def pre_bind(self, state, pod, node_name):

@@ -172,7 +172,9 @@ class BalancedAllocation(Plugin):
             use_requested=True, with_allocated=change,
             cpu_memory_scorer=balanced_change_cpu_memory if change else balanced_resource_scorer_cpu_memory,
             enable_pod_level_resources=self.enable_pod_level_resources,
-            enable_in_place_pod_vertical_scaling=self.enable_in_place_pod_vertical_scaling)
+            enable_in_place_pod_vertical_scaling=self.enable_in_place_pod_vertical_scaling,
+            enable_in_place_pod_level_resources_vertical_scaling=features_of(handle).get(
+                "InPlacePodLevelResourcesVerticalScaling", False))
 
     @property
     def resources(self) -> List[Tuple[str, int]]:

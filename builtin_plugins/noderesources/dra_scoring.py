@@ -45,7 +45,11 @@ def get_dra_pre_scored_params(handle, gates, resources: Sequence[Tuple[str, int]
     if not any(extended.is_dra_extended_resource_name(name, gates) and resolver.get_device_class(name) is not None
                for name, _ in resources):
         return None
-    allocated = tracker_for(cluster, getattr(handle, "snapshot", None)).list_all_allocated_devices()
+    tracker = tracker_for(cluster, getattr(handle, "snapshot", None))
+    # GatherAllocatedState, then IsDeviceAllocated's test: a device allocated whole, shared, or
+    # with consumed capacity (v1.36 takes the informer's shared IDs, v1.35 the in-flight ones)
+    state = tracker.gather_allocated_state(gates.has("DRASharedDevicesConsumeCounters"))
+    allocated = state.counted_for_counters(True)
     return DRAPreScoreState(allocated, cluster.list("ResourceSlice"), resolver, cel_cache, match_cache,
                             allow_selectors)
 

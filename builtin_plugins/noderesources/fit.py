@@ -401,6 +401,10 @@ class Fit(Plugin):
         if self.enable_dra_extended_resource and self._cluster is not None:
             from builtin_plugins.dynamicresources import extended
             extended.class_resolver(self._cluster, self.gates)  # the DRA manager's, from the start
+        # InPlacePodLevelResourcesVerticalScaling (alpha off in v1.35, beta on in v1.36; unknown
+        # in v1.34): the scale-down hint reads a resized pod's pod-level status resources
+        self.enable_in_place_pod_level_resources_vertical_scaling: bool = self.gates.get(
+            "InPlacePodLevelResourcesVerticalScaling", False)
 
     def _delegate(self, mapping: Any = None, hint: bool = False) -> Optional[Delegate]:
         """The DRA test of fitsRequest (None with DRAExtendedResource off): v1.35 on the class
@@ -563,11 +567,12 @@ class Fit(Plugin):
             return True
         if not modified.node_name:
             return False
-        use_status = self.enable_in_place_pod_vertical_scaling
+        opts = dict(use_status_resources=self.enable_in_place_pod_vertical_scaling,
+                    pod_level_resize=self.enable_in_place_pod_level_resources_vertical_scaling)
         orig_max, mod_max = Resource(), Resource()
-        orig_max.set_max_resource(pod_requests_opts(original, use_status_resources=use_status))
-        mod_max.set_max_resource(pod_requests_opts(modified, use_status_resources=use_status))
-        for name, value in pod_requests_opts(target, use_status_resources=use_status).items():
+        orig_max.set_max_resource(pod_requests_opts(original, **opts))
+        mod_max.set_max_resource(pod_requests_opts(modified, **opts))
+        for name, value in pod_requests_opts(target, **opts).items():
             if value == 0:
                 continue
             if name == "cpu":

@@ -281,7 +281,7 @@ class CaseRun:
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
             raw = carry_over_update(obj, old.raw)
-            self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index))
+            self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index), old=old.raw)
             if kind == "Pod":
                 err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {}, self.case.features)
             else:

@@ -11,6 +11,7 @@ from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
 from ..framework.filter_memo import nominated_lister
 from ..framework.node_table import NodeRows
+from ..framework.prebind import PodInPreBind, PreBindContext
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, NodeToStatus,
@@ -251,7 +252,7 @@ class SchedulingCycles:
         if status is not None and not status.is_success():
             self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
             return True
-        s.start_binding(self.binding_goroutine(state, fw, result, assumed_pinfo, record))
+        s.start_binding(self.binding_goroutine(state, fw, result, assumed_pinfo, record), pod.uid)
         return True
 
     def binding_goroutine(self, state: CycleState, fw: Framework, result: ScheduleResult,
@@ -673,6 +674,7 @@ class SchedulingCycles:
         st = fw.run_pre_bind_pre_flights(state, pod, host)
         if st is not None and (st.code == Code.Error or st.is_rejected()):
             return st
+        state.pre_bind_will_work = st is None or st.is_success()
         if st is None or st.is_success() or fw.will_wait_on_permit(pod):
             current = s.cluster.get("Pod", pod.namespace, pod.name)
             if current is not None and current.uid == pod.uid:
@@ -695,16 +697,34 @@ class SchedulingCycles:
                 d = Diagnosis(NodeToStatus(), unschedulable_plugins={st.plugin})
                 d.node_to_status.set(host, st)
                 return Status(st.code, err=FitError(pod, 1, d))
-            return st
+            # WaitOnPermit: "Failed waiting on permit for pod" (v1.36: a preempted waiting pod)
+            return Status(Code.Error, err=RuntimeError(f"waiting on permit for pod: {st.as_error()}"),
+                          plugin=st.plugin)
         s.queue.done(pod.uid)
-        st = yield from fw.run_pre_bind_plugins_task(state, pod, host)
-        if st is not None and not st.is_success():
-            return st
-        st = self.bind(fw, state, pod, host)
-        if st is not None and not st.is_success():
-            return st
-        fw.run_post_bind_plugins(state, pod, host)
-        return None
+        # v1.36: a pod whose PreBind will work (or whose PreBindPreFlights did not run) is a pod
+        # in PreBind until its binding cycle returns; preemption cancels it instead of deleting
+        # it while its PreBind runs (PodInPreBind.cancel_pod)
+        ctx = pib = None
+        if s.features.has("PreemptionCancelsPodInPreBind") and state.pre_bind_will_work:
+            uid = pod.uid
+            ctx = PreBindContext(wake=lambda: s.wake_binding(uid))
+            pib = PodInPreBind(ctx)
+            fw.add_pod_in_pre_bind(uid, pib)
+        try:
+            st = yield from fw.run_pre_bind_plugins_task(state, pod, host, ctx)
+            if st is not None and not st.is_success():
+                return st
+            # "Verify that pod was not preempted during prebinding"
+            if pib is not None and not pib.mark_prebound():
+                return Status(Code.Error, err=RuntimeError(ctx.cause))
+            st = self.bind(fw, state, pod, host)
+            if st is not None and not st.is_success():
+                return st
+            fw.run_post_bind_plugins(state, pod, host)
+            return None
+        finally:
+            if pib is not None:
+                fw.remove_pod_in_pre_bind(pod.uid)
 
     def bind(self, fw: Framework, state: CycleState, pod, host: str) -> Optional[Status]:
         """bind: an extender that binds the pod first (extendersBinding), else the Bind

@@ -66,6 +66,18 @@ CHANGES: Dict[str, int] = {
     # NodeVolumeLimits' isCSIMigrationOn: with CSIMigrationPortworx gone, Portworx counts as
     # migrated without the CSINode's storage.alpha.kubernetes.io/migrated-plugins annotation
     "PortworxMigratedWithoutAnnotation": 36,
+    # RunPreBindPlugins runs consecutive PreBind plugins whose PreBindPreFlight returned
+    # PreBindPreFlightResult{AllowParallel: true} together (getPreBindPluginGroups); the first
+    # failure of a group cancels the others ("some other PreBind operation failed")
+    "PreBindParallelGroups": 36,
+    # bindingCycle registers a pod whose PreBind will work in podsInPreBind, and preemption's
+    # PreemptPod cancels such a victim's binding cycle (CancelPod: no DisruptionTarget patch,
+    # no DELETE; the victim's binding cycle fails and it is requeued) until PreBind finished
+    "PreemptionCancelsPodInPreBind": 36,
+    # PreemptPod preempts a victim waiting at Permit with an Error status (waitingPod.Preempt:
+    # "waiting on permit for pod: preempted", the error backoffQ) instead of rejecting it
+    # (Unschedulable); a wait already over falls back to the DisruptionTarget patch and DELETE
+    "PreemptionPreemptsWaitingPod": 36,
     # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
     # plugins give it weight 2 (kubernetes #134058, v1.35)
     "DynamicResourcesScore": 35,
@@ -144,12 +156,11 @@ NOT_MODELLED: Dict[str, str] = {
     # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
     "SchedulerPopFromBackoffQ": "the queue without popping from backoffQ",
-    # (SchedulerAsyncPreemption, NominatedNodeNameForExpectation and OpportunisticBatching are
-    # modelled both ways: docs/versions/framework.md)
+    # (SchedulerAsyncPreemption, NominatedNodeNameForExpectation, OpportunisticBatching and
+    # InPlacePodLevelResourcesVerticalScaling are modelled both ways: docs/versions/)
     # pods and plugins
     "PodLevelResources": "pods without pod-level resources",
     "InPlacePodVerticalScaling": "pods without in-place resize",
-    "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
     "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }

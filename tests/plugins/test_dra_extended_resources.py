@@ -102,7 +102,7 @@ def test_empty_with_extended_resources_enabled():
     assert st.is_skip()
     _, st = c.pl.post_filter(c.state, c.pod, None)
     assert st == Status(Code.Unschedulable, "no new claims to deallocate")
-    assert c.pl.pre_bind_pre_flight(c.state, c.pod, "worker").is_skip()
+    assert c.pl.pre_bind_pre_flight(c.state, c.pod, "worker")[1].is_skip()  # (PreBindPreFlightResult, status)
 
 
 def test_extended_resource_name_with_node_resource():
@@ -217,7 +217,7 @@ def test_non_dra_extended_resource_name_with_zero_allocatable():
             nodes=[make_node("worker", allocatable={ERN: "0"})])
     st, _ = c.cycle()
     assert st.is_skip()
-    assert c.pl.pre_bind_pre_flight(c.state, c.pod, "worker").is_skip()
+    assert c.pl.pre_bind_pre_flight(c.state, c.pod, "worker")[1].is_skip()  # (PreBindPreFlightResult, status)
 
 
 def test_extended_resource_name_no_resource():
