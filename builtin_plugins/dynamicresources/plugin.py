@@ -195,6 +195,13 @@ class DynamicResources(Plugin):
 
     # ---- EnqueueExtensions ------------------------------------------------------------------------
     @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: a pod with resource claims cannot be signed (kubernetes#134986)."""
+        if pod.spec.get("resourceClaims"):
+            return None, Status.unschedulable("pods with dra resource claims are not signable")
+        return None, None
+
+    @hookimpl
     def events_to_register(self):
         node_actions = ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeAllocatable
         return [

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from harness.api.objects import Node, Pod
 from harness.api.pod_resources import is_extended_resource_name, is_scalar_resource_name
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NodeInfo, Plugin, QueueingHint, Resource, Status,
                                hookimpl)
@@ -283,6 +284,26 @@ def with_device_class(resource: Resource, cluster, gates) -> Optional[Any]:
     return None
 
 
+def sign_resources(pod: Pod, enable_pod_level_resources: bool, gates, cluster):
+    """Fit.SignPod and BalancedAllocation.SignPod: the pod's computePodResourceRequest. With
+    DRAExtendedResource on, v1.35 cannot sign any pod; v1.36 cannot sign one that requests
+    (non-zero) an extended resource the DRA manager's class cache maps to a DeviceClass
+    (shouldDelegateResourceToDRA without a node). v1.36 signs as the pod enters the queue, the
+    harness in its first cycle (a DeviceClass created in between is seen here, not there)."""
+    r = compute_pod_resource_request(pod, enable_pod_level_resources)
+    if gates.enabled("DRAExtendedResource"):
+        if not gates.has("SignPodDRAExtendedResources"):
+            return None, Status.unschedulable("signature disabled when dra extended resources enabled")
+        if cluster is not None:
+            from builtin_plugins.dynamicresources import extended
+            resolver = extended.class_resolver(cluster, gates)
+            for name, q in r.scalar_resources.items():
+                if q != 0 and resolver.get_device_class(name) is not None:
+                    return None, Status.unschedulable(
+                        "signature disabled when dra extended resources are used in the cluster")
+    return [(signers.RESOURCES_SIGNER_NAME, signers.resources_value(r))], None
+
+
 def has_restartable_init_container(pod: Pod) -> bool:
     return any(c.get("restartPolicy") == "Always" for c in pod.init_containers)
 
@@ -397,6 +418,12 @@ class Fit(Plugin):
         return self.scorer.resources
 
     # ---- PreFilter / Filter -----------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's requests as PreFilter computes them (containers, init containers,
+        overhead, pod-level resources); DRAExtendedResource as sign_resources says."""
+        return sign_resources(pod, self.enable_pod_level_resources, self.gates, self._cluster)
+
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         if not self.enable_sidecar_containers and has_restartable_init_container(pod):

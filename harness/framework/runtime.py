@@ -4,7 +4,7 @@ score weights and recording per-plugin results. It is also the `Handle` plugins 
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import count, repeat
 from operator import add
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -22,6 +22,7 @@ from .cycle_state import CycleState
 from .filter_memo import NominatedFilterMemo
 from .lazy_status import ChunkVerdicts, StatusColumn
 from .node_table import NodeRows, numpy
+from .signers import SCHEDULER_NAME_SIGNER_NAME
 from .prebind import (SOME_OTHER_PRE_BIND_FAILED, PodInPreBind, PreBindCanceled, PreBindContext,
                       PreBindPreFlightResult, pre_bind_plugin_groups)
 from .hookspecs import PROJECT, ExtensionPointSpecs
@@ -35,7 +36,7 @@ MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = (1 << 63) - 1
 MAX_PERMIT_TIMEOUT = 15 * 60.0
-SCHEDULER_NAME_SIGNER = "v1.Pod.Spec.SchedulerName"  # fwk.SchedulerNameSignerName
+_SIGN_MEMO_IDS = count()  # one pod-memo key per Framework for its signatures
 
 # configuration key -> (hook name, the interface name used in upstream's error messages)
 _EP_HOOKS: List[Tuple[str, str, str]] = [
@@ -426,6 +427,8 @@ class Framework:
         self.batch: Optional[OpportunisticBatch] = None
         self.enable_signatures = False
         self._sign_calls: List[PluginCall] = []
+        self._sign_order: List[int] = []  # the order _sign_pod asks them in
+        self._sign_memo_key = "framework.sign_pod:%d" % next(_SIGN_MEMO_IDS)
         if self.feature_gates.get("OpportunisticBatching", False):  # (a gate v1.34 does not know)
             self.batch = OpportunisticBatch(self)
             self._compute_batchable_plugins()
@@ -447,6 +450,7 @@ class Framework:
                 continue
             seen.add(pc.name)
             if implements(pc.plugin, "sign_pod"):
+                self._sign_order.append(len(self._sign_calls))
                 self._sign_calls.append(PluginCall(pc.name, pc.plugin, "sign_pod"))
             else:
                 self.enable_signatures = False
@@ -454,23 +458,56 @@ class Framework:
     def sign_pod(self, pod) -> Optional[str]:
         """SignPod: the pod's signature (two pods with the same one get the same feasibility and
         scores on the same nodes), or None when a plugin cannot sign it: its fragments, keyed,
-        one per key, with the scheduler name, as JSON with sorted keys (json.Marshal of a map)."""
+        one per key (a later plugin's fragment replaces an earlier one's), with the scheduler
+        name, as JSON with sorted keys (json.Marshal of a map).
+
+        Computed once per pod spec (the pod's memo, which copies that change only the status or
+        nodeName share): v1.35 signs in every cycle, v1.36 when the pod enters the queue or is
+        updated, the same value as long as the spec is, which is all a signature may read."""
         if not self.enable_signatures:
             return None
-        sig: Dict[str, Any] = {SCHEDULER_NAME_SIGNER: pod.scheduler_name}
-        for pc in self._sign_calls:
+        memo = getattr(pod, "_memo", None)
+        if memo is None:
+            return self._sign_pod(pod)
+        try:
+            return memo[self._sign_memo_key]
+        except KeyError:
+            pass
+        sig = memo[self._sign_memo_key] = self._sign_pod(pod)
+        return sig
+
+    def _sign_pod(self, pod) -> Optional[str]:
+        """The signature itself. Any refusal gives None whichever plugin it comes from, so the
+        plugin that refused last is asked first (with the default profile PodTopologySpread
+        refuses every pod); the fragments are merged in the plugins' order, as upstream's."""
+        calls = self._sign_calls
+        order = self._sign_order
+        fragments: List[Any] = [None] * len(calls)
+        for i in order:
+            pc = calls[i]
             try:
                 out = pc.fn(pod)
-                fragments, st = out if isinstance(out, tuple) and len(out) == 2 else (out, None)
-                st = _status(pc.name, "SignPod", st)
+                if out.__class__ is tuple and len(out) == 2:
+                    frags, st = out
+                else:
+                    frags, st = out, None
+                if st is not None:
+                    st = _status(pc.name, "SignPod", st)
             except Exception as e:
                 st = _raised(e)
-                fragments = None
+                frags = None
             if st is not None and not st.is_success():
-                return None  # "SignPod can't sign pod due to plugin" (an Error is logged)
-            for frag in fragments or ():
-                key, value = (frag.key, frag.value) if hasattr(frag, "key") else frag
-                sig[str(key)] = value
+                if order[0] != i:  # "SignPod can't sign pod due to plugin" (an Error is logged)
+                    order.remove(i)
+                    order.insert(0, i)
+                return None
+            fragments[i] = frags
+        sig: Dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.scheduler_name}
+        for frags in fragments:
+            for frag in frags or ():
+                key, value = frag if frag.__class__ is tuple else (
+                    (frag.key, frag.value) if hasattr(frag, "key") else frag)
+                sig[key if key.__class__ is str else str(key)] = value
         try:
             return json.dumps(sig, sort_keys=True, separators=(",", ":"), default=repr)
         except (TypeError, ValueError):

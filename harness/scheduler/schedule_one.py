@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..framework import node_table, parallelize
-from ..framework.batch import SortedScoredNodes
 from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
@@ -80,6 +79,7 @@ class CycleRecord:
     result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
     diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
     num_nodes: int = 0  # the snapshot's nodes in this cycle
+    batch_hint: str = ""  # OpportunisticBatching: the node GetNodeHint gave (tried first)
     # explain: what each extender did; filter: node -> (extender, its status) for the nodes an
     # extender removed, and the extenders each feasible node went through; skipped: (extender,
     # verb, error) of ignored errors; extender_scores: node -> [(extender, raw, weight, added)]
@@ -137,15 +137,32 @@ def heap_first(totals: Sequence[int], randomizers: Optional[Sequence[int]] = Non
     above its parent when it is strictly greater and prefers the left child on a tie, so among
     the greatest entries the root is the one met first in a pre-order walk of the heap's tree:
     the smallest binary path (heap index + 1 without its leading 1, a prefix first)."""
-    keys = list(totals) if randomizers is None else list(zip(totals, randomizers))
+    keys = totals if randomizers is None else list(zip(totals, randomizers))
     best = max(keys)
     return heap_root([i for i, k in enumerate(keys) if k == best])
 
 
 def heap_root(top: Sequence[int]) -> int:
     """Of the heap indices of the greatest entries, the one heap.Init leaves at the root: the
-    first in a pre-order walk of the tree."""
-    return int(top[0]) if len(top) == 1 else min((int(i) for i in top), key=lambda i: bin(i + 1)[3:])
+    first in a pre-order walk of the tree, i.e. the smallest binary path (bin(i + 1) without
+    its leading 1, a prefix first). The paths are compared as integers left-aligned to one
+    width, then by length (a prefix first); on a numpy index array, column-wise."""
+    if len(top) == 1:
+        return int(top[0])
+    if hasattr(top, "dtype") or len(top) > 16:
+        np = node_table.numpy()
+        v = np.asarray(top, dtype=np.int64) + 1
+        bits = np.frexp(v.astype(np.float64))[1].astype(np.int64)  # bit_length (exact below 2**53)
+        aligned = v << (int(bits.max()) - bits)
+        first = (aligned == aligned.min()).nonzero()[0]
+        return int(v[first[int(np.argmin(bits[first]))]]) - 1
+    width = (max(int(i) for i in top) + 1).bit_length()
+
+    def path(i: int):
+        b = (i + 1).bit_length()
+        return (i + 1) << (width - b), b
+
+    return min((int(i) for i in top), key=path)
 
 
 class ScoreHeap:
@@ -193,21 +210,6 @@ def heap_order(totals: Sequence[int], randomizers: Optional[Sequence[int]] = Non
     """Every index in the order successive Pops of newSortedNodeScores give them."""
     heap = ScoreHeap(totals, randomizers)
     return [heap.pop_index() for _ in range(len(heap))]
-
-
-def sorted_rest(scores: List[NodePluginScores], host: str, rng) -> SortedScoredNodes:
-    """newSortedNodeScores after its first Pop (v1.35): the nodes but the one picked, highest
-    total first; ties in random order (upstream: each node's Randomizer, drawn in
-    prioritizeNodes; here from the scheduler's batch stream, so that the pick itself draws as
-    select_host always did)."""
-    totals = getattr(scores, "totals", None)
-    if totals is not None:
-        pairs = [(int(totals[k]), ni.node.name) for k, ni in enumerate(scores.nodes)]
-    else:
-        pairs = [(sc.total_score, sc.name) for sc in scores]
-    rest = [(-total, rng.random(), name) for total, name in pairs if name != host]
-    rest.sort()
-    return SortedScoredNodes(name for _, _, name in rest)
 
 
 class SchedulingCycles:
@@ -356,25 +358,28 @@ class SchedulingCycles:
         self.extender_scored = set()
         scores = self.prioritize_nodes(fw, state, pod, feasible, record)
         record.scores = scores
+        rest = None
         if s.features.has("SelectHostFromScoreHeap"):
             # newSortedNodeScores(priorityList).Pop(): ties by Randomizer, which only nodes an
-            # extender scored get (rand.Int()); otherwise by the heap's own order
+            # extender scored get (rand.Int()); otherwise by the heap's own order. The batch
+            # keeps the heap for the next pods only when this one is signed (StoreScheduleResults
+            # drops it otherwise), so only then is the heap built.
+            keep = fw.batch is not None and self.batch_signature is not None
             totals = getattr(scores, "totals", None)
-            if fw.batch is None and not self.extender_scored and totals is not None:
+            if not keep and not self.extender_scored and totals is not None:
                 # the node table's totals column: only the greatest entries need a heap position
                 host = scores.nodes[heap_root((totals == totals.max()).nonzero()[0])].node.name
             else:
                 names = _names(scores)
                 randomizers = ([s.rng.getrandbits(63) if n in self.extender_scored else 0 for n in names]
                                if self.extender_scored else None)
-                if fw.batch is not None:
+                if keep:
                     rest = ScoreHeap(_totals(scores), randomizers, names)  # the batch pops the rest
                     host = rest.pop()
                 else:
                     host = names[heap_first(_totals(scores), randomizers)]
         else:
             host = select_host(scores, s.rng)
-            rest = sorted_rest(scores, host, s.batch_rng) if fw.batch is not None else None
         record.picked = host
         if fw.batch is not None:
             fw.batch.store_schedule_results(self.batch_signature, self.batch_hint, host,
@@ -413,6 +418,8 @@ class SchedulingCycles:
             # nominated node is (the signature is the queue's from v1.36, the same value)
             self.batch_signature = fw.sign_pod(pod)
             self.batch_hint = fw.batch.get_node_hint(state, pod, self.batch_signature, s.queue.scheduling_cycle)
+            if not pod.nominated_node_name:  # (a nominated node is tried instead)
+                record.batch_hint = self.batch_hint
         if pod.nominated_node_name or self.batch_hint:
             feasible = self.evaluate_nominated_node(fw, state, pod, diagnosis, record, self.batch_hint)
             if feasible:
