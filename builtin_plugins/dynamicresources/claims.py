@@ -73,6 +73,9 @@ class ClaimTracker:
         self.cluster = cluster
         self.in_flight: Dict[str, KubeObject] = {}  # claim uid -> claim with its allocation
         self._allocated: Dict[str, Set[DeviceID]] = {}
+        # device -> how many claims in _allocated have it: their union, kept as claims change
+        # (list_all_allocated_devices copies it instead of uniting every claim's set)
+        self._counts: Dict[DeviceID, int] = {}
         for c in cluster.list("ResourceClaim"):
             self._on_claim(None, c)
         cluster.subscribe(self._on_event)
@@ -82,12 +85,18 @@ class ClaimTracker:
             self._on_claim(old, new)
 
     def _on_claim(self, old, new) -> None:
+        counts = self._counts
         if old is not None:
-            self._allocated.pop(old.key, None)
+            for d in self._allocated.pop(old.key, ()):
+                counts[d] -= 1
+                if not counts[d]:
+                    del counts[d]
         if new is not None:
             devs = set(foreach_allocated_device(allocation_of(new)))
             if devs:
                 self._allocated[new.key] = devs
+                for d in devs:
+                    counts[d] = counts.get(d, 0) + 1
 
     def get(self, namespace: str, name: str) -> KubeObject:
         c = self.cluster.get("ResourceClaim", namespace, name)
@@ -106,9 +115,7 @@ class ClaimTracker:
 
     def list_all_allocated_devices(self) -> Set[DeviceID]:
         """ListAllAllocatedDevices: allocated in the API server, plus in flight."""
-        out: Set[DeviceID] = set()
-        for devs in self._allocated.values():
-            out |= devs
+        out: Set[DeviceID] = set(self._counts)
         for claim in self.in_flight.values():
             out.update(foreach_allocated_device(allocation_of(claim)))
         return out
