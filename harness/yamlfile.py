@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
 from typing import Any, List, Optional, Tuple, Type
 
@@ -162,7 +163,7 @@ def decode_yaml_bytes(data: bytes) -> str:
     return data.decode("utf-8")
 
 
-def _check_bounds(text: str) -> Optional[str]:
+def _check_bounds(text: str, max_values: int = MAX_VALUES) -> Optional[str]:
     """Walk the parser's events (no objects built) and return why the stream is too large or
     too deep, or None. Aliases count as the size and depth of what they expand to."""
     loader = _BaseLoader(text)
@@ -201,7 +202,7 @@ def _check_bounds(text: str) -> Optional[str]:
                 max_below[-1] = max(max_below[-1], depth + d)
             else:
                 continue
-            if count > MAX_VALUES:
+            if count > max_values:
                 return (f"too large: more than {MAX_VALUES} YAML values (aliases counted as "
                         f"expanded); split the file or drop what the scheduler does not read "
                         f"(managedFields, status of pods)")
@@ -214,8 +215,184 @@ def _check_bounds(text: str) -> Optional[str]:
         loader.dispose()
 
 
+# --- objects written one per line as JSON (`schedharness import` writes big clusters so) -------
+#
+# A line `- {...}` at column 0 is a block sequence entry holding a flow mapping; when that mapping
+# is in the canonical form json_line writes, YAML and JSON read it as the same value, so the
+# C `json` decoder reads it (about 50x faster than PyYAML's constructor, and without composing a
+# node graph: a 150,000-pod case never holds a node per value). Every other line, and any such
+# line not in canonical form, is read by YAML as before.
+
+# what PyYAML's reader refuses (Reader.NON_PRINTABLE) or reads as a line break, escaped by
+# json_line; found raw in a line, the line is not canonical
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+# a mapping key longer than a simple key may be (1024 characters from its start to the `:`, in
+# PyYAML and libyaml alike): such a line is left to YAML (which refuses it)
+_KEY = re.compile(r'"(?:[^"\\]|\\.)*": ')
+_LONG_RUN = re.compile(r'"[^"]{900}')  # a literal first: the regex engine skips to each quote
+_YAML_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?$")  # JSON floats YAML 1.1 reads as floats
+_JSON_LINE_BATCH = 2000
+
+
+def _long_key(body: str) -> bool:
+    """Has the JSON text a mapping key of more than 900 characters as written (a cheap test
+    first: no such key without a run of 900 characters free of quotes, or an escaped quote)?"""
+    if len(body) <= 900 or ('\\"' not in body and not _LONG_RUN.search(body)):
+        return False
+    return any(m.end() - m.start() > 900 for m in _KEY.finditer(body))
+
+
+class _NotYaml(ValueError):
+    """A JSON text that YAML would read otherwise (or not at all)."""
+
+
+def _parse_float(text: str) -> float:
+    if not _YAML_FLOAT.match(text):  # 1e+16: a string in YAML 1.1
+        raise _NotYaml(text)
+    return float(text)
+
+
+def _parse_constant(text: str) -> Any:  # NaN, Infinity: not JSON, plain strings in YAML
+    raise _NotYaml(text)
+
+
+_json_decoder = None
+
+
+def _decoder():
+    global _json_decoder
+    if _json_decoder is None:
+        import json
+
+        _json_decoder = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant)
+    return _json_decoder
+
+
+def _canonical(obj: Any) -> str:
+    import json
+
+    text = json.dumps(obj, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+    if _YAML_UNSAFE.search(text):
+        text = _YAML_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return text
+
+
+def json_line(obj: Any) -> Optional[str]:
+    """`obj` as one line of JSON that YAML reads back as the same value, or None
+    when there is no such line (a non-string key, a float YAML 1.1 would read as a string, a key
+    too long for YAML)."""
+    try:
+        text = _canonical(obj)
+    except (TypeError, ValueError):
+        return None
+    try:
+        back = _decoder().decode(text)
+    except ValueError:
+        return None
+    if back != obj or _long_key(text):
+        return None
+    return text
+
+
+def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
+    """The text with each canonical `- {...}` line at column 0 replaced by a placeholder entry,
+    the objects those lines hold (in order), an upper bound of their YAML values and the
+    placeholder; None when the text has no such line or must be read by YAML whole (a character
+    YAML reads as a line break that splitting at newlines would miss)."""
+    if "\n- {" not in text and not text.startswith("- {"):
+        return None
+    if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return None
+    lines = text.split("\n")
+    where = [i for i, line in enumerate(lines) if line.startswith("- {") and line.endswith("}")]
+    if not where:
+        return None
+    import secrets
+
+    decoder = _decoder()
+    mark = f"schedharness-json-line-{secrets.token_hex(12)}"
+    objs: List[Any] = []
+    bound = 0
+    for k in range(0, len(where), _JSON_LINE_BATCH):
+        batch = where[k:k + _JSON_LINE_BATCH]
+        bodies = [lines[i][2:] for i in batch]
+        try:  # one decode per batch: its keys are shared strings (the decoder's memo)
+            values = decoder.decode("[" + ", ".join(bodies) + "]")
+        except ValueError:
+            values = None
+        for j, i in enumerate(batch):
+            body = bodies[j]
+            if values is not None:
+                value = values[j]
+            else:
+                try:
+                    value = decoder.decode(body)
+                except ValueError:
+                    continue  # left to YAML
+            if (body.count("{") + body.count("[") > 100 or _long_key(body)
+                    or _canonical(value) != body):
+                continue  # left to YAML
+            # every value is a string (two quotes), a container ({ or [) or a number or literal
+            # (after a `:`, a `,` or a `[`): an upper bound of what _check_bounds would count
+            bound += (body.count('"') // 2 + body.count("{") + 2 * body.count("[")
+                      + body.count(":") + body.count(","))
+            lines[i] = f'- "{mark}"'
+            objs.append(value)
+    if not objs:
+        return None
+    return "\n".join(lines), objs, bound, mark
+
+
+def _fill_json_lines(data: Any, objs: List[Any], mark: str) -> bool:
+    """Put the objects back where their placeholders are (entries of a sequence at column 0: the
+    document itself or a value of its top-level mapping); False when not every placeholder was
+    found there once."""
+    it = iter(objs)
+    filled = 0
+    seqs = [data] if isinstance(data, list) else \
+        [v for v in data.values() if isinstance(v, list)] if isinstance(data, dict) else []
+    seen = set()
+    for seq in seqs:
+        if id(seq) in seen:
+            continue
+        seen.add(id(seq))
+        for i, v in enumerate(seq):
+            if v == mark:
+                seq[i] = next(it, None)
+                filled += 1
+    return filled == len(objs)
+
+
+def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError]) -> Any:
+    split = _split_json_lines(text)
+    if split is None:
+        return _NO_FAST_PATH
+    skeleton, objs, bound, mark = split
+    try:
+        if bound > MAX_VALUES or _check_bounds(skeleton, MAX_VALUES - bound):
+            return _NO_FAST_PATH  # YAML reads the text whole and says what is wrong
+        loader = _StrictLoader(skeleton)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except (yaml.YAMLError, RecursionError):
+        return _NO_FAST_PATH
+    if not _fill_json_lines(data, objs, mark):
+        return _NO_FAST_PATH
+    return data
+
+
+_NO_FAST_PATH = object()
+
+
 def load_yaml_text(text: str, source: str, error_cls: Type[UserError], all_documents: bool = False) -> Any:
-    """The document (or, with all_documents, the list of documents) of YAML text."""
+    """The document (or, with all_documents, the list of documents) of YAML text. Lines of
+    canonical JSON objects (json_line) are read by the JSON decoder, the rest by YAML."""
+    if not all_documents:
+        data = _load_with_json_lines(text, source, error_cls)
+        if data is not _NO_FAST_PATH:
+            return data
     try:
         why = _check_bounds(text)
         if why:

@@ -69,3 +69,5 @@ def test_import_reads_several_documents_and_refuses_an_incomplete_dump(tmp_path,
     assert main(["import", str(pods_only), "-o", str(tmp_path / "x.yaml")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'no Node "gone"' in err[0]
+    # the case is checked before it takes its name: nothing is left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["case.yaml", "dump.yaml", "pods.yaml"]

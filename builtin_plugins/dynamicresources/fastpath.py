@@ -124,11 +124,12 @@ class Deferred:
     def __init__(self, allocator: Allocator, node, claims: List[Mapping[str, Any]]):
         self.allocator, self.node, self.claims = allocator, node, claims
 
-    def results(self) -> List[Dict[str, Any]]:
+    def results(self, *args) -> List[Dict[str, Any]]:
+        """The allocator's results(*args) for the node."""
         found = self.allocator.allocate_lazy(self.node, self.claims)
         if found is None:
             raise AllocationError(f"internal error: the claims no longer fit on node {self.node.name}")
-        return found.results()
+        return found.results(*args)
 
 
 class FastFilter:

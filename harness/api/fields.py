@@ -424,13 +424,13 @@ def _walk(value: Any, struct: str, path: str, table: Dict[str, Dict[str, str]]) 
     fields = table[struct]
     for k, v in value.items():
         typ = fields.get(k) if isinstance(k, str) else None
-        here = f"{path}.{k}" if path else str(k)
         if typ is None:
             if k not in fields and (path, k) not in _INTERNAL:
-                return here
+                return f"{path}.{k}" if path else str(k)
             continue
         if typ == _LEAF or typ == _FREE or v is None:
             continue
+        here = f"{path}.{k}" if path else str(k)  # only for a field walked into
         if typ.startswith("["):
             if isinstance(v, list):
                 inner = typ[1:-1]

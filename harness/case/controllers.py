@@ -199,17 +199,23 @@ def start_controllers(cluster) -> None:
 
 def claim_outcomes(cluster) -> Dict[str, Any]:
     """Each ResourceClaim's outcome for `run --json`: the node its allocation pins it to, the
-    devices per request (`driver/pool/device`) and the pods it is reserved for."""
+    devices per request (`driver/pool/device`), the capacity each shared device gives it, and the
+    pods it is reserved for."""
     out: Dict[str, Any] = {}
     for c in cluster.list("ResourceClaim"):
         alloc = c.status.get("allocation")
         entry: Dict[str, Any] = {"allocated": alloc is not None}
         if alloc is not None:
             devices: Dict[str, list] = {}
+            consumed: Dict[str, Any] = {}
             for r in (alloc.get("devices") or {}).get("results") or []:
-                devices.setdefault(r.get("request", ""), []).append(
-                    f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}")
+                device = f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+                devices.setdefault(r.get("request", ""), []).append(device)
+                if r.get("consumedCapacity"):  # a share of a device (DRAConsumableCapacity)
+                    consumed[device] = dict(r["consumedCapacity"])
             entry["devices"] = devices
+            if consumed:
+                entry["consumedCapacity"] = consumed
             entry["node"] = _allocation_node(alloc.get("nodeSelector"))
         entry["reservedFor"] = [f"{c.namespace}/{r.get('name')}" for r in c.status.get("reservedFor") or []]
         out[c.key] = entry

@@ -100,7 +100,7 @@ def load_case(path: str) -> Case:
     data = _take_classified(path)
     if data is _NOT_KEPT:
         data = load_yaml_file(path, CaseError)
-    return case_from_data(data, path)
+    return case_from_data(data, path, copy_objects=False)  # the document is the case's own
 
 
 # Documents classify_file parsed, kept for the load_case that follows (a directory run reads
@@ -178,7 +178,38 @@ def _is_list_kind(obj: Any) -> bool:
             and (obj["kind"] == "List" or obj["kind"].endswith("List")) and "items" in obj)
 
 
-def case_from_data(data: Any, path: str) -> Case:
+def _schema_object_ok(o: Any) -> bool:
+    """Does the object pass the case schema's definitions/object (kind a non-empty string,
+    apiVersion a string, metadata a mapping)?"""
+    if not isinstance(o, dict):
+        return False
+    kind, api, md = o.get("kind"), o.get("apiVersion", ""), o.get("metadata", {})
+    return isinstance(kind, str) and kind != "" and isinstance(api, str) and isinstance(md, dict)
+
+
+def _schema_pod_ok(o: Any) -> bool:
+    """Does the pod pass the case schema's definitions/pod (kind Pod, metadata.name a
+    non-empty string, spec.containers a list)?"""
+    if not isinstance(o, dict) or o.get("kind") != "Pod" or not isinstance(o.get("apiVersion", ""), str):
+        return False
+    md, spec = o.get("metadata"), o.get("spec")
+    return (isinstance(md, dict) and isinstance(md.get("name"), str) and md["name"] != ""
+            and isinstance(spec, dict) and isinstance(spec.get("containers"), list))
+
+
+def _objects_valid(data: Dict[str, Any]) -> bool:
+    """Do all of `cluster` and `pods` pass their schema (checked here in a loop, as
+    jsonschema would per object, 20x slower: what a 150,000-pod case spent most of its
+    validation on)? False sends them through jsonschema, which words the problem."""
+    cluster, pods = data.get("cluster", []), data.get("pods", [])
+    return (isinstance(cluster, list) and isinstance(pods, list)
+            and all(_schema_object_ok(o) for o in cluster) and all(_schema_pod_ok(p) for p in pods))
+
+
+def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
+    """The case of a parsed case document. Running a case defaults its objects in place, so
+    the case holds copies of the document's objects; `copy_objects=False` when the document is
+    the case's own (just read from its file): a 150,000-pod cluster is then not copied."""
     import jsonschema
 
     if not isinstance(data, dict):
@@ -198,8 +229,11 @@ def case_from_data(data: Any, path: str) -> Case:
         data["cluster"] = [data["cluster"]]
         cluster_prefix = None
     validator = _validator()
+    checked = data
+    if _objects_valid(data):  # the schema has nothing to say of them: it checks the rest alone
+        checked = {k: [] if k in ("cluster", "pods") else v for k, v in data.items()}
     # the shallowest problem first; a wrong kind/apiVersion says more than what it then lacks
-    errors = sorted(validator.iter_errors(data),
+    errors = sorted(validator.iter_errors(checked),
                     key=lambda e: (len(list(e.absolute_path)) - (1.5 if e.validator == "const" else 0)))
     if errors:
         e = errors[0]
@@ -231,10 +265,10 @@ def case_from_data(data: Any, path: str) -> Case:
                 if not isinstance(item, dict) or "kind" not in item:
                     raise CaseError("a List item must be an object with a kind", file=path,
                                     key=f"{base}.items[{j}]")
-                cluster.append(copy.deepcopy(item))
+                cluster.append(copy.deepcopy(item) if copy_objects else item)
                 keys.append(f"{base}.items[{j}]")
         else:
-            cluster.append(copy.deepcopy(obj))
+            cluster.append(copy.deepcopy(obj) if copy_objects else obj)
             keys.append(base)
     if isinstance(data.get("expect"), dict):
         from .decisions import check_relations
@@ -249,7 +283,7 @@ def case_from_data(data: Any, path: str) -> Case:
         _add_plugin_paths(path)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
-                pods=copy.deepcopy(data.get("pods") or []), expect=data.get("expect") or {},
+                pods=(copy.deepcopy if copy_objects else list)(data.get("pods") or []), expect=data.get("expect") or {},
                 plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
                 extenders=[dict(e) for e in data.get("extenders") or []],
                 cluster_keys=keys, parallel=bool(data.get("parallel", False)),

@@ -187,7 +187,8 @@ class CaseRun:
             self.tracked_pods.append(o.key)
             self.cluster.create(o)
         check_expect(case)
-        check_decision_names(case, self.frameworks(registry, source))
+        check_decision_names(case, self.frameworks(registry, source),
+                             extenders=any((e or {}).get("filterVerb") for e in cfg.get("extenders") or []))
         check_step_objects(case)
         check_step_changes(case)
 
@@ -280,7 +281,7 @@ class CaseRun:
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
             raw = carry_over_update(obj, old.raw)
-            self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index))
+            self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index), old=old.raw)
             if kind == "Pod":
                 err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {}, self.case.features)
             else:

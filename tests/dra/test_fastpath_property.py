@@ -181,14 +181,16 @@ def make_claims(specs: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
 
 
 def features_st():
-    return st.builds(lambda v, taints, part, binding: _features(v, taints, part, binding),
-                     st.sampled_from(["v1.34", "v1.35", "v1.36"]), st.booleans(), st.booleans(), st.booleans())
+    return st.builds(lambda v, taints, part, binding, consumable: _features(v, taints, part, binding, consumable),
+                     st.sampled_from(["v1.34", "v1.35", "v1.36"]), st.booleans(), st.booleans(), st.booleans(),
+                     st.booleans())
 
 
-def _features(version: str, taints: bool, partitionable: bool, binding: bool) -> Features:
+def _features(version: str, taints: bool, partitionable: bool, binding: bool, consumable: bool) -> Features:
     f = Features.from_gates(resolve(version))
     f.device_taints, f.partitionable_devices = taints, partitionable
     f.device_binding = f.device_status = binding
+    f.consumable_capacity = consumable
     return f
 
 

@@ -1,0 +1,81 @@
+"""Objects written one per line as JSON (yamlfile.json_line, what `import` writes for a big
+cluster) read back as YAML reads them: the JSON fast path never changes a value or an error."""
+
+import yaml
+from hypothesis import given, settings, strategies as st
+
+from harness.errors import UserError
+from harness.yamlfile import _StrictLoader, json_line, load_yaml_text
+
+_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
+_scalar = st.one_of(st.none(), st.booleans(), st.integers(), _text,
+                    st.floats(allow_nan=True, allow_infinity=True))
+_value = st.recursive(_scalar, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(_text, inner, max_size=4)),
+                      max_leaves=20)
+_obj = st.dictionaries(_text, _value, max_size=5)
+
+
+def _yaml(text):
+    return yaml.load(text, Loader=_StrictLoader)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_obj)
+def test_a_json_line_reads_back_as_yaml_reads_it(obj):
+    line = json_line(obj)
+    if line is None:
+        return
+    assert "\n" not in line
+    assert _yaml("- " + line) == [obj]
+    assert load_yaml_text("x: 1\nitems:\n- " + line + "\n", "t.yaml", UserError) == {"x": 1, "items": [obj]}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(_obj.map(lambda o: json_line(o) or "{}"),
+                          st.text(alphabet='{}[]":, 0123456789.eE+-\\u"nultrefa\t\x85', max_size=30)
+                          .map(lambda t: "{" + t + "}")), min_size=1, max_size=6))
+def test_any_lines_read_as_yaml_reads_them(bodies):
+    """Canonical or not, valid or not: the result (or the error) is YAML's."""
+    text = "kind: K\ncluster:\n" + "".join(f"- {b}\n" for b in bodies) + "pods: []\n"
+    try:
+        want = _yaml(text)
+    except yaml.YAMLError:
+        want = UserError
+    try:
+        got = load_yaml_text(text, "t.yaml", UserError)
+    except UserError:
+        got = UserError
+    assert got == want
+
+
+def test_objects_that_have_no_json_line():
+    assert json_line({"d": 1e16}) is None  # json writes 1e+16: a string in YAML 1.1
+    assert json_line({"x": float("nan")}) is None
+    assert json_line({None: 1}) is None  # json would write the key "null"
+    assert json_line({"k" * 2000: 1}) is None  # longer than a YAML simple key may be
+    assert json_line({"a": ["x\u2028y\x7f"], "b": 1.5}) is not None
+
+
+def test_a_placeholder_lookalike_in_a_quoted_scalar_is_yaml_read():
+    # a `- {` line inside a multi-line quoted scalar belongs to the scalar, not to a sequence
+    text = 'a: "one\n- {"b": 1}\n"\nc:\n- {"d": 2}\n'
+    try:
+        want = _yaml(text)
+    except yaml.YAMLError:
+        want = UserError
+    try:
+        got = load_yaml_text(text, "t.yaml", UserError)
+    except UserError:
+        got = UserError
+    assert got == want
+
+
+def test_keys_as_long_as_yaml_allows():
+    for key in ("k" * 880, '"' * 430, "k" * 1100, '"' * 600, "\u2028" * 200):
+        line = json_line({key: 1})
+        try:
+            want = _yaml("- " + (line or "{}"))
+        except yaml.YAMLError:
+            want = None
+        assert line is None or want == [{key: 1}]
