@@ -337,7 +337,8 @@ class WorkloadRun:
             while i < len(order) and state(order[i]) in ("bound", "none"):
                 i += 1
             first[0] = i
-            return all(state(uid) in ("bound", "none", "unschedulable", "gated") for uid in order[i:])
+            return all(state(order[j]) in ("bound", "none", "unschedulable", "gated")
+                       for j in range(i, len(order)))
 
         self.sched.run(None, done=done)
 
