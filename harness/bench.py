@@ -124,14 +124,15 @@ class Progress:
     def bar(self, done: int, total: int, rate: float) -> None:
         if self.quiet:
             return
+        of = f"/{total}" if total else ""  # a steady state's pods are not known in advance
         if self.tty:
             width = 30
             filled = int(width * done / total) if total else width
             sys.stderr.write(f"\r[{self.name}] [{'#' * filled}{'.' * (width - filled)}] "
-                             f"{done}/{total} pods, {rate:.0f} pods/s ")
+                             f"{done}{of} pods, {rate:.0f} pods/s ")
             self._bar = True
         else:
-            sys.stderr.write(f"[{self.name}]   {done}/{total} measured pods scheduled, {rate:.0f} pods/s\n")
+            sys.stderr.write(f"[{self.name}]   {done}{of} measured pods scheduled, {rate:.0f} pods/s\n")
         sys.stderr.flush()
 
 
@@ -470,6 +471,7 @@ class WorkloadRun:
 
         if collect:
             t0, c0 = self._start_window()
+            self._sampler.total = 0  # the progress line: no total
         scheduled = 0
         new_round()
         while True:
