@@ -47,7 +47,10 @@ def _filter_lines(rec) -> List[str]:
     table = rec.filter_table
     for node, rows in table.items():
         decided = rec.node_statuses.get(node)
-        if decided is not None:
+        by_extender = getattr(rec, "extender_filtered", {}).get(node)
+        if by_extender is not None:
+            verdict = f"rejected by extender {by_extender[0]}"
+        elif decided is not None:
             verdict = f"rejected by {decided.plugin}"
         elif node in rec.feasible:
             verdict = "feasible"
@@ -70,12 +73,35 @@ def _filter_lines(rec) -> List[str]:
             _filter_rows(lines, rows, "  ")
         else:
             _filter_rows(lines, rows, "")
-        if decided is not None and not any(p == decided.plugin for p, _ in rows):
+        if by_extender is not None:
+            lines.extend(_extender_rows(rec, by_extender))
+        elif decided is not None and not any(p == decided.plugin for p, _ in rows):
             lines.append(f"      {_status(decided)}")
+        elif node in rec.feasible:
+            lines.extend(f"      extender {name}: kept" for name in getattr(rec, "extenders_passed", []))
     if not table:
         for node, st in rec.node_statuses.items():
             lines.append(f"    node {node}: {_status(st)}" + (f" ({st.plugin})" if st is not None and st.plugin else ""))
     return lines
+
+
+def _extender_rows(rec, by_extender) -> List[str]:
+    """findNodesThatPassExtenders on a node one of them removed: the extenders before it kept
+    the node, that one failed it."""
+    name, st = by_extender
+    out = []
+    for passed in getattr(rec, "extenders_passed", []):
+        if passed == name:
+            break
+        out.append(f"      extender {passed}: kept")
+    out.append(f"      extender {name}: {_status(st)}")
+    return out
+
+
+def _extender_error_lines(rec) -> List[str]:
+    """Errors of extenders that were skipped (ignorable filters, any prioritizer)."""
+    return [f"    extender {name} {verb} failed, skipped: {err}"
+            for name, verb, err in getattr(rec, "extender_errors", [])]
 
 
 def _filter_rows(lines: List[str], rows, indent: str) -> bool:
@@ -102,6 +128,8 @@ def _score_lines(rec) -> List[str]:
             parts = []
             for plugin, (raw, norm, weight) in rec.score_detail.items():
                 parts.append(f"{plugin} {raw[idx].score}/{norm[idx].score}x{weight}={norm[idx].score * weight}")
+            for name, raw, weight, added in getattr(rec, "extender_scores", {}).get(nps.name, []):
+                parts.append(f"extender {name} {raw}x{weight}x10={added}")
             lines.append(f"      {nps.name}: " + ", ".join(parts) + f"; total {totals[nps.name]}")
     elif rec.scores:
         for nps in rec.scores:
@@ -151,8 +179,8 @@ def _outcome_lines(rec) -> List[str]:
     return lines
 
 
-ATTEMPT_SECTIONS: List[Callable] = [_pre_filter_lines, _filter_lines, _score_lines, _post_filter_lines,
-                                    _outcome_lines]
+ATTEMPT_SECTIONS: List[Callable] = [_pre_filter_lines, _filter_lines, _extender_error_lines, _score_lines,
+                                    _post_filter_lines, _outcome_lines]
 
 
 def history_lines(recs) -> List[str]:

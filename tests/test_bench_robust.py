@@ -182,8 +182,10 @@ def test_bench_children_end_with_their_parent(folder, sig):
     text = GOOD.replace("{nodes: 2, pods: 3}", "{nodes: 500, pods: 100000}").replace("{nodes: 3, pods: 4}", "{nodes: 500, pods: 100000}")
     path = write(folder, text)
     env = dict(os.environ, PYTHONPATH=ROOT)
+    # as from a terminal: a shell's background job (a CI step) would start it with SIGINT ignored
     proc = subprocess.Popen([sys.executable, "-m", "harness", "bench", path], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.time() + 60
         kids = []

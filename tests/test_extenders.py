@@ -8,6 +8,7 @@ virtual time, and no assertion depends on how long it took."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -432,3 +433,18 @@ def test_tls_config_ca_verifies_the_server(https_server, tmp_path):
                               None, "cfg", "extenders[0]")
     with pytest.raises(ExtenderError, match=rf'^Post "{url}/filter": '):
         wrong.filter(make_pod("web"), _nodes("node-a"))
+
+
+def test_explain_shows_each_extenders_verdict_and_score(capsys):
+    """explain: the node an extender filtered out names it and its message, the nodes it kept
+    say so, and its score is in the breakdown (score x weight x MaxNodeScore/MaxExtenderPriority)."""
+    from harness.cli import main
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    assert main(["explain", os.path.join(root, "cases/extenders/filter-prioritize-bind.yaml")]) == 0
+    out = capsys.readouterr().out
+    ext = "http://gpu-extender.example:8888/scheduler"
+    assert f"node node-a: rejected by extender {ext}" in out
+    assert f"extender {ext}: Unschedulable: node is draining" in out
+    assert out.count(f"extender {ext}: kept") == 2
+    assert f"extender {ext} 10x2x10=200" in out and f"extender {ext} 5x2x10=100" in out

@@ -103,6 +103,38 @@ def test_endless_timers_end_as_an_error_naming_the_step(tmp_path, capsys, monkey
     one_error(capsys.readouterr().err, path, "steps[0].advance", "timers")
 
 
+def _endless_claim_case(**extra) -> dict:
+    """cases/versions/dra/binding-conditions-v1.36.yaml without the busy pod: node-a and node-b
+    tie, the heap pick takes node-a each time, its device never reaches its binding condition,
+    the claim is deallocated and allocated again: kube-scheduler retries the pod forever."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "cases/versions/dra/binding-conditions-v1.36.yaml")) as f:
+        case = yaml.safe_load(f)
+    case["cluster"] = [o for o in case["cluster"] if o["metadata"]["name"] != "busy"]
+    case.pop("steps")
+    case.update(extra)
+    return case
+
+
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_pod_retried_forever_by_its_own_attempts_ends_as_an_error(tmp_path, capsys, replicas):
+    case = _endless_claim_case(replicas=replicas) if replicas > 1 else _endless_claim_case()
+    path = write(tmp_path, "endless.yaml", yaml.safe_dump(case, sort_keys=False))
+    other = write(tmp_path, "fine.yaml", case_text())
+    assert main(["run", path, other]) == 2
+    captured = capsys.readouterr()
+    one_error(captured.err, path, "pods: ", "did not become quiet", "default/trainer")
+    assert "1 passed" in captured.out
+
+
+def test_pod_retried_forever_after_a_step_names_the_step(tmp_path, capsys):
+    case = _endless_claim_case()
+    case["steps"] = [{"create": case.pop("pods")}]
+    path = write(tmp_path, "endless-step.yaml", yaml.safe_dump(case, sort_keys=False))
+    assert main(["run", path]) == 2
+    one_error(capsys.readouterr().err, path, "steps[0].create", "default/trainer")
+
+
 PLUGIN_MODULES = {
     "p_raises": "raise RuntimeError('boom at import')\n",
     "p_syntax": "def f(:\n",

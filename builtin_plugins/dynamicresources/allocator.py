@@ -7,8 +7,8 @@ default gates run "experimental", v1.35's and v1.36's "incubating". The implemen
 their search; this module ports it once, with the version differences (pool gathering, invalid
 pools, taint effects, counter rollback) switched by :class:`Features`, which the plugin builds
 from the run's gates and ``versions.CHANGES``. Partitionable devices, device taints and binding
-conditions follow their gates; consumable capacity is not modelled (the API server layer refuses
-its fields when the gate is on and drops them when it is off).
+conditions follow their gates; consumable capacity (DRAConsumableCapacity) lives in
+consumable.py (allocateDevice, capacity checks, distinctAttribute), called from here.
 
 Objects are the raw manifests (dicts) of the simulated API server.
 """
@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 
+from . import consumable
 from .cel import CELCache, CELRuntimeError, device_variable
 
 ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
@@ -72,22 +73,41 @@ class Features:
     # (CHANGES["DRARollbackCountersOnReject"])
     pools_sorted_by_name: bool = False
     rollback_counters: bool = False
+    # consumable capacity (consumable.py): v1.35 skips the counter check of a shared device
+    # already in use (CHANGES["DRASharedDeviceSkipsCounterCheck"]), allocateDevice checks the
+    # candidate's own capacity (CHANGES["DRACapacityCheckOwnDevice"]), distinctAttribute compares
+    # values (CHANGES["DRADistinctAttributeByValue"]); v1.36 counts shared devices' counters as
+    # consumed (CHANGES["DRASharedDevicesConsumeCounters"])
+    shared_device_skips_counter_check: bool = False
+    capacity_check_own_device: bool = False
+    distinct_by_value: bool = False
+    shared_devices_consume_counters: bool = False
+    # v1.36's incubating and experimental allocators resume a request's search after its
+    # previous device (startLocation, CHANGES["DRAAllocatorCombinations"]); stable does not
+    allocator_combinations: bool = False
 
     @classmethod
     def from_gates(cls, gates) -> "Features":
         """AllocatorFeatures(fts) for a run's :class:`harness.versions.Features`."""
-        return cls(admin_access=gates.enabled("DRAAdminAccess"),
-                   prioritized_list=gates.enabled("DRAPrioritizedList"),
-                   device_status=gates.enabled("DRAResourceClaimDeviceStatus"),
-                   partitionable_devices=gates.enabled("DRAPartitionableDevices"),
-                   device_taints=gates.enabled("DRADeviceTaints"),
-                   device_binding=gates.enabled("DRADeviceBindingConditions"),
-                   consumable_capacity=gates.enabled("DRAConsumableCapacity"),
-                   skip_invalid_pools=gates.has("DRAAllocatorSkipsInvalidPools"),
-                   pools_across_nodes=gates.has("DRAPoolsAcrossNodes"),
-                   known_taint_effects_only=gates.has("DRATaintEffectsKnownOnly"),
-                   pools_sorted_by_name=gates.has("DRAPoolsSortedByName"),
-                   rollback_counters=gates.has("DRARollbackCountersOnReject"))
+        f = cls(admin_access=gates.enabled("DRAAdminAccess"),
+                prioritized_list=gates.enabled("DRAPrioritizedList"),
+                device_status=gates.enabled("DRAResourceClaimDeviceStatus"),
+                partitionable_devices=gates.enabled("DRAPartitionableDevices"),
+                device_taints=gates.enabled("DRADeviceTaints"),
+                device_binding=gates.enabled("DRADeviceBindingConditions"),
+                consumable_capacity=gates.enabled("DRAConsumableCapacity"),
+                skip_invalid_pools=gates.has("DRAAllocatorSkipsInvalidPools"),
+                pools_across_nodes=gates.has("DRAPoolsAcrossNodes"),
+                known_taint_effects_only=gates.has("DRATaintEffectsKnownOnly"),
+                pools_sorted_by_name=gates.has("DRAPoolsSortedByName"),
+                rollback_counters=gates.has("DRARollbackCountersOnReject"),
+                shared_device_skips_counter_check=gates.has("DRASharedDeviceSkipsCounterCheck"),
+                capacity_check_own_device=gates.has("DRACapacityCheckOwnDevice"),
+                distinct_by_value=gates.has("DRADistinctAttributeByValue"),
+                shared_devices_consume_counters=gates.has("DRASharedDevicesConsumeCounters"))
+        f.allocator_combinations = (gates.has("DRAAllocatorCombinations")
+                                    and f.implementation(gates.version.minor) != "stable")
+        return f
 
     @property
     def binding_and_status(self) -> bool:
@@ -431,6 +451,8 @@ class DeviceResult:
     device: Mapping[str, Any]
     slice: Any
     admin_access: Optional[bool] = None
+    shared: bool = False  # allowMultipleAllocations: the result gets a shareID
+    consumed_capacity: Optional[Dict[str, Any]] = None  # name -> consumable.Q
 
     def request_name(self) -> str:
         return self.request if not self.parent_request else f"{self.parent_request}/{self.request}"
@@ -497,9 +519,16 @@ class Allocator:
     def __init__(self, features: Features, allocated_devices: Set[DeviceID],
                  get_class: Callable[[str], Optional[Mapping[str, Any]]], slices: List[Any],
                  cel_cache: CELCache, match_cache: Optional[Dict[Any, Any]] = None,
-                 pool_cache: Optional[Dict[Any, List[Pool]]] = None):
+                 pool_cache: Optional[Dict[Any, List[Pool]]] = None,
+                 allocated_state: Optional[consumable.AllocatedState] = None):
         self.features = features
         self.allocated_devices = allocated_devices
+        # AllocatedState (consumable capacity: shares and their consumed capacity); the devices
+        # whose counters count as consumed (IsDeviceAllocated from v1.36)
+        self.allocated_state = (allocated_state if allocated_state is not None
+                                else consumable.AllocatedState(allocated_devices))
+        self.counted_devices = self.allocated_state.counted_for_counters(
+            features.consumable_capacity and features.shared_devices_consume_counters)
         self.get_class = get_class
         self.slices = slices
         self.cel_cache = cel_cache
@@ -614,6 +643,7 @@ class _Allocation:
         self.result: List[List[DeviceResult]] = [[] for _ in claims]
         self.allocating_devices: Dict[DeviceID, Set[int]] = {}
         self.consumed_counters: Dict[str, Dict[str, Dict[str, Fraction]]] = {}
+        self.allocating_capacity: Dict[DeviceID, Dict[str, Fraction]] = {}  # allocatingCapacity
         self.pools: List[Pool] = []
         self.requests = [self._requests(c) for c in claims]
 
@@ -630,6 +660,10 @@ class _Allocation:
                 if not self.features.prioritized_list and subs:
                     raise AllocationError(f"claim {kobj(claim)}, request {req.get('name')}: has subrequests, "
                                           f"but the DRAPrioritizedList feature is disabled")
+                if not self.features.consumable_capacity:
+                    refused = consumable.capacity_requests_refused(claim, req)
+                    if refused:
+                        raise AllocationError(refused)
                 if subs:
                     min_req = sys.maxsize
                     parent = _Request(req.get("name", ""), req.get("exactly") or {}, False)
@@ -649,6 +683,9 @@ class _Allocation:
             for i, c in enumerate(((claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
                 if c.get("matchAttribute") is not None:
                     cons.append(MatchAttributeConstraint(c.get("requests") or [], c["matchAttribute"]))
+                elif c.get("distinctAttribute") is not None:
+                    cons.append(consumable.DistinctAttributeConstraint(
+                        c.get("requests") or [], c["distinctAttribute"], self.features.distinct_by_value))
                 else:
                     raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty constraint "
                                           f"(unsupported constraint type?)")
@@ -664,11 +701,12 @@ class _Allocation:
             raise FailedOnNode("invalid resource pools were encountered")
         return bool(done)
 
-    def results(self) -> List[Dict[str, Any]]:
-        """The AllocationResults of a successful run."""
-        return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
+    def results(self, share_ids: Optional[Callable[[], str]] = None) -> List[Dict[str, Any]]:
+        """The AllocationResults of a successful run; `share_ids` draws the shareID of each
+        shared device (consumable capacity; without it the results have none)."""
+        return [self._result(ci, claim, share_ids) for ci, claim in enumerate(self.claims)]
 
-    def _result(self, ci: int, claim) -> Dict[str, Any]:
+    def _result(self, ci: int, claim, share_ids: Optional[Callable[[], str]] = None) -> Dict[str, Any]:
         results = []
         reqs = self._requests(claim)
         for d in self.result[ci]:
@@ -683,6 +721,8 @@ class _Allocation:
                 for k in ("bindingConditions", "bindingFailureConditions"):
                     if d.device.get(k):
                         r[k] = list(d.device[k])
+            if d.shared or d.consumed_capacity:
+                r.update(consumable.result_fields(d, share_ids))
             results.append(r)
         config: List[Dict[str, Any]] = []
         # v1.34.9 on: each class's configs once, naming the requests that use the class
@@ -805,6 +845,8 @@ class _Allocation:
                     for di, dev in enumerate(s.raw["spec"].get("devices") or []):
                         if self.is_selectable(key, rd, s, di):
                             did = (s.raw["spec"].get("driver", ""), (s.raw["spec"].get("pool") or {}).get("name", ""), dev.get("name", ""))
+                            if self.features.consumable_capacity and not consumable.capacity_fits(self, request, did, dev):
+                                continue
                             rd.all_devices.append((did, dev, s, pool))
             rd.num_devices = len(rd.all_devices)
         else:
@@ -812,8 +854,11 @@ class _Allocation:
         return rd
 
     # -- the search -----------------------------------------------------------------------------
-    def allocate_one(self, r: Tuple[int, int, int, int], allocate_sub_request: bool) -> bool:
-        """allocateOne: r is (claim, request, subrequest, device) indices."""
+    def allocate_one(self, r: Tuple[int, int, int, int], allocate_sub_request: bool,
+                     start: Optional[Tuple[int, int, int]] = None) -> bool:
+        """allocateOne: r is (claim, request, subrequest, device) indices; `start` (v1.36's
+        startLocation: pool, slice, device index) is where the search for a request's next device
+        resumes, so a request tries combinations of devices, not permutations."""
         self.a.num_allocate_one_invocations += 1
         ci, ri, si, di = r
         if ci >= len(self.claims):
@@ -866,14 +911,21 @@ class _Allocation:
             if not done:
                 undo()
             return done
-        for pool in self.pools:
+        combinations = self.features.allocator_combinations
+        for pi, pool in enumerate(self.pools):
+            if start is not None and pi < start[0]:
+                continue
             if self.features.skip_invalid_pools:
                 if pool.is_incomplete or pool.is_invalid:
                     continue
             elif pool.is_invalid:
                 raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
-            for s in pool.slices:
+            for sli, s in enumerate(pool.slices):
+                if start is not None and (pi, sli) < start[:2]:
+                    continue
                 for dev_index, dev in enumerate(s.raw["spec"].get("devices") or []):
+                    if start is not None and (pi, sli, dev_index) < start:
+                        continue
                     did = (pool.driver, pool.pool, dev.get("name", ""))
                     if request.admin_access and ci in self.allocating_devices.get(did, ()):
                         continue
@@ -881,11 +933,14 @@ class _Allocation:
                         continue
                     if not self.is_selectable(key, rd, s, dev_index):
                         continue
+                    if self.features.consumable_capacity and not consumable.capacity_fits(self, request, did, dev):
+                        continue
                     ok, undo = self.allocate_device(r, did, dev, s, False, pool)
                     if not ok:
                         continue
                     try:
-                        done = self.allocate_one((ci, ri, si, di + 1), allocate_sub_request)
+                        done = self.allocate_one((ci, ri, si, di + 1), allocate_sub_request,
+                                                 (pi, sli, dev_index + 1) if combinations else None)
                     except Exception:
                         undo()
                         raise
@@ -952,6 +1007,8 @@ class _Allocation:
 
     def allocate_device(self, r, did: DeviceID, dev, s, must: bool, pool: Optional[Pool] = None):
         """allocateDevice: (allocated, rollback)."""
+        if self.features.consumable_capacity:
+            return consumable.allocate_device(self, r, did, dev, s, must, pool)
         ci, ri, si, di = r
         claim = self.claims[ci]
         rd = self.request_data[(ci, ri, si)]
@@ -1044,7 +1101,7 @@ class _Allocation:
             spec = _spec(x)
             for d in spec.get("devices") or []:
                 if (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""), d.get("name", "")) \
-                        not in self.a.allocated_devices:
+                        not in self.a.counted_devices:
                     continue
                 for use in d.get("consumesCounters") or []:
                     cs = available.get(use.get("counterSet"))

@@ -425,7 +425,8 @@ def device_variable(driver: str, device: Mapping[str, Any]) -> celtypes.MapType:
         capacity.setdefault(domain, {})[celtypes.StringType(ident)] = Quantity(str((cap or {}).get("value", "0")))
     return celtypes.MapType({
         celtypes.StringType("driver"): celtypes.StringType(driver),
-        celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(False),
+        celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(
+            bool(device.get("allowMultipleAllocations"))),
         celtypes.StringType("attributes"): _DefaultingMap(
             {celtypes.StringType(d): celtypes.MapType(m) for d, m in attributes.items()}),
         celtypes.StringType("capacity"): _DefaultingMap(

@@ -73,6 +73,8 @@ class ClaimTracker:
         self.cluster = cluster
         self.in_flight: Dict[str, KubeObject] = {}  # claim uid -> claim with its allocation
         self._allocated: Dict[str, Set[DeviceID]] = {}
+        # claims with shared results (consumable capacity): key -> their allocation
+        self._shared: Dict[str, Mapping[str, Any]] = {}
         for c in cluster.list("ResourceClaim"):
             self._on_claim(None, c)
         cluster.subscribe(self._on_event)
@@ -84,10 +86,15 @@ class ClaimTracker:
     def _on_claim(self, old, new) -> None:
         if old is not None:
             self._allocated.pop(old.key, None)
+            self._shared.pop(old.key, None)
         if new is not None:
-            devs = set(foreach_allocated_device(allocation_of(new)))
+            alloc = allocation_of(new)
+            devs = set(foreach_allocated_device(alloc))
             if devs:
                 self._allocated[new.key] = devs
+            if alloc and any(r.get("shareID") is not None
+                             for r in ((alloc.get("devices") or {}).get("results") or [])):
+                self._shared[new.key] = alloc
 
     def get(self, namespace: str, name: str) -> KubeObject:
         c = self.cluster.get("ResourceClaim", namespace, name)
@@ -112,6 +119,19 @@ class ClaimTracker:
         for claim in self.in_flight.values():
             out.update(foreach_allocated_device(allocation_of(claim)))
         return out
+
+    def gather_allocated_state(self, shared_ids_of_cache: bool):
+        """GatherAllocatedState (DRAConsumableCapacity on): whole devices, shares and their
+        consumed capacity, of the allocated claims and the in-flight allocations."""
+        from .consumable import AllocatedState, gather_allocated_state
+        whole: Set[DeviceID] = set()
+        for key, devs in self._allocated.items():
+            if key not in self._shared:
+                whole |= devs
+        state = gather_allocated_state(self._shared.values(),
+                                       (allocation_of(c) for c in self.in_flight.values()), shared_ids_of_cache)
+        state.allocated_devices |= whole
+        return state
 
 
 _TRACKERS: "weakref.WeakKeyDictionary[Any, ClaimTracker]" = weakref.WeakKeyDictionary()

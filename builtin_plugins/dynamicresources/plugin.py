@@ -13,11 +13,12 @@ clock inside a Filter call.
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any, Dict, List, Optional, Tuple
 
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 from harness.api.objects import KubeObject
-from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
+from harness.framework import (PreBindPreFlightResult, ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
 from .. import names
@@ -25,7 +26,9 @@ from harness.versions import DEFAULT as DEFAULT_GATES
 
 from .. import helper
 from .allocator import AllocationError, Allocator, FailedOnNode, Features, explain_failure, kobj
+from . import extended
 from .cel import CELCache
+from .consumable import new_share_id
 from .claims import (FINALIZER, ClaimError, allocation_of, claim_name, is_for_pod,
                      is_reserved_for_pod, tracker_for)
 
@@ -76,9 +79,21 @@ class StateData:
         self.informations_for_claim: List[_ClaimInfo] = []
         self.node_allocations: Dict[str, Any] = {}  # node -> the allocator's successful run
         self.raw_to_allocate: List[Dict[str, Any]] = []
+        # claimStore.numUserOwned: the claims after it are the special claim for extended
+        # resources backed by DRA (DRAExtendedResource), with its state in `ext`
+        self.num_user_owned = 0
+        self.ext: Optional[extended.ExtendedState] = None
+        self.ext_to_allocate_index: Optional[int] = None  # its index in raw_to_allocate
 
     def clone(self) -> "StateData":
         return self
+
+    def extended_claim(self) -> Optional[KubeObject]:
+        """claimStore.extendedResourceClaim."""
+        return self.claims[self.num_user_owned] if len(self.claims) > self.num_user_owned else None
+
+    def no_user_claim(self) -> bool:
+        return self.num_user_owned == 0
 
     def to_allocate(self):
         """claimStore.toAllocate: (index, claim) of the claims without an allocation."""
@@ -107,6 +122,8 @@ class DynamicResources(Plugin):
             self.score = None
             self.normalize_score = None
         self.cel_cache = CELCache()
+        if extended.enabled(self.gates) and getattr(handle, "cluster", None) is not None:
+            extended.class_resolver(handle.cluster, self.gates)  # the DRA manager's, from the start
         self._match_cache: Dict[Any, Any] = {}
         self._pool_cache: Dict[Any, Any] = {}
         self._pool_cache_slices: Any = None
@@ -253,6 +270,13 @@ class DynamicResources(Plugin):
             claims = [c for _, c in self.foreach_pod_resource_claim(pod)]
         except ClaimError as e:
             return None, status_unschedulable(str(e))
+        ext_claim, ext, st = extended.pre_filter_extended_resources(self, pod)
+        if st is not None:
+            return None, st
+        s.num_user_owned = len(claims)
+        if ext_claim is not None:
+            claims = claims + [ext_claim]  # newClaimStore: the special claim comes last
+            s.ext = ext
         if not claims:
             return None, Status.skip()
         num_to_allocate = 0
@@ -274,6 +298,8 @@ class DynamicResources(Plugin):
             if self.claim_tracker().claim_has_pending_allocation(claim.uid):
                 return None, status_unschedulable(
                     f"resource claim {claim.namespace}/{claim.name} is in the process of being allocated")
+            if claim is ext_claim:
+                continue  # the special claim has no requests yet; Filter checks one from a prior cycle
             for req in ((claim.spec.get("devices") or {}).get("requests") or []):
                 if req.get("exactly") is not None:
                     st = self.validate_device_class(req["exactly"].get("deviceClassName") or "", req.get("name", ""))
@@ -298,11 +324,19 @@ class DynamicResources(Plugin):
             signature = tuple((x.key, x.resource_version) for x in slices)
             if signature != self._pool_cache_slices:
                 self._pool_cache, self._pool_cache_slices = {}, signature
-            s.allocator = Allocator(self.features, self.claim_tracker().list_all_allocated_devices(), self.get_class,
-                                    slices, self.cel_cache, self._match_cache, self._pool_cache)
+            if self.features.consumable_capacity:
+                # GatherAllocatedState: shares and their consumed capacity too
+                state = self.claim_tracker().gather_allocated_state(self.features.shared_devices_consume_counters)
+                s.allocator = Allocator(self.features, state.allocated_devices, self.get_class, slices,
+                                        self.cel_cache, self._match_cache, self._pool_cache, allocated_state=state)
+            else:
+                s.allocator = Allocator(self.features, self.claim_tracker().list_all_allocated_devices(),
+                                        self.get_class, slices, self.cel_cache, self._match_cache, self._pool_cache)
             s.node_allocations = {}
         s.claims = claims
         s.raw_to_allocate = [c.raw for _, c in s.to_allocate()]
+        if ext_claim is not None and allocation_of(ext_claim) is None:
+            s.ext_to_allocate_index = len(s.raw_to_allocate) - 1
         return None, None
 
     def validate_device_class(self, class_name: str, request_name: str) -> Optional[Status]:
@@ -323,6 +357,13 @@ class DynamicResources(Plugin):
         if not s.claims:
             return None
         node = node_info.node
+        ext_claim = s.extended_claim()
+        node_ext_claim, ext_mappings, st = extended.filter_extended_resources(
+            ext_claim, s.ext, s.no_user_claim(), pod, node_info, self.gates)
+        if st is not None:
+            return st
+        if node_ext_claim is None and s.no_user_claim():
+            return None  # only extended resources, all through the node's device plugins
         unavailable = []
         for index, claim in enumerate(s.claims):
             sel = s.informations_for_claim[index].available_on_nodes
@@ -341,6 +382,10 @@ class DynamicResources(Plugin):
         allocations = None
         if s.allocator is not None:
             to_allocate = s.raw_to_allocate
+            if node_ext_claim is not None and s.ext_to_allocate_index is not None:
+                # the special claim replaced by the node's variant
+                to_allocate = list(to_allocate)
+                to_allocate[s.ext_to_allocate_index] = node_ext_claim
             try:
                 a = s.allocator.allocate_lazy(node, to_allocate)
             except FailedOnNode as e:
@@ -357,6 +402,8 @@ class DynamicResources(Plugin):
             return status_unschedulable("resourceclaim not available on the node")
         if s.allocator is not None:
             s.node_allocations[node.name] = allocations  # results built at Reserve
+            if s.ext is not None:
+                s.ext.by_node[node.name] = (node_ext_claim, ext_mappings)
         return None
 
     # ---- PostFilter ------------------------------------------------------------------------------
@@ -368,8 +415,14 @@ class DynamicResources(Plugin):
             return None, status_error(e)
         if not s.claims:
             return None, Status.unschedulable("no new claims to deallocate")
+        ext_claim = s.extended_claim()
+        stale_ext = ext_claim is not None and ext_claim.name != extended.SPECIAL_CLAIM_IN_MEM_NAME
         for index in sorted(s.unavailable_claims):
             claim = s.claims[index]
+            if claim is ext_claim:
+                if stale_ext:
+                    break  # handled below
+                continue
             reserved = claim.status.get("reservedFor") or []
             if not reserved or (len(reserved) == 1 and reserved[0].get("uid") == pod.uid):
                 latest = self.cluster.get("ResourceClaim", claim.namespace, claim.name) or claim
@@ -379,6 +432,10 @@ class DynamicResources(Plugin):
                         status.pop(k, None)
                 self.cluster.update(_copy_with(latest, clear))
                 return None, Status.unschedulable("deallocation of ResourceClaim completed")
+        if stale_ext:
+            # the extended resource claim of a prior cycle: deleted, the next attempt starts anew
+            extended.delete_claim(self, ext_claim)
+            return None, Status.unschedulable("deletion of ResourceClaim completed")
         return None, Status.unschedulable("still not schedulable")
 
     # ---- Score (v1.35 on) -------------------------------------------------------------------------
@@ -418,10 +475,14 @@ class DynamicResources(Plugin):
         to_allocate = s.to_allocate()
         if not to_allocate:
             return None
+        ext_claim = s.extended_claim()
         if s.allocator is not None:
             found = s.node_allocations.get(node_name)
-            allocations = found.results() if found is not None else None
+            allocations = found.results(self.new_share_id) if found is not None else None
             if not allocations:
+                if not any(c is not ext_claim for _, c in to_allocate):
+                    # only the special claim, and the node's device plugins provide its resources
+                    return None
                 return status_error("claim allocation not found for node")
             if len(allocations) != len(to_allocate):
                 return status_error(f"internal error, have {len(allocations)} allocations, "
@@ -429,6 +490,9 @@ class DynamicResources(Plugin):
             for alloc_index, (index, claim) in enumerate(to_allocate):
                 allocation = allocations[alloc_index]
                 s.informations_for_claim[index].allocation = allocation
+                if claim is ext_claim and (s.ext.by_node.get(node_name) or (None,))[0] is not None:
+                    # the special claim replaced by the node's variant Filter built
+                    claim = KubeObject(copy.deepcopy(s.ext.by_node[node_name][0]))
 
                 def put(raw, status, allocation=allocation):
                     fin = raw["metadata"].setdefault("finalizers", [])
@@ -438,13 +502,20 @@ class DynamicResources(Plugin):
                 self.claim_tracker().signal_claim_pending_allocation(claim.uid, _copy_with(claim, put))
         return None
 
+    def new_share_id(self) -> str:
+        """GenerateShareID, on the scheduler's seeded share-ID stream (consumable.py)."""
+        rng = getattr(self.handle, "share_id_rng", None)
+        if rng is None:
+            rng = self._share_id_rng = getattr(self, "_share_id_rng", None) or random.Random(0)
+        return new_share_id(rng)
+
     @hookimpl
     def unreserve(self, state, pod, node_name):
         try:
             s: StateData = state.read(STATE_KEY)
         except NotFoundError:
             return None
-        for claim in s.claims:
+        for claim in s.claims[:s.num_user_owned]:
             self.claim_tracker().remove_claim_pending_allocation(claim.uid)
             if allocation_of(claim) is not None and is_reserved_for_pod(pod, claim):
                 latest = self.cluster.get("ResourceClaim", claim.namespace, claim.name)
@@ -456,18 +527,22 @@ class DynamicResources(Plugin):
                     if not status["reservedFor"]:
                         del status["reservedFor"]
                 self.cluster.update(_copy_with(latest, drop))
+        extended.unreserve_extended_resource_claim(self, s.extended_claim(), s.ext)
         return None
 
     # ---- PreBind -------------------------------------------------------------------------------
     @hookimpl
     def pre_bind_pre_flight(self, state, pod, node_name):
+        """PreBindPreFlight: Skip without claims; PreBind may run in parallel with the adjacent
+        plugins that allow it (v1.36's AllowParallel, on every path)."""
+        result = PreBindPreFlightResult(allow_parallel=True)
         try:
             s: StateData = state.read(STATE_KEY)
         except NotFoundError as e:
-            return status_error(e)
+            return result, status_error(e)
         if not s.claims:
-            return Status.skip()
-        return None
+            return result, Status.skip()
+        return result, None
 
     @hookimpl
     def pre_bind(self, state, pod, node_name):
@@ -480,7 +555,7 @@ class DynamicResources(Plugin):
         for index, claim in enumerate(s.claims):
             if not is_reserved_for_pod(pod, claim):
                 try:
-                    s.claims[index] = self.bind_claim(s, index, pod)
+                    s.claims[index] = self.bind_claim(s, index, pod, node_name)
                 except ClaimError as e:
                     return status_error(e)
         if not self.binding_conditions_enabled() or not _has_binding_conditions(s.claims):
@@ -575,12 +650,23 @@ class DynamicResources(Plugin):
                 return True
         return False
 
-    def bind_claim(self, s: StateData, index: int, pod) -> KubeObject:
+    def bind_claim(self, s: StateData, index: int, pod, node_name: str = "") -> KubeObject:
         """bindClaim: the allocation (if this cycle made one) and the reservation for the pod,
-        written to the claim's status in the API server."""
+        written to the claim's status in the API server. The special claim for extended
+        resources is created first (and the pod's status then names it); without an allocation
+        and requests (the node's device plugins serve the pod) there is nothing to do."""
         claim = s.claims[index]
         allocation = s.informations_for_claim[index].allocation
+        in_flight_uid = claim.uid
+        is_extended = False
+        if claim is s.extended_claim():
+            if allocation is None and not extended.has_requests(claim):
+                return claim
+            is_extended = True
         try:
+            if is_extended and claim.name == extended.SPECIAL_CLAIM_IN_MEM_NAME:
+                claim = extended.create_claim_in_api(self, pod, node_name, s.ext)
+                s.claims[index] = claim  # claimStore.updateExtendedResourceClaim
             latest = self.cluster.get("ResourceClaim", claim.namespace, claim.name)
             if latest is None:
                 raise ClaimError(f"get updated claim {claim.namespace}/{claim.name} after conflict: "
@@ -601,10 +687,14 @@ class DynamicResources(Plugin):
                         and not status["allocation"].get("allocationTimestamp"):
                     from harness.leaderelection.resourcelock import format_time
                     status["allocation"]["allocationTimestamp"] = format_time(self.now())
-            return self.cluster.update(_copy_with(latest, put))
+            updated = self.cluster.update(_copy_with(latest, put))
+            if is_extended:
+                s.claims[index] = updated
+                extended.patch_pod_extended_resource_claim_status(self, pod, updated, node_name, s.ext)
+            return updated
         finally:
             if allocation is not None:
-                self.claim_tracker().remove_claim_pending_allocation(claim.uid)
+                self.claim_tracker().remove_claim_pending_allocation(in_flight_uid)
 
 
 def _has_binding_conditions(claims: List[KubeObject]) -> bool:

@@ -26,10 +26,11 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 class BalancedAllocationPreScoreState:
     """balancedAllocationPreScoreState: the pod's requests in the order of args.resources."""
 
-    __slots__ = ("pod_requests",)
+    __slots__ = ("pod_requests", "dra")
 
-    def __init__(self, pod_requests: List[int]):
+    def __init__(self, pod_requests: List[int], dra: Any = None):
         self.pod_requests = pod_requests
+        self.dra = dra  # draPreScoreState (DRAExtendedResource, v1.35 on)
 
     def clone(self) -> "BalancedAllocationPreScoreState":
         return self
@@ -163,17 +164,40 @@ class BalancedAllocation(Plugin):
         if errs:
             raise ValueError(baargs.aggregate(errs))
         resources = [(r.get("name", ""), int(r.get("weight") or 0)) for r in args.get("resources") or []]
-        change = features_of(handle).has("BalancedAllocationScoresChange")
+        self.gates = features_of(handle)
+        change = self.gates.has("BalancedAllocationScoresChange")
         self.scorer = ResourceAllocationScorer(
             NAME, balanced_resource_change_scorer if change else balanced_resource_scorer, resources,
             use_requested=True, with_allocated=change,
             cpu_memory_scorer=balanced_change_cpu_memory if change else balanced_resource_scorer_cpu_memory,
             enable_pod_level_resources=self.enable_pod_level_resources,
-            enable_in_place_pod_vertical_scaling=self.enable_in_place_pod_vertical_scaling)
+            enable_in_place_pod_vertical_scaling=self.enable_in_place_pod_vertical_scaling,
+            enable_in_place_pod_level_resources_vertical_scaling=features_of(handle).get(
+                "InPlacePodLevelResourcesVerticalScaling", False))
 
     @property
     def resources(self) -> List[Tuple[str, int]]:
         return self.scorer.resources
+
+    def _dra_pre_score(self):
+        """getDRAPreScoredParams (DRAExtendedResource, v1.35 on). v1.35 builds the scorer without
+        the DRA manager: a DRA extended resource name among the resources dereferences it (an
+        error here; kube-scheduler crashes). v1.36 has the manager but no CEL cache (see
+        dra_scoring)."""
+        from builtin_plugins.dynamicresources import extended
+        if not self.gates.enabled("DRAExtendedResource") or not self.gates.has(extended.CHANGE):
+            return None, None
+        if not self.gates.has("BalancedAllocationDRAManager"):
+            if any(extended.is_dra_extended_resource_name(n, self.gates) for n, _ in self.scorer.resources):
+                return None, Status.error(RuntimeError(
+                    f"{NAME}: invalid memory address or nil pointer dereference (v1.35's scorer has no DRA "
+                    f"manager for the DRA extended resource in its resources)"))
+            return None, None
+        from . import dra_scoring
+        if not hasattr(self, "_dra_cache"):
+            self._dra_cache: Dict[Any, bool] = {}
+        return dra_scoring.get_dra_pre_scored_params(self.handle, self.gates, self.scorer.resources, None,
+                                                     self._dra_cache, allow_selectors=False), None
 
     @hookimpl
     def pre_score(self, state, pod, nodes):
@@ -181,7 +205,10 @@ class BalancedAllocation(Plugin):
         if self.scorer.is_best_effort_pod(pod_requests):
             # Best-effort pods are not balanced, lest they all land on one node (#129138).
             return Status.skip()
-        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(pod_requests))
+        dra, st = self._dra_pre_score()
+        if st is not None:
+            return st
+        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(pod_requests, dra))
         return None
 
     @hookimpl
@@ -191,11 +218,17 @@ class BalancedAllocation(Plugin):
             s = BalancedAllocationPreScoreState(self.scorer.calculate_pod_resource_request_list(pod))
             if self.scorer.is_best_effort_pod(s.pod_requests):
                 return 0, None
+            s.dra, st = self._dra_pre_score()
+            if st is not None:
+                return 0, st
+        if s.dra is not None:
+            from . import dra_scoring
+            return dra_scoring.score(self.scorer, NAME, node_info, s.pod_requests, s.dra)
         return self.scorer.score(pod, node_info, s.pod_requests)
 
     def score_nodes(self, state, pod, nodes):
         """score on each node (the batch form the framework calls)."""
         s = state.get(PRE_SCORE_STATE_KEY)
-        if s is None:
+        if s is None or s.dra is not None:
             return None
         return self.scorer.score_nodes(pod, nodes, s.pod_requests)

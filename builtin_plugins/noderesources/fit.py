@@ -39,16 +39,18 @@ ERR_REASON_SIDECARS_DISABLED = ("Pod has a restartable init container and the Si
 # Cycle state
 # ---------------------------------------------------------------------------------------------
 class PreFilterState:
-    """preFilterState: the pod's request as a framework.Resource (resource_to_device_class
-    belongs to DRAExtendedResource, off in v1.34). The request's cpu, memory and ephemeral
+    """preFilterState: the pod's request as a framework.Resource (resource_to_device_class:
+    v1.34's DRAExtendedResource mapping, None when the pod requests no extended resource). The
+    request's cpu, memory and ephemeral
     storage are copied out for Filter's fast path, which `has_scalars` turns off."""
 
     __slots__ = ("resource", "resource_to_device_class", "milli_cpu", "memory",
-                 "ephemeral_storage", "has_scalars")
+                 "ephemeral_storage", "has_scalars", "delegate")
 
-    def __init__(self, resource: Resource, resource_to_device_class: Optional[Dict[str, str]] = None):
+    def __init__(self, resource: Resource, resource_to_device_class: Optional[Any] = None):
         self.resource = resource
         self.resource_to_device_class = resource_to_device_class
+        self.delegate: Optional[Delegate] = None  # shouldDelegateResourceToDRA, gate on
         self.milli_cpu = resource.milli_cpu
         self.memory = resource.memory
         self.ephemeral_storage = resource.ephemeral_storage
@@ -59,12 +61,14 @@ class PreFilterState:
 
 
 class PreScoreState:
-    """preScoreState: the pod's requests, in the order of the scoring strategy's resources."""
+    """preScoreState: the pod's requests, in the order of the scoring strategy's resources, and
+    the DRA data for scoring extended resources backed by DRA (draPreScoreState, v1.35 on)."""
 
-    __slots__ = ("pod_requests",)
+    __slots__ = ("pod_requests", "dra")
 
-    def __init__(self, pod_requests: List[int]):
+    def __init__(self, pod_requests: List[int], dra: Any = None):
         self.pod_requests = pod_requests
+        self.dra = dra
 
     def clone(self) -> "PreScoreState":
         return self
@@ -100,11 +104,18 @@ class InsufficientResource:
     unresolvable: bool = False
 
 
+# (resource name, the node's allocatable scalar resources) -> leave the resource to DynamicResources
+Delegate = Callable[[str, Dict[str, int]], bool]
+
+
 def fits_request(pod_request: Resource, node_info: NodeInfo,
                  ignored_extended_resources: Optional[Set[str]] = None,
-                 ignored_resource_groups: Optional[Set[str]] = None) -> List[InsufficientResource]:
+                 ignored_resource_groups: Optional[Set[str]] = None,
+                 delegate: Optional[Delegate] = None) -> List[InsufficientResource]:
     """fitsRequest: the resources the node lacks for the pod (empty when it fits). Pods count
-    against the node's pod capacity whatever the pod requests."""
+    against the node's pod capacity whatever the pod requests. With DRAExtendedResource,
+    `delegate` says which scalar resources DynamicResources provides on this node
+    (shouldDelegateResourceToDRA) : those are not checked here."""
     out: List[InsufficientResource] = []
     alloc = node_info.allocatable
     n_pods = len(node_info.pods)
@@ -137,6 +148,8 @@ def fits_request(pod_request: Resource, node_info: NodeInfo,
                 if ((ignored_extended_resources and name in ignored_extended_resources)
                         or (ignored_resource_groups and prefix in ignored_resource_groups)):
                     continue
+            if delegate is not None and delegate(name, alloc_s):
+                continue
             a = alloc_s.get(name, 0)
             u = used_s.get(name, 0)
             if q > a - u:
@@ -195,9 +208,11 @@ def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> List[Optional[Status]]:
     return out
 
 
-def fits(pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True) -> List[InsufficientResource]:
+def fits(pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True,
+         delegate: Optional[Delegate] = None) -> List[InsufficientResource]:
     """Fits: fitsRequest with nothing ignored."""
-    return fits_request(compute_pod_resource_request(pod, enable_pod_level_resources), node_info)
+    return fits_request(compute_pod_resource_request(pod, enable_pod_level_resources), node_info,
+                        delegate=delegate)
 
 
 def _node_info_of(node: Node) -> NodeInfo:
@@ -206,17 +221,20 @@ def _node_info_of(node: Node) -> NodeInfo:
     return ni
 
 
-def is_fit(pod: Pod, node: Optional[Node], enable_pod_level_resources: bool = True) -> bool:
+def is_fit(pod: Pod, node: Optional[Node], enable_pod_level_resources: bool = True,
+           delegate: Optional[Delegate] = None) -> bool:
     """isFit: would the pod fit on the node if it were empty? False for no node."""
     if node is None:
         return False
-    return not fits(pod, _node_info_of(node), enable_pod_level_resources)
+    return not fits(pod, _node_info_of(node), enable_pod_level_resources, delegate)
 
 
 def have_any_requested_resources_increased(pod: Pod, original_node: Node, modified_node: Node,
-                                           enable_pod_level_resources: bool = True) -> bool:
+                                           enable_pod_level_resources: bool = True,
+                                           delegate: Optional[Delegate] = None) -> bool:
     """haveAnyRequestedResourcesIncreased: did the pod capacity, or the allocatable of a resource
-    the pod requests, grow?"""
+    the pod requests, grow? With DRAExtendedResource, also a resource DynamicResources would
+    provide on the modified node."""
     pod_request = compute_pod_resource_request(pod, enable_pod_level_resources)
     orig = Resource.from_list(original_node.allocatable)
     mod = Resource.from_list(modified_node.allocatable)
@@ -234,7 +252,40 @@ def have_any_requested_resources_increased(pod: Pod, original_node: Node, modifi
             continue
         if mod.scalar_resources.get(name, 0) > orig.scalar_resources.get(name, 0):
             return True
+        if delegate is not None and delegate(name, mod.scalar_resources):
+            return True
     return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Extended resources backed by DRA (DRAExtendedResource)
+# ---------------------------------------------------------------------------------------------
+def delegate_v135(resolver) -> Delegate:
+    """shouldDelegateResourceToDRA (v1.35 on): the node's allocatable of the resource is 0 (or
+    absent) and the DRA manager's class cache maps the resource to a device class."""
+    def delegate(name: str, allocatable: Dict[str, int]) -> bool:
+        if allocatable.get(name, 0) > 0:
+            return False
+        return resolver.get_device_class(name) is not None
+    return delegate
+
+
+def delegate_v134(mapping: Optional[Any]) -> Delegate:
+    """fitsRequest's test in v1.34: the resource is not in the node's allocatable, and a device
+    class maps it or no mapping was taken (the pod requests no extended resource, or the check
+    is a queueing hint's)."""
+    def delegate(name: str, allocatable: Dict[str, int]) -> bool:
+        return (mapping is None or name in mapping) and name not in allocatable
+    return delegate
+
+
+def with_device_class(resource: Resource, cluster, gates) -> Optional[Any]:
+    """withDeviceClass (v1.34): the extended resource -> device class mapping when the pod
+    requests some extended resource, else None."""
+    from builtin_plugins.dynamicresources import extended
+    if any(q != 0 and is_extended_resource_name(n) for n, q in resource.scalar_resources.items()):
+        return extended.class_resolver(cluster, gates) if cluster is not None else {}
+    return None
 
 
 def has_restartable_init_container(pod: Pod) -> bool:
@@ -296,7 +347,7 @@ class Fit(Plugin):
     enable_sidecar_containers = True  # SidecarContainers: GA
     enable_scheduling_queue_hint = True  # SchedulerQueueingHints: GA
     enable_pod_level_resources = True  # PodLevelResources: beta, on
-    enable_dra_extended_resource = False  # DRAExtendedResource: alpha, off (not implemented)
+    enable_dra_extended_resource = False  # DRAExtendedResource: from the handle's gates
 
     @classmethod
     def set_defaults(cls, args: Dict[str, Any]) -> Dict[str, Any]:
@@ -323,6 +374,28 @@ class Fit(Plugin):
         self.ignored_resources: Set[str] = set(args.get("ignoredResources") or [])
         self.ignored_resource_groups: Set[str] = set(args.get("ignoredResourceGroups") or [])
         self.scorer: ResourceAllocationScorer = factory(strategy)
+        self.gates = features_of(handle)
+        self.enable_dra_extended_resource = self.gates.enabled("DRAExtendedResource")
+        self._cluster = getattr(handle, "cluster", None)
+        if self.enable_dra_extended_resource and self._cluster is not None:
+            from builtin_plugins.dynamicresources import extended
+            extended.class_resolver(self._cluster, self.gates)  # the DRA manager's, from the start
+        # InPlacePodLevelResourcesVerticalScaling (alpha off in v1.35, beta on in v1.36; unknown
+        # in v1.34): the scale-down hint reads a resized pod's pod-level status resources
+        self.enable_in_place_pod_level_resources_vertical_scaling: bool = self.gates.get(
+            "InPlacePodLevelResourcesVerticalScaling", False)
+
+    def _delegate(self, mapping: Any = None, hint: bool = False) -> Optional[Delegate]:
+        """The DRA test of fitsRequest (None with DRAExtendedResource off): v1.35 on the class
+        cache; v1.34 the PreFilter's mapping (a queueing hint has none)."""
+        if not self.enable_dra_extended_resource:
+            return None
+        from builtin_plugins.dynamicresources import extended
+        if self.gates.has(extended.CHANGE):
+            if self._cluster is None:
+                return None
+            return delegate_v135(extended.class_resolver(self._cluster, self.gates))
+        return delegate_v134(None if hint else mapping)
 
     @property
     def resources(self) -> List[Tuple[str, int]]:
@@ -334,6 +407,11 @@ class Fit(Plugin):
         if not self.enable_sidecar_containers and has_restartable_init_container(pod):
             return None, Status.unresolvable(ERR_REASON_SIDECARS_DISABLED)
         result = PreFilterState(compute_pod_resource_request(pod, self.enable_pod_level_resources))
+        if self.enable_dra_extended_resource:
+            from builtin_plugins.dynamicresources import extended
+            if not self.gates.has(extended.CHANGE):
+                result.resource_to_device_class = with_device_class(result.resource, self._cluster, self.gates)
+            result.delegate = self._delegate(result.resource_to_device_class)
         state.write(PRE_FILTER_STATE_KEY, result)
         return None, None
 
@@ -354,7 +432,8 @@ class Fit(Plugin):
                         and (mem <= 0 or mem <= alloc.memory - used.memory)
                         and (eph <= 0 or eph <= alloc.ephemeral_storage - used.ephemeral_storage)):
                     return None
-        insufficient = fits_request(s.resource, node_info, self.ignored_resources, self.ignored_resource_groups)
+        insufficient = fits_request(s.resource, node_info, self.ignored_resources, self.ignored_resource_groups,
+                                    s.delegate)
         if not insufficient:
             return None
         code = Code.Unschedulable
@@ -405,10 +484,36 @@ class Fit(Plugin):
                        | ActionType.UpdateNodeLabel)
         if self.enable_scheduling_queue_hint:
             node_action = ActionType.Add | ActionType.UpdateNodeAllocatable
-        return [
+        events = [
             ClusterEventWithHint(ClusterEvent(EventResource.Pod, pod_action), self.is_schedulable_after_pod_event),
             ClusterEventWithHint(ClusterEvent(EventResource.Node, node_action), self.is_schedulable_after_node_change),
         ]
+        from builtin_plugins.dynamicresources import extended
+        if self.enable_dra_extended_resource and self.gates.has(extended.CHANGE):
+            # v1.35 on: a pod might wait for a class mapping its extended resource
+            events.append(ClusterEventWithHint(ClusterEvent(EventResource.DeviceClass, ActionType.Add | ActionType.Update),
+                                               self.is_schedulable_after_device_class_event))
+        return events
+
+    def is_schedulable_after_device_class_event(self, pod, old_obj, new_obj) -> QueueingHint:
+        """isSchedulableAfterDeviceClassEvent: a class added whose implicit name the pod
+        requests, or whose extendedResourceName (added, or changed by an update) the pod
+        requests."""
+        from builtin_plugins.dynamicresources import extended
+        from harness.api.pod_resources import pod_requests
+        from harness.api.objects import KubeObject
+        if not isinstance(new_obj, KubeObject) or (old_obj is not None and not isinstance(old_obj, KubeObject)):
+            return QueueingHint.Queue  # not a DeviceClass: an error upstream, which queues
+        new_ern = new_obj.spec.get("extendedResourceName")
+        reqs = pod_requests(pod.spec)
+        if old_obj is not None:
+            if (old_obj.spec.get("extendedResourceName") or "") == (new_ern or ""):
+                return QueueingHint.QueueSkip
+        elif extended.RESOURCE_DEVICE_CLASS_PREFIX + new_obj.name in reqs:
+            return QueueingHint.Queue
+        if new_ern is not None and new_ern in reqs:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
 
     def is_schedulable_after_pod_event(self, pod, old_obj, new_obj) -> QueueingHint:
         """isSchedulableAfterPodEvent: a scheduled (or nominated) pod deleted, or a pod scaled
@@ -435,11 +540,12 @@ class Fit(Plugin):
             return True
         if not modified.node_name:
             return False
-        use_status = self.enable_in_place_pod_vertical_scaling
+        opts = dict(use_status_resources=self.enable_in_place_pod_vertical_scaling,
+                    pod_level_resize=self.enable_in_place_pod_level_resources_vertical_scaling)
         orig_max, mod_max = Resource(), Resource()
-        orig_max.set_max_resource(pod_requests_opts(original, use_status_resources=use_status))
-        mod_max.set_max_resource(pod_requests_opts(modified, use_status_resources=use_status))
-        for name, value in pod_requests_opts(target, use_status_resources=use_status).items():
+        orig_max.set_max_resource(pod_requests_opts(original, **opts))
+        mod_max.set_max_resource(pod_requests_opts(modified, **opts))
+        for name, value in pod_requests_opts(target, **opts).items():
             if value == 0:
                 continue
             if name == "cpu":
@@ -463,30 +569,47 @@ class Fit(Plugin):
                 new_obj is not None and not isinstance(new_obj, Node)):
             return QueueingHint.Queue
         original, modified = old_obj, new_obj
-        if not is_fit(pod, modified, self.enable_pod_level_resources):
+        delegate = self._delegate(hint=True)
+        if not is_fit(pod, modified, self.enable_pod_level_resources, delegate):
             return QueueingHint.QueueSkip
         if original is None:
             return QueueingHint.Queue
-        if not have_any_requested_resources_increased(pod, original, modified, self.enable_pod_level_resources):
+        if not have_any_requested_resources_increased(pod, original, modified, self.enable_pod_level_resources,
+                                                      delegate):
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
 
     # ---- PreScore / Score -------------------------------------------------------------------
+    def _dra_pre_score(self):
+        """getDRAPreScoredParams (DRAExtendedResource, v1.35 on), else None."""
+        if not self.enable_dra_extended_resource:
+            return None
+        from . import dra_scoring
+        if not hasattr(self, "_dra_caches"):
+            from builtin_plugins.dynamicresources.cel import CELCache
+            self._dra_caches = (CELCache(), {})
+        return dra_scoring.get_dra_pre_scored_params(self.handle, self.gates, self.scorer.resources,
+                                                     *self._dra_caches)
+
     @hookimpl
     def pre_score(self, state, pod, nodes):
-        state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)))
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.calculate_pod_resource_request_list(pod),
+                                                       self._dra_pre_score()))
         return None
 
     @hookimpl
     def score(self, state, pod, node_info):
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
-            s = PreScoreState(self.scorer.calculate_pod_resource_request_list(pod))
+            s = PreScoreState(self.scorer.calculate_pod_resource_request_list(pod), self._dra_pre_score())
+        if s.dra is not None:
+            from . import dra_scoring
+            return dra_scoring.score(self.scorer, NAME, node_info, s.pod_requests, s.dra)
         return self.scorer.score(pod, node_info, s.pod_requests)
 
     def score_nodes(self, state, pod, nodes):
         """score on each node (the batch form the framework calls)."""
         s = state.get(PRE_SCORE_STATE_KEY)
-        if s is None:
+        if s is None or s.dra is not None:
             return None
         return self.scorer.score_nodes(pod, nodes, s.pod_requests)

@@ -64,10 +64,12 @@ def _ceil(f) -> int:
 
 
 def pod_requests_opts(pod, *, use_status_resources: bool = False, skip_pod_level: bool = False,
-                      non_missing: Optional[Mapping[str, Fraction]] = None) -> Dict[str, Fraction]:
+                      non_missing: Optional[Mapping[str, Fraction]] = None,
+                      pod_level_resize: bool = False) -> Dict[str, Fraction]:
     """resourcehelper.PodRequests(pod, PodResourcesOptions{...}) for the options the scheduler's
-    resource plugins use."""
-    spec = status_resources_spec(pod) if use_status_resources else pod.spec
+    resource plugins use (`pod_level_resize`: InPlacePodLevelResourcesVerticalScalingEnabled,
+    read only with UseStatusResources)."""
+    spec = status_resources_spec(pod, pod_level_resize) if use_status_resources else pod.spec
     return pod_requests(spec, non_missing=non_missing, skip_pod_level=skip_pod_level)
 
 
@@ -108,6 +110,7 @@ class ResourceAllocationScorer:
     def __init__(self, name: str, scorer: Scorer, resources: Optional[Sequence[ResourceSpec]], *,
                  use_requested: bool = False, enable_pod_level_resources: bool = False,
                  enable_in_place_pod_vertical_scaling: bool = False,
+                 enable_in_place_pod_level_resources_vertical_scaling: bool = False,
                  cpu_memory_scorer: Optional[CpuMemoryScorer] = None, with_allocated: bool = False):
         self.name = name
         self.with_allocated = with_allocated
@@ -118,10 +121,13 @@ class ResourceAllocationScorer:
         self.use_requested = use_requested
         self.enable_pod_level_resources = enable_pod_level_resources
         self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
+        self.enable_in_place_pod_level_resources_vertical_scaling = \
+            enable_in_place_pod_level_resources_vertical_scaling
         self._kinds = [_kind(n) for n, _ in self.resources]
         self._names = [n for n, _ in self.resources]
-        self._memo_key = "noderesources.requests:%d%d%d:%s" % (
+        self._memo_key = "noderesources.requests:%d%d%d%d:%s" % (
             use_requested, enable_pod_level_resources, enable_in_place_pod_vertical_scaling,
+            enable_in_place_pod_level_resources_vertical_scaling,
             "\x00".join(n for n, _ in self.resources))
 
     def score(self, pod, node_info, pod_request_list: Sequence[int]) -> Tuple[int, Optional[Status]]:
@@ -233,6 +239,7 @@ class ResourceAllocationScorer:
         reqs = pod_requests_opts(
             pod, use_status_resources=self.enable_in_place_pod_vertical_scaling,
             skip_pod_level=not self.enable_pod_level_resources,
+            pod_level_resize=self.enable_in_place_pod_level_resources_vertical_scaling,
             non_missing=None if self.use_requested else NON_MISSING_DEFAULTS)
         q = reqs.get(resource)
         if q is None:
@@ -246,6 +253,7 @@ class ResourceAllocationScorer:
             reqs = pod_requests_opts(
                 p, use_status_resources=self.enable_in_place_pod_vertical_scaling,
                 skip_pod_level=not self.enable_pod_level_resources,
+                pod_level_resize=self.enable_in_place_pod_level_resources_vertical_scaling,
                 non_missing=None if self.use_requested else NON_MISSING_DEFAULTS)
             out = []
             for name, _ in self.resources:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from harness.api.quantity import value as quantity_value
-from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+from harness.framework import (PreBindPreFlightResult, ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
 from .. import names
@@ -422,15 +422,18 @@ class VolumeBinding(Plugin):
     # ---- PreBind --------------------------------------------------------------------------------------
     @hookimpl
     def pre_bind_pre_flight(self, state, pod, node_name):
+        """PreBindPreFlight: Skip when every claim is bound; PreBind may run in parallel with
+        the adjacent plugins that allow it (v1.36's AllowParallel, on every path)."""
+        result = PreBindPreFlightResult(allow_parallel=True)
         try:
             s = state.read(STATE_KEY)
         except NotFoundError:
-            return Status.error(ERR_STATE_NOT_FOUND)
+            return result, Status.error(ERR_STATE_NOT_FOUND)
         if s.all_bound:
-            return Status.skip()
+            return result, Status.skip()
         if node_name not in s.pod_volumes_by_node:
-            return Status.error(f'no pod volume found for node "{node_name}"')
-        return None
+            return result, Status.error(f'no pod volume found for node "{node_name}"')
+        return result, None
 
     @hookimpl
     def pre_bind(self, state, pod, node_name):

@@ -33,6 +33,7 @@ DEVICE_CONSTRAINTS_MAX = 32
 DEVICE_CONFIG_MAX = 32
 DEVICE_SELECTORS_MAX = 32
 FIRST_AVAILABLE_MAX = 8
+CAPACITY_VALID_VALUES_MAX = 10  # CapacityRequestPolicyDiscreteMaxOptions
 CEL_MAX_LENGTH = 10 * 1024
 CEL_MAX_COST = 1_000_000
 OPAQUE_PARAMETERS_MAX = 10 * 1024
@@ -184,7 +185,7 @@ def _config_list(obj: Mapping, path: str, request_names: Set[str] = None) -> Non
 
 
 # -- DeviceClass ----------------------------------------------------------------------------------
-def device_class(obj: Mapping) -> None:
+def device_class(obj: Mapping, features=None) -> None:
     """ValidateDeviceClass."""
     spec = _map(obj, "spec", "")
     _selectors(spec, "spec")
@@ -247,6 +248,10 @@ def _exact_or_sub(req: Mapping, path: str) -> None:
     for p, t in _maps(req, "tolerations", path):
         _device_toleration(t, p)
     _bool(req, "adminAccess", path)
+    # capacity.requests: quantities (decoded; no other validation)
+    cap = _map(req, "capacity", path)
+    for k, v in _map(cap, "requests", f"{path}.capacity").items():
+        _quantity(v, _key_path(f"{path}.capacity.requests", str(k)))
 
 
 def _request_names(devices: Mapping) -> Set[str]:
@@ -287,7 +292,7 @@ def _request_refs(obj: Mapping, path: str, names: Set[str]) -> None:
         _too_many(f"{path}.requests", len(refs), DEVICE_REQUESTS_MAX)
 
 
-def claim_spec(spec: Mapping, path: str) -> None:
+def claim_spec(spec: Mapping, path: str, features=None) -> None:
     """validateResourceClaimSpec / validateDeviceClaim."""
     devices = _map(spec, "devices", path)
     dp = f"{path}.devices"
@@ -333,22 +338,54 @@ def claim_spec(spec: Mapping, path: str) -> None:
             _fully_qualified_name(_str(c, "matchAttribute", cp), f"{cp}.matchAttribute")
         elif c.get("distinctAttribute") is not None:
             _fully_qualified_name(_str(c, "distinctAttribute", cp), f"{cp}.distinctAttribute")
-        else:  # DRAConsumableCapacity is off in v1.34
+        elif _consumable(features):
+            _required(cp, 'exactly one of "matchAttribute" or "distinctAttribute" is required, '
+                          'but multiple fields are set')
+        else:
             _required(f"{cp}.matchAttribute")
     if len(cons) > DEVICE_CONSTRAINTS_MAX:
         _too_many(f"{dp}.constraints", len(cons), DEVICE_CONSTRAINTS_MAX)
     _config_list(devices, dp, names)
 
 
-def resource_claim(obj: Mapping) -> None:
-    """ValidateResourceClaim."""
-    claim_spec(_map(obj, "spec", ""), "spec")
+def _consumable(features) -> bool:
+    if features is None:
+        from ..versions import DEFAULT as features
+    return features.enabled("DRAConsumableCapacity")
 
 
-def resource_claim_template(obj: Mapping) -> None:
+def resource_claim(obj: Mapping, features=None) -> None:
+    """ValidateResourceClaim; the status's allocation results' shareIDs (validateUID)."""
+    claim_spec(_map(obj, "spec", ""), "spec", features)
+    status = obj.get("status")
+    alloc = status.get("allocation") if isinstance(status, dict) else None
+    results = ((alloc.get("devices") or {}).get("results") or []) if isinstance(alloc, dict) else []
+    for i, r in enumerate(results):
+        if isinstance(r, dict) and r.get("shareID") is not None:
+            _uid(r["shareID"], f"status.allocation.devices.results[{i}].shareID")
+        for k, v in (_map(r, "consumedCapacity", f"status.allocation.devices.results[{i}]")
+                     if isinstance(r, dict) else {}).items():
+            _quantity(v, _key_path(f"status.allocation.devices.results[{i}].consumedCapacity", str(k)))
+
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+
+
+def _uid(uid: Any, path: str) -> None:
+    """validateUID: a UUID, in its normalized form (36 characters, lowercase)."""
+    text = uid if isinstance(uid, str) else str(uid)
+    if not _UUID.match(text.strip("{}").removeprefix("urn:uuid:")):
+        _invalid(path, text, f"error validating uid: invalid UUID length: {len(text)}"
+                 if len(text) not in (32, 36, 38, 45) else "error validating uid: invalid UUID format")
+    if len(text) != 36 or text != text.lower():
+        _invalid(path, text, "uid must be in RFC 4122 normalized form, "
+                 "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase hexadecimal characters")
+
+
+def resource_claim_template(obj: Mapping, features=None) -> None:
     """ValidateResourceClaimTemplate."""
     spec = _map(obj, "spec", "")
-    claim_spec(_map(spec, "spec", "spec"), "spec.spec")
+    claim_spec(_map(spec, "spec", "spec"), "spec.spec", features)
 
 
 # -- ResourceSlice ---------------------------------------------------------------------------------
@@ -400,8 +437,10 @@ def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_devi
         if v.get("value") is None:
             _required(f"{kp}.value")
         _quantity(v.get("value"), f"{kp}.value")
-        if v.get("requestPolicy") is not None and not dev.get("allowMultipleAllocations"):
-            _fail(f"{kp}.requestPolicy", "Forbidden: allowMultipleAllocations must be true")
+        if v.get("requestPolicy") is not None:
+            if not dev.get("allowMultipleAllocations"):
+                _fail(f"{kp}.requestPolicy", "Forbidden: allowMultipleAllocations must be true")
+            _request_policy(v.get("value"), _map(v, "requestPolicy", kp), f"{kp}.requestPolicy")
     taints = _maps(dev, "taints", path)
     for tp, t in taints:
         key = _str(t, "key", tp)
@@ -438,7 +477,91 @@ def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_devi
         _invalid(path, "{" + ", ".join(f"`{p}`" for p in placed) + "}", msg)
 
 
-def resource_slice(obj: Mapping) -> None:
+def _qstr(raw: Any) -> str:
+    """Quantity.String of a manifest's quantity."""
+    from .quantity import parse_q
+    return str(parse_q(raw))
+
+
+def _ival(raw: Any) -> int:
+    """Quantity.Value (rounded up)."""
+    from .quantity import value
+    return value(raw)
+
+
+def _request_policy(max_raw: Any, policy: Mapping, path: str) -> None:
+    """validateRequestPolicy (validValues or validRange, with a default; within the capacity)."""
+    vals = policy.get("validValues") or []
+    if vals and policy.get("validRange") is not None:
+        _fail(path, 'Forbidden: exactly one policy can be specified, cannot specify "validValues" and '
+                    '"validRange" at the same time')
+    cap = _quantity(max_raw, f"{path}.value") if max_raw is not None else None
+    default = policy.get("default")
+    dq = _quantity(default, f"{path}.default") if default is not None else None
+    if vals:
+        if default is None:
+            _required(f"{path}.default", "required when validValues is defined")
+        vp = f"{path}.validValues"
+        if not isinstance(vals, list):
+            _wrong_type(vp, "a list of quantities", vals)
+        qs = [_quantity(v, f"{vp}[{i}]") for i, v in enumerate(vals)]
+        for i in range(len(qs) - 1):
+            if qs[i] > qs[i + 1]:
+                _invalid(f"{vp}[{i + 1}]", _qstr(vals[i + 1]), "values must be sorted in ascending order")
+        if len(qs) > CAPACITY_VALID_VALUES_MAX:
+            _too_many(vp, len(qs), CAPACITY_VALID_VALUES_MAX)
+        for i, q in enumerate(qs):
+            if cap is not None and q > cap:
+                _invalid(f"{vp}[{i}]", _qstr(vals[i]), f"option is larger than capacity value: {_qstr(max_raw)}")
+        seen: Set[int] = set()
+        for i, v in enumerate(vals):
+            if _ival(v) in seen:
+                _duplicate(f"{vp}[{i}]", str(_ival(v)))
+            seen.add(_ival(v))
+        if dq not in qs:
+            _invalid(vp, _qstr(default), "default value is not valid according to the requestPolicy")
+        return
+    rng = policy.get("validRange")
+    if rng is None:
+        return
+    rp = f"{path}.validRange"
+    rng = _map(policy, "validRange", path)
+    if default is None:
+        _required(f"{path}.default", "required when validRange is defined")
+    if rng.get("min") is None:
+        _required(f"{rp}.min", "required when validRange is defined")
+    lo = _quantity(rng["min"], f"{rp}.min")
+    if cap is not None and lo > cap:
+        _invalid(f"{rp}.min", _qstr(rng["min"]), f"min is larger than capacity value: {_qstr(max_raw)}")
+    if dq < lo:
+        _invalid(f"{rp}.min", _qstr(default), f"default is less than min: {_qstr(rng['min'])}")
+    if rng.get("max") is not None:
+        hi = _quantity(rng["max"], f"{rp}.max")
+        if lo > hi:
+            _invalid(f"{rp}.max", _qstr(rng["min"]), f"min is larger than max: {_qstr(rng['max'])}")
+        if cap is not None and hi > cap:
+            _invalid(f"{rp}.max", _qstr(rng["max"]), f"max is larger than capacity value: {_qstr(max_raw)}")
+        if dq > hi:
+            _invalid(f"{rp}.max", _qstr(default), f"default is more than max: {_qstr(rng['max'])}")
+    if rng.get("step") is not None:
+        step = _quantity(rng["step"], f"{rp}.step")
+        if cap is not None and lo + step > cap:
+            from .quantity import Q, parse_q
+            one = str(Q(lo + step, parse_q(rng["min"]).fmt))
+            _invalid(f"{rp}.step", _qstr(rng["step"]), f"one step {one} is larger than capacity value: {_qstr(max_raw)}")
+        for raw in [default] + ([rng["max"]] if rng.get("max") is not None else []):
+            sv = _ival(rng["step"])
+            if sv and _go_rem(_ival(raw) - _ival(rng["min"]), sv) != 0:
+                _invalid(f"{rp}.step", _qstr(raw), f"value is not a multiple of a given step "
+                         f"({_qstr(rng['step'])}) from ({_qstr(rng['min'])})")
+
+
+def _go_rem(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return a - b * (q if (a < 0) == (b < 0) else -q)
+
+
+def resource_slice(obj: Mapping, features=None) -> None:
     """ValidateResourceSlice."""
     spec = _map(obj, "spec", "")
     _driver_name(_str(spec, "driver", "spec"), "spec.driver")

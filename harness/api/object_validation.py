@@ -819,11 +819,11 @@ _BY_KIND = {"Pod": _pod, "Node": _node, "PriorityClass": _priority_class, "PodDi
             "PersistentVolumeClaim": _storage, "StorageClass": _storage}
 
 
-def _dra(obj: Mapping) -> None:
+def _dra(obj: Mapping, features: Optional["Features"] = None) -> None:
     """pkg/apis/resource/validation (harness/api/dra_validation.py)."""
     from .dra_validation import BY_KIND
 
-    BY_KIND[obj["kind"]](obj)
+    BY_KIND[obj["kind"]](obj, features)
 
 
 for _kind in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"):
@@ -882,7 +882,7 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
-        if check is _pod or check is _node:
+        if check is _pod or check is _node or check is _dra:
             check(obj, features)
         elif check is not None:
             check(obj)

@@ -131,7 +131,7 @@ class Pod(KubeObject):
     def with_status(self, mutate) -> "Pod":
         """A copy whose status dict went through `mutate(status)` (a status patch). The copy
         shares the spec-derived memo unless the patch touched the container statuses (which
-        in-place resize reads)."""
+        in-place resize reads, the pod-level ones included)."""
         raw = dict(self.raw)
         status = dict(raw.get("status") or {})
         status["conditions"] = [dict(c) for c in status.get("conditions") or []]
@@ -141,7 +141,8 @@ class Pod(KubeObject):
         raw["status"] = status
         p = Pod(raw)
         old = self.raw.get("status") or {}
-        if all(status.get(k) is old.get(k) for k in ("containerStatuses", "initContainerStatuses")):
+        if all(status.get(k) is old.get(k) for k in ("containerStatuses", "initContainerStatuses",
+                                                      "resources", "allocatedResources")):
             p._memo = self._memo
         return p
 
@@ -163,7 +164,7 @@ def _resources_key(pod: Pod) -> str:
         [(c.get("name"), c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],
         spec.get("overhead"), spec.get("resources"),
         status.get("containerStatuses"), status.get("initContainerStatuses"), status.get("conditions"),
-        status.get("resize")))
+        status.get("resize"), status.get("resources"), status.get("allocatedResources")))
 
 
 class Node(KubeObject):

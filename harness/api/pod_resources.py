@@ -156,10 +156,34 @@ def _determine_container_reqs(pod, container: Mapping, cs: Mapping) -> Dict[str,
                      cs.get("allocatedResources"))
 
 
-def status_resources_spec(pod) -> Mapping[str, Any]:
+def _determine_pod_level_reqs(pod) -> Dict[str, Any]:
+    """resourcehelper.determineEffectiveRequests for the pod-level requests (PodRequests with
+    InPlacePodLevelResourcesVerticalScalingEnabled and UseStatusResources, when
+    ``status.resources`` is set): max(spec, actuated, allocated), or max(actuated, allocated)
+    while the resize is infeasible. A supported resource of the spec's requests missing from
+    that is 0 (Go's zero Quantity read from the map)."""
+    st = pod.status
+    actuated = (st.get("resources") or {}).get("requests")
+    allocated = st.get("allocatedResources")
+    spec_reqs = (pod.spec.get("resources") or {}).get("requests") or {}
+    if is_pod_resize_infeasible(pod):
+        effective = _max_list(actuated, allocated)
+    else:
+        effective = _max_list(spec_reqs, actuated, allocated)
+    out = dict(spec_reqs)
+    for name in spec_reqs:
+        if is_supported_pod_level_resource(name):
+            out[name] = effective.get(name, 0)
+    return out
+
+
+def status_resources_spec(pod, pod_level_resize: bool = True) -> Mapping[str, Any]:
     """The pod's spec with each container's requests replaced as AggregateContainerRequests does
     when UseStatusResources is set (containers and restartable init containers whose status
-    reports resources). The spec itself when no status reports resources."""
+    reports resources), and, with `pod_level_resize` (PodResourcesOptions'
+    InPlacePodLevelResourcesVerticalScalingEnabled: the gate of that name, beta and on from
+    v1.36), the pod-level requests replaced as PodRequests does when ``status.resources`` is
+    set. The spec itself when no status reports resources."""
 
     def compute(p) -> Mapping[str, Any]:
         st = p.status
@@ -168,7 +192,9 @@ def status_resources_spec(pod) -> Mapping[str, Any]:
             statuses[cs.get("name", "")] = cs
         for cs in st.get("initContainerStatuses") or []:
             statuses[cs.get("name", "")] = cs
-        if not any(cs.get("resources") is not None for cs in statuses.values()):
+        pod_level = (pod_level_resize and st.get("resources") is not None
+                     and is_pod_level_requests_set(p.spec))
+        if not pod_level and not any(cs.get("resources") is not None for cs in statuses.values()):
             return p.spec
         spec = dict(p.spec)
 
@@ -185,6 +211,10 @@ def status_resources_spec(pod) -> Mapping[str, Any]:
         spec["containers"] = [replace(c) for c in p.spec.get("containers") or []]
         spec["initContainers"] = [replace(c) if c.get("restartPolicy") == "Always" else c
                                   for c in p.spec.get("initContainers") or []]
+        if pod_level:
+            res = dict(p.spec.get("resources") or {})
+            res["requests"] = _determine_pod_level_reqs(p)
+            spec["resources"] = res
         return spec
 
-    return pod.memo("status_resources_spec", compute)
+    return pod.memo("status_resources_spec:%d" % pod_level_resize, compute)

@@ -107,7 +107,8 @@ class ApiServerDefaults:
                                                 < int(self.global_default.get("value", 0))):
                     self.global_default = pc
 
-    def default_object(self, obj: Dict[str, Any], key: str, index: int) -> Dict[str, Any]:
+    def default_object(self, obj: Dict[str, Any], key: str, index: int,
+                       old: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         check_object(obj, key, self.path, self.features)
         if obj.get("kind") == "PriorityClass":
             self.check_builtin(obj, key)
@@ -121,6 +122,7 @@ class ApiServerDefaults:
         kind = obj.get("kind")
         if kind == "Pod":
             self._default_pod(obj, key)
+            self._drop_disabled_pod_status_fields(obj, old)
         elif kind == "Node":
             self._default_node(obj)
             self._drop_disabled_node_fields(obj)
@@ -199,6 +201,20 @@ class ApiServerDefaults:
         the NodeDeclaredFeatures gate on (v1.35 alpha, v1.36 beta on); v1.34 has no such field."""
         if not self.features.get("NodeDeclaredFeatures", False):
             node["status"].pop("declaredFeatures", None)
+
+    def _drop_disabled_pod_status_fields(self, pod: Dict[str, Any], old: Optional[Dict[str, Any]]) -> None:
+        """dropDisabledPodStatusFields (pkg/api/pod/util.go): the pod-level ``status.resources``
+        and ``status.allocatedResources`` only with InPlacePodLevelResourcesVerticalScaling on
+        (alpha off in v1.35, beta on in v1.36), or when the stored status already has one
+        (podLevelStatusResourcesInUse); v1.34 has no such fields."""
+        st = pod.get("status")
+        if not isinstance(st, dict) or self.features.get("InPlacePodLevelResourcesVerticalScaling", False):
+            return
+        old_st = (old or {}).get("status") or {}
+        if old_st.get("resources") is not None or old_st.get("allocatedResources") is not None:
+            return
+        st.pop("resources", None)
+        st.pop("allocatedResources", None)
 
     @staticmethod
     def _default_claim(obj: Dict[str, Any]) -> None:

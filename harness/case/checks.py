@@ -107,9 +107,11 @@ def has_decisions(case) -> bool:
     return any("decisions" in exp or "history" in exp for _, exp in _expects(case))
 
 
-def check_decision_names(case, frameworks) -> None:
+def check_decision_names(case, frameworks, extenders: bool = False) -> None:
     """The pods, nodes and plugins `decisions` and `history` name exist in the case and in its
-    profiles (harness/case/decisions.py)."""
+    profiles (harness/case/decisions.py); with filtering extenders, "Extender" is one of them
+    (the name of the nodes they reject)."""
+    from ..scheduler.extender import EXTENDER_NAME
     from .decisions import check_names
 
     if not has_decisions(case):
@@ -121,6 +123,8 @@ def check_decision_names(case, frameworks) -> None:
         for ext, pcs in fw.ep_plugins.items():
             any_plugin.update(pc.name for pc in pcs)
         score.update(pc.name for pc in fw.score_plugins)
+    if extenders:
+        any_plugin.add(EXTENDER_NAME)
     for where, exp in _expects(case):
         check_names(case.path, where, exp, pods, nodes, any_plugin, score)
 

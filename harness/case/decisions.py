@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import CaseError
 from ..framework.status import Code
+from ..scheduler.extender import EXTENDER_NAME
 
 CODES = tuple(c.name for c in Code)
 SCORE_FIELDS = ("raw", "normalized", "weight", "weighted")
@@ -112,6 +113,14 @@ def _result(rec) -> str:
     return "scheduled" if rec.picked else "in-flight"
 
 
+def _rejector(rec, node: str, st) -> str:
+    """Who rejected a node: the plugin, "Extender" for a node an extender filtered out (the
+    name the pod's unschedulable plugins carry), else "-"."""
+    if st.plugin:
+        return st.plugin
+    return EXTENDER_NAME if node in getattr(rec, "extender_filtered", {}) else "-"
+
+
 def _breakdown(rec) -> Tuple[Dict[str, int], Dict[str, int]]:
     """Which plugins rejected how many nodes, and the reasons' counts as FitError words them
     (FitError.Error's histogram), from the cycle's Diagnosis."""
@@ -122,8 +131,9 @@ def _breakdown(rec) -> Tuple[Dict[str, int], Dict[str, int]]:
     if d is None:
         return by_plugin, reasons
     nts = d.node_to_status
-    for _, st in nts.items():
-        by_plugin[st.plugin or "-"] = by_plugin.get(st.plugin or "-", 0) + 1
+    for node, st in nts.items():
+        who = _rejector(rec, node, st)
+        by_plugin[who] = by_plugin.get(who, 0) + 1
         for r in st.get_reasons():
             reasons[r] = reasons.get(r, 0) + 1
     absent = n_all - nts.length() if rec.picked == "" else 0
@@ -150,8 +160,12 @@ def attempt_of(rec) -> Attempt:
     for node, st in rec.node_statuses.items():
         if st is not None:
             a.decisive[node] = _verdict(st)
-            a.rejected_by[node] = st.plugin or "-"
-            a.filter.setdefault(node, {}).setdefault(st.plugin or "-", _verdict(st))
+            a.rejected_by[node] = _rejector(rec, node, st)
+            a.filter.setdefault(node, {}).setdefault(a.rejected_by[node], _verdict(st))
+    for node, (_, st) in getattr(rec, "extender_filtered", {}).items():
+        a.decisive[node] = _verdict(st)
+        a.rejected_by[node] = EXTENDER_NAME
+        a.filter.setdefault(node, {})[EXTENDER_NAME] = _verdict(st)
     if rec.score_detail:
         for plugin, (raw, norm, weight) in rec.score_detail.items():
             for r, n in zip(raw, norm):

@@ -2,8 +2,13 @@
 ``dropDisabledFields`` of the ResourceSlice, ResourceClaim(Template) and DeviceClass strategies
 (pkg/registry/resource/*/strategy.go, pkg/api/resourceclaimspec) and ``SetDefaults_DeviceToleration``
 (operator Equal). A field whose gate is off is dropped on create, as the API server does; a field
-whose gate is on but whose behaviour the harness does not model (consumable capacity, extended
-resources backed by DRA) is refused with a clear error rather than ignored.
+whose gate is on is kept and modelled. DRAConsumableCapacity's fields
+(allowMultipleAllocations, capacity requestPolicy, request capacity, distinctAttribute, the
+results' shareID and consumedCapacity) are kept when it is on
+(dropDisabledDRAConsumableCapacityFields, dropDisabledDRAResourceClaimConsumableCapacityFields,
+dropDisabledDRAResourceClaimConsumableCapacityStatusFields). A pod's
+``status.extendedResourceClaimStatus`` (DRAExtendedResource) is dropped with the gate off
+(dropDisabledPodStatusFields) and validated with it on (validatePodExtendedResourceClaimStatus).
 
 Kept apart from harness.api's object validation on purpose (the DRA version differences only).
 """
@@ -13,8 +18,6 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, List, Mapping
 
 from ..errors import CaseError
-
-IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
 
 
 def _requests(spec: Mapping[str, Any]) -> Iterator[Dict[str, Any]]:
@@ -27,13 +30,8 @@ def _requests(spec: Mapping[str, Any]) -> Iterator[Dict[str, Any]]:
                 yield sub
 
 
-def _refuse(gate: str, what: str, path: str, key: str) -> None:
-    raise CaseError(f"{what} ({gate}, on in this version) is not modelled by schedharness; leave the field "
-                    f"out or turn the gate off", file=path, key=key)
-
-
 def apply(obj: Dict[str, Any], features, path: str, key: str) -> None:
-    """Drop the disabled fields of a DRA object as it is created; refuse unmodelled ones."""
+    """Drop the disabled fields of a DRA object as it is created."""
     kind = obj.get("kind")
     if kind == "ResourceSlice":
         _slice(obj, features, path, key)
@@ -44,19 +42,68 @@ def apply(obj: Dict[str, Any], features, path: str, key: str) -> None:
         _claim_spec((obj.get("spec") or {}).get("spec") or {}, features, path, f"{key}.spec.spec")
     elif kind == "DeviceClass":
         spec = obj.get("spec") or {}
-        if spec.get("extendedResourceName") is not None:
-            if not features.enabled("DRAExtendedResource"):
-                spec.pop("extendedResourceName")
-            else:
-                _refuse("DRAExtendedResource", "extended resources backed by DRA", path,
-                        f"{key}.spec.extendedResourceName")
-    elif kind == "Pod" and features.enabled("DRAExtendedResource"):
-        for group in ("initContainers", "containers"):
-            for i, c in enumerate((obj.get("spec") or {}).get(group) or []):
-                for name in ((c or {}).get("resources") or {}).get("requests") or {}:
-                    if str(name).startswith(IMPLICIT_EXTENDED_RESOURCE_PREFIX):
-                        _refuse("DRAExtendedResource", "extended resources backed by DRA", path,
-                                f"{key}.spec.{group}[{i}].resources.requests")
+        if spec.get("extendedResourceName") is not None and not features.enabled("DRAExtendedResource"):
+            spec.pop("extendedResourceName")  # dropDisabledDRAExtendedResourceFields
+    elif kind == "Pod":
+        _pod_status(obj, features, path, key)
+
+
+def _pod_status(obj: Dict[str, Any], features, path: str, key: str) -> None:
+    """dropDisabledPodStatusFields, then validatePodExtendedResourceClaimStatus (from
+    ValidatePodStatusUpdate: the harness takes a pod's status as written to the API server)."""
+    status = obj.get("status")
+    if not isinstance(status, dict) or status.get("extendedResourceClaimStatus") is None:
+        return
+    if not features.enabled("DRAExtendedResource"):
+        status.pop("extendedResourceClaimStatus")
+        return
+    from ..api.object_validation import ObjectInvalid
+    try:
+        extended_resource_claim_status(status["extendedResourceClaimStatus"], obj.get("spec") or {}, features)
+    except ObjectInvalid as e:
+        raise CaseError(e.message, file=path, key=f"{key}.{e.path}") from None
+
+
+def extended_resource_claim_status(st: Any, spec: Mapping[str, Any], features) -> None:
+    """validatePodExtendedResourceClaimStatus: the first error. Until v1.35 a mapping is a
+    duplicate when another one has its container and resource; from v1.35, its request too."""
+    from ..api.object_validation import _dns_label, _duplicate, _invalid, _required
+    from ..api.validation import is_dns1123_subdomain
+
+    fld = "status.extendedResourceClaimStatus"
+    if not isinstance(st, dict):
+        _invalid(fld, st, "must be an object")
+    containers: Dict[str, Mapping[str, Any]] = {}
+    for group in ("initContainers", "containers"):
+        for c in spec.get(group) or []:
+            if isinstance(c, dict):
+                containers[c.get("name", "")] = c
+    mappings = st.get("requestMappings") or []
+    if not mappings:
+        _required(f"{fld}.requestMappings", "at least one request mapping is required")
+    by_request = features.has("PodExtendedClaimStatusDuplicateByRequest")
+    seen = set()
+    for i, rm in enumerate(mappings):
+        rm = rm if isinstance(rm, dict) else {}
+        idx = f"{fld}.requestMappings[{i}]"
+        cname, rname, req = rm.get("containerName", ""), rm.get("resourceName", ""), rm.get("requestName", "")
+        c = containers.get(cname)
+        if c is None:
+            _invalid(f"{idx}.containerName", cname, "must match the name of an entry in spec.initContainers.name "
+                     "or spec.containers.name")
+        elif rname not in ((c.get("resources") or {}).get("requests") or {}):
+            _invalid(f"{idx}.resourceName", rname, "must match the extended resource name of an entry in "
+                     "spec.initContainers.resources.requests or spec.containers.resources.requests")
+        _dns_label(str(req), f"{fld}.requestName")  # upstream's path, without the index
+        k = (cname, rname, req) if by_request else (cname, rname)
+        if k in seen:
+            _duplicate(f"{idx}.containerName", cname)
+        seen.add(k)
+    name = st.get("resourceClaimName") or ""
+    if not name:
+        _required(f"{fld}.resourceClaimName", "")
+    for detail in is_dns1123_subdomain(str(name)):
+        _invalid(f"{fld}.resourceClaimName", name, detail)
 
 
 def _slice(obj: Dict[str, Any], features, path: str, key: str) -> None:
@@ -81,25 +128,35 @@ def _slice(obj: Dict[str, Any], features, path: str, key: str) -> None:
         for d in devices:
             for k in ("bindingConditions", "bindingFailureConditions", "bindsToNode"):
                 d.pop(k, None)
-    for i, d in enumerate(devices):
-        policies = [n for n, c in (d.get("capacity") or {}).items() if isinstance(c, dict) and c.get("requestPolicy")]
-        if not features.enabled("DRAConsumableCapacity"):
+    if not features.enabled("DRAConsumableCapacity"):
+        for d in devices:
             d.pop("allowMultipleAllocations", None)
-            for n in policies:
-                d["capacity"][n].pop("requestPolicy")
-        elif d.get("allowMultipleAllocations") is not None or policies:
-            _refuse("DRAConsumableCapacity", "consumable device capacity", path, f"{key}.spec.devices[{i}]")
+            for c in (d.get("capacity") or {}).values():
+                if isinstance(c, dict):
+                    c.pop("requestPolicy", None)
 
 
 def _claim_status(status: Mapping[str, Any], features) -> None:
-    """resourceclaim dropDeviceBindingConditionsFields (status)."""
-    alloc = status.get("allocation") if isinstance(status, dict) else None
-    if not isinstance(alloc, dict) or features.enabled("DRADeviceBindingConditions"):
+    """resourceclaim dropDeviceBindingConditionsFields and dropDisabledDRAConsumableCapacityFields
+    (status: shareID and consumedCapacity of the allocation results, shareID of device statuses)."""
+    if not isinstance(status, dict):
+        return
+    if not features.enabled("DRAConsumableCapacity"):
+        for d in status.get("devices") or []:
+            if isinstance(d, dict):
+                d.pop("shareID", None)
+    alloc = status.get("allocation")
+    if not isinstance(alloc, dict):
         return
     for r in ((alloc.get("devices") or {}).get("results") or []):
-        if isinstance(r, dict):
+        if not isinstance(r, dict):
+            continue
+        if not features.enabled("DRADeviceBindingConditions"):
             r.pop("bindingConditions", None)
             r.pop("bindingFailureConditions", None)
+        if not features.enabled("DRAConsumableCapacity"):
+            r.pop("shareID", None)
+            r.pop("consumedCapacity", None)
 
 
 def _claim_spec(spec: Mapping[str, Any], features, path: str, key: str) -> None:
@@ -126,13 +183,6 @@ def _claim_spec(spec: Mapping[str, Any], features, path: str, key: str) -> None:
             c.pop("distinctAttribute", None)
         for e in _requests(spec):
             e.pop("capacity", None)
-    else:
-        for i, c in enumerate(constraints):
-            if c.get("distinctAttribute") is not None:
-                _refuse("DRAConsumableCapacity", "distinctAttribute constraints", path,
-                        f"{key}.devices.constraints[{i}].distinctAttribute")
-        if any(e.get("capacity") is not None for e in _requests(spec)):
-            _refuse("DRAConsumableCapacity", "capacity requests", path, f"{key}.devices.requests")
     for e in _requests(spec):
         for t in e.get("tolerations") or []:
             if isinstance(t, dict) and not t.get("operator"):

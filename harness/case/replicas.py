@@ -20,7 +20,7 @@ from ..cluster import Cluster, object_key
 from ..errors import UserError
 from ..leaderelection.kube_scheduler import check_leader_elector_config, leader_elect
 from ..leaderelection.sim import ElectionSim, Process, VirtualLoop
-from ..scheduler.scheduler import Scheduler
+from ..scheduler.scheduler import Scheduler, never_quiet, quiet_wait_limit
 
 REPLICA_PREFIX = "scheduler-"
 # Kinds the processes write but kube-scheduler does not watch: its elector reads and writes the
@@ -298,6 +298,7 @@ class World:
         every timer up to it, the election's included."""
         rounds = 0
         limit = 50 * (len(self.cluster.list("Pod")) + 10)
+        waits, wait_limit = 0, (quiet_wait_limit(self.cluster) if until is None else None)
         while True:
             if self._run_due():
                 rounds += 1
@@ -321,6 +322,9 @@ class World:
                 target = min(ticks)
             if target <= self.loop.now:
                 target = self.loop.now + 1e-6  # a timer rounded just short of its instant
+            waits += 1
+            if wait_limit is not None and waits > wait_limit:
+                raise never_quiet(list(self.leading.values()), wait_limit)
             self.loop.run_until(target)
             rounds = 0
 

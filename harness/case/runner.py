@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
@@ -185,7 +187,8 @@ class CaseRun:
             self.tracked_pods.append(o.key)
             self.cluster.create(o)
         check_expect(case)
-        check_decision_names(case, self.frameworks(registry, source))
+        check_decision_names(case, self.frameworks(registry, source),
+                             extenders=any((e or {}).get("filterVerb") for e in cfg.get("extenders") or []))
         check_step_objects(case)
         check_step_changes(case)
 
@@ -278,7 +281,7 @@ class CaseRun:
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
             raw = carry_over_update(obj, old.raw)
-            self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index))
+            self.api.default_object(raw, key, raw["metadata"].get("x-creationIndex", self.index), old=old.raw)
             if kind == "Pod":
                 err = validate_pod_update(raw.get("spec") or {}, old.raw.get("spec") or {}, self.case.features)
             else:
@@ -450,15 +453,12 @@ def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
 
 def _run_case(case: Case, registry, explain: bool) -> CaseResult:
     run = CaseRun(case, registry, explain=explain or has_decisions(case))
-    run.run()
+    with _naming(case.path, "pods"):  # the first run schedules the case's pods
+        run.run()
     res = CaseResult(case, True, scheduler=run.engine)
     for step in case.steps:
-        try:
+        with _naming(case.path, step.key):
             run.apply(step)
-        except UserError as e:  # what running the step found (a run that would not end): name it
-            if e.file:
-                raise
-            raise UserError(e.detail, file=case.path, key=step.key) from None
         if step.action == "expect":
             res.failures.extend(run.check(step.value, f"{step.key}"))
         res.steps.append(StepResult(step.index, step.action, run.observe()))
@@ -474,6 +474,17 @@ def _run_case(case: Case, registry, explain: bool) -> CaseResult:
     res.bindings, res.preempted, res.nominated, res.messages = obs.bindings, obs.preempted, obs.nominated, obs.messages
     res.passed = not res.failures
     return res
+
+
+@contextlib.contextmanager
+def _naming(path, key: str):
+    """What running a step found (a run that would not end) names the case file and the step."""
+    try:
+        yield
+    except UserError as e:
+        if e.file:
+            raise
+        raise UserError(e.detail, file=path, key=key) from None
 
 
 def _pod_condition_message(pod: Pod) -> str:

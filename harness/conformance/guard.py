@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ..api.objects import KubeObject, Node, Pod
 from ..framework.blocking import is_task
 from ..framework.status import Code, Status
+from ..framework.prebind import PreBindPreFlightResult
 from ..framework.types import (NodeInfo, NodeToStatus, PodInfo, PostFilterResult, PreFilterResult,
                                QueuedPodInfo)
 
@@ -139,10 +140,13 @@ def shape_problem(hook: str, out: Any) -> Optional[str]:
     if hook in _TASK_HOOKS and is_task(out):
         return None
     if hook == "pre_bind_pre_flight":
-        # RunPreBindPreFlights: any other code is `returned "X", which is unsupported`
+        # RunPreBindPreFlights: any other code is `returned "X", which is unsupported`; v1.36's
+        # (PreBindPreFlightResult, status) pair carries the same status
+        if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], PreBindPreFlightResult):
+            out = out[1]
         if out is None or (isinstance(out, Status) and out.code in (Code.Success, Code.Skip, Code.Error)):
             return None
-        return "a Status of Success, Skip or Error, or None"
+        return "a Status of Success, Skip or Error, or None (optionally after a PreBindPreFlightResult)"
     if hook in _STATUS_HOOKS:
         return None if _is_status(out) else "a Status or None"
     pair = isinstance(out, tuple) and len(out) == 2

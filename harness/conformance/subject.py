@@ -19,25 +19,18 @@ from .guard import Guard, guard_framework
 from .world import World
 
 PROFILE = "default-scheduler"
-_ALL_POINTS = ["preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
-               "reserve", "permit", "preBind", "bind", "postBind"]
 
 
 def plugin_config(name: str, cls: type, args: Optional[Dict[str, Any]]) -> Dict[str, Any]:
-    """A KubeSchedulerConfiguration with only this plugin at every extension point it implements
-    (the framework needs one QueueSort and one Bind plugin: PrioritySort and DefaultBinder when
-    it is neither)."""
-    plugins: Dict[str, Any] = {"multiPoint": {"disabled": [{"name": "*"}]}}
-    for point in _ALL_POINTS:
-        hooks = EXTENSION_POINTS[point]
-        enabled = []
-        if any(callable(getattr(cls, h, None)) and implements(cls, h) for h in hooks):
-            enabled = [{"name": name, "weight": 1} if point == "score" else {"name": name}]
-        elif point == "queueSort":
-            enabled = [{"name": "PrioritySort"}]
-        elif point == "bind":
-            enabled = [{"name": "DefaultBinder"}]
-        plugins[point] = {"enabled": enabled, "disabled": [{"name": "*"}]}
+    """A KubeSchedulerConfiguration with only this plugin, enabled through multiPoint: at every
+    extension point it implements in the run's version (DynamicResources is no Score plugin in
+    v1.34), as expandMultiPointPlugins decides (the framework needs one QueueSort and one Bind
+    plugin: PrioritySort and DefaultBinder when it is neither)."""
+    plugins: Dict[str, Any] = {"multiPoint": {"enabled": [{"name": name, "weight": 1}],
+                                              "disabled": [{"name": "*"}]}}
+    for point, fallback in (("queueSort", "PrioritySort"), ("bind", "DefaultBinder")):
+        if not any(callable(getattr(cls, h, None)) and implements(cls, h) for h in EXTENSION_POINTS[point]):
+            plugins[point] = {"enabled": [{"name": fallback}]}
     prof: Dict[str, Any] = {"schedulerName": PROFILE, "plugins": plugins}
     if args is not None:
         prof["pluginConfig"] = [{"name": name, "args": args}]

@@ -4,6 +4,7 @@ from .custom_resources import CustomResource
 from .cycle_state import CycleState, NotFoundError
 from .hookspecs import hookimpl, hookspec
 from .plugin import Plugin
+from .prebind import PreBindCanceled, PreBindPreFlightResult
 from .status import Code, Status
 from .timestamps import CLUSTER_START, virtual_seconds
 from .types import (ActionType, AffinityTerm, ClusterEvent, ClusterEventWithHint, Diagnosis,
@@ -19,7 +20,7 @@ __all__ = [
     "ActionType", "AffinityTerm", "ClusterEvent", "ClusterEventWithHint", "Code", "CustomResource", "CycleState",
     "Diagnosis", "EventResource", "FitError", "HostPortInfo", "ImageStateSummary",
     "MAX_NODE_SCORE", "MIN_NODE_SCORE", "NodeInfo", "NodeScore", "NodeToStatus", "NotFoundError",
-    "Plugin", "PodInfo", "PostFilterResult", "PreFilterResult", "QueueingHint", "Resource",
+    "Plugin", "PodInfo", "PostFilterResult", "PreBindCanceled", "PreBindPreFlightResult", "PreFilterResult", "QueueingHint", "Resource",
     "Status", "WeightedAffinityTerm", "calculate_resource", "hookimpl", "hookspec",
     "CLUSTER_START", "virtual_seconds",
 ]

@@ -18,7 +18,8 @@ class CycleState:
     Values stored should offer `clone()` when they are mutated by AddPod/RemovePod."""
 
     __slots__ = ("_storage", "skip_score_plugins",
-                 "skip_pre_bind_plugins", "record_plugin_metrics", "get", "_skip_filter_plugins",
+                 "skip_pre_bind_plugins", "parallel_pre_bind_plugins", "pre_bind_will_work",
+                 "record_plugin_metrics", "get", "_skip_filter_plugins",
                  "filter_calls", "filter_memo_key")
 
     def __init__(self) -> None:
@@ -32,6 +33,10 @@ class CycleState:
         self.filter_memo_key = None
         self.skip_score_plugins: Set[str] = set()
         self.skip_pre_bind_plugins: Set[str] = set()
+        # PreBind plugins whose PreBindPreFlight allowed running them in parallel (v1.36)
+        self.parallel_pre_bind_plugins: Set[str] = set()
+        # PreBindPreFlights said Success (or did not run): the binding cycle is a pod in PreBind
+        self.pre_bind_will_work = True
         self.record_plugin_metrics = False
 
     @property
@@ -65,4 +70,6 @@ class CycleState:
         c.skip_filter_plugins = set(self.skip_filter_plugins)
         c.skip_score_plugins = set(self.skip_score_plugins)
         c.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
+        c.parallel_pre_bind_plugins = set(self.parallel_pre_bind_plugins)
+        c.pre_bind_will_work = self.pre_bind_will_work
         return c

@@ -32,11 +32,12 @@ MEMO_SHAPES_LIMIT = 1_000  # (pod shape, filters) pairs; a memo starts afresh be
 
 def pod_filter_shape(pod) -> str:
     """What a node-local plugin may read of the pod: its namespace and spec, and its whole status
-    when a container status reports resources (InPlacePodVerticalScaling's UseStatusResources
-    then reads it)."""
+    when a container status, or the pod's own (InPlacePodLevelResourcesVerticalScaling), reports
+    resources (UseStatusResources then reads it)."""
     st = pod.status or {}
     css = list(st.get("containerStatuses") or []) + list(st.get("initContainerStatuses") or [])
-    extra = st if any(cs.get("resources") is not None for cs in css) else None
+    extra = st if (st.get("resources") is not None
+                   or any(cs.get("resources") is not None for cs in css)) else None
     return json.dumps([pod.namespace, pod.spec, extra], sort_keys=True, default=str)
 
 
@@ -44,6 +45,9 @@ def node_local_filters(fw, state) -> Optional[Tuple[str, ...]]:
     """The names of the Filter plugins that run (sorted), when every Filter and PreFilter plugin
     of `fw` that runs (not skipped in `state`) is an in-tree node-local one; else None."""
     skip = state.skip_filter_plugins
+    fit = state.get("PreFilterNodeResourcesFit")
+    if fit is not None and getattr(fit, "delegate", None) is not None and fit.has_scalars:
+        return None  # DRAExtendedResource: Fit's verdict also reads the DeviceClasses
     for ep in ("filter_plugins", "pre_filter_plugins"):
         for pc in getattr(fw, ep, None) or []:
             if pc.name in skip:

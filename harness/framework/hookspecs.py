@@ -160,11 +160,19 @@ class ExtensionPointSpecs:
         when any plugin returns Success (or the pod waits at Permit) the pod's
         status.nominatedNodeName is set to the node before PreBind. Without the gate it is not
         called and every PreBind runs. A PreBind plugin that does not implement it counts as
-        Success."""
+        Success. It may return ``(PreBindPreFlightResult(allow_parallel=True), status)``
+        (v1.36's PreBindPreFlightResult): from v1.36 consecutive PreBind plugins that allow it
+        run side by side (their waits overlap in virtual time; the first failure cancels the
+        others); earlier versions ignore it."""
 
     @hookspec
     def pre_bind(self, state, pod, node_name) -> Optional[Any]:
-        """PreBind: work before binding (e.g. volume binding); a failure unreserves the pod."""
+        """PreBind: work before binding (e.g. volume binding); a failure unreserves the pod.
+        May return a task (framework/blocking.py) that waits in virtual time. When the binding
+        cycle's context is cancelled while it waits (v1.36: preemption cancels a victim in
+        PreBind; another plugin of its parallel group failed), ``PreBindCanceled`` is thrown at
+        its ``yield``: not catching it fails the plugin with ``running PreBind plugin "X":
+        <cause>``."""
 
     @hookspec
     def bind(self, state, pod, node_name) -> Optional[Any]:

@@ -472,13 +472,27 @@ class Evaluator:
 
     # -- evicting the victims ----------------------------------------------------------------------
     def _preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod, plugin_name: str) -> None:
-        """Evaluator.PreemptPod: reject a victim waiting at Permit, else add the DisruptionTarget
+        """Executor.PreemptPod: reject a victim waiting at Permit (v1.36: preempt it, an Error
+        for its binding cycle), cancel one in PreBind (v1.36), else add the DisruptionTarget
         condition to it and delete it. Raises _NotFound when the victim is already gone."""
         get_waiting_pod = getattr(self.handle, "get_waiting_pod", None)
         waiting = get_waiting_pod(victim.uid) if get_waiting_pod is not None else None
+        features = getattr(self.handle, "feature_gates", None)
         if waiting is not None:
-            waiting.reject(plugin_name, "preempted")
-            return
+            if features is not None and not features.has("PreemptionPreemptsWaitingPod"):
+                waiting.reject(plugin_name, "preempted")  # v1.34/v1.35: no API call either way
+                return
+            # v1.36: Preempt (an Error for the waiting pod); a wait already over falls back to
+            # the API calls
+            if waiting.preempt(plugin_name, "preempted"):
+                return
+        else:
+            # v1.36: a victim in PreBind has its binding cycle cancelled, no API call
+            # (GetPodInPreBind, CancelPod); once its PreBind finished, CancelPod says false
+            get_pod_in_pre_bind = getattr(self.handle, "get_pod_in_pre_bind", None)
+            in_pre_bind = get_pod_in_pre_bind(victim.uid) if get_pod_in_pre_bind is not None else None
+            if in_pre_bind is not None and in_pre_bind.cancel_pod(f"preempted by {plugin_name}"):
+                return
         cluster = self.handle.cluster
         current = cluster.get("Pod", victim.namespace, victim.name)
         if current is None:

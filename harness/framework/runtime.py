@@ -21,6 +21,8 @@ from .blocking import Task, drive, is_task
 from .cycle_state import CycleState
 from .filter_memo import NominatedFilterMemo
 from .node_table import NodeRows
+from .prebind import (SOME_OTHER_PRE_BIND_FAILED, PodInPreBind, PreBindCanceled, PreBindContext,
+                      PreBindPreFlightResult, pre_bind_plugin_groups)
 from .hookspecs import PROJECT, ExtensionPointSpecs
 from .status import REJECTED_CODES, Code, Status
 from .types import (ClusterEvent, ClusterEventWithHint, EventResource, ActionType, NodeInfo,
@@ -172,6 +174,33 @@ def _pair(plugin: str, hook: str, out: Any, want: str) -> Tuple[Any, Optional[St
     raise _bad_result(plugin, hook, out, want)
 
 
+def _pre_bind_failure(name: str, returned: Any, exc: Optional[BaseException],
+                      ctx: PreBindContext) -> Optional[Status]:
+    """What RunPreBindPlugins' `run` makes of a plugin's PreBind: None on success; a
+    rejection with the plugin's name; else an Error ``running PreBind plugin "X": ...``,
+    whose error is the context's cause when the plugin returned the cancelled context's
+    error (errors.Is(err, context.Canceled))."""
+    if exc is None:
+        try:
+            s = _status(name, "PreBind", returned)
+        except Exception as e:
+            exc = e
+    if exc is not None:
+        if isinstance(exc, PreBindCanceled):
+            return Status(Code.Error, err=RuntimeError(
+                f'running PreBind plugin "{name}": {ctx.cause or exc.cause}'), plugin=name)
+        s = _raised(exc)
+    if s is None or s.is_success():
+        return None
+    if s.is_rejected():
+        s.plugin = name
+        return s
+    err = s.as_error()
+    if isinstance(err, PreBindCanceled):
+        err = ctx.cause or err.cause
+    return Status(Code.Error, err=RuntimeError(f'running PreBind plugin "{name}": {err}'), plugin=name)
+
+
 def _error(plugin: str, exc: BaseException) -> Status:
     return _raised(exc).with_plugin(plugin)
 
@@ -215,10 +244,24 @@ class WaitingPod:
             self.done = True
             self.result = None
 
-    def reject(self, plugin: str, msg: str) -> None:
-        if not self.done:
-            self.done = True
-            self.result = Status(Code.Unschedulable, msg, plugin=plugin)
+    def reject(self, plugin: str, msg: str) -> bool:
+        """Reject: the wait ends Unschedulable; False when it had already ended (v1.36 says
+        so; earlier versions ignore the answer)."""
+        return self._stop_with_status(Code.Unschedulable, plugin, msg)
+
+    def preempt(self, plugin: str, msg: str) -> bool:
+        """Preempt (v1.36): the wait ends with an Error, not a rejection, so the pod is retried
+        after the error backoff instead of parked as unschedulable; False when it had already
+        ended."""
+        return self._stop_with_status(Code.Error, plugin, msg)
+
+    def _stop_with_status(self, code: Code, plugin: str, msg: str) -> bool:
+        """stopWithStatus."""
+        if self.done:
+            return False
+        self.done = True
+        self.result = Status(code, msg, plugin=plugin)
+        return True
 
     def expire(self, now: float) -> None:
         for plugin, deadline in sorted(self.pending_plugins.items(), key=lambda kv: kv[1]):
@@ -242,6 +285,7 @@ class Framework:
                  snapshot=None, cluster=None, parallelism: int = 16,
                  percentage_of_nodes_to_score: Optional[int] = None, clock=None,
                  nominator=None, activator=None, waiting_pods: Optional[Dict[str, WaitingPod]] = None,
+                 pods_in_pre_bind: Optional[Dict[str, PodInPreBind]] = None,
                  source: str = "config", features: Optional[Features] = None,
                  extenders: Optional[List[Any]] = None):
         self.profile_name: str = profile.get("schedulerName", "")
@@ -256,6 +300,8 @@ class Framework:
         self.nominator = nominator
         self.activator = activator
         self.waiting_pods: Dict[str, WaitingPod] = waiting_pods if waiting_pods is not None else {}
+        # podsInPreBind (v1.36), shared by the scheduler's profiles as waitingPods is
+        self.pods_in_pre_bind: Dict[str, PodInPreBind] = pods_in_pre_bind if pods_in_pre_bind is not None else {}
         self.score_plugin_weight: Dict[str, int] = {}
         self.plugins_map: Dict[str, Any] = {}
         self.enqueue_extensions: List[Tuple[str, List[ClusterEventWithHint]]] = []
@@ -991,7 +1037,12 @@ class Framework:
     # binding cycle
     # ------------------------------------------------------------------------------------------
     def run_pre_bind_pre_flights(self, state, pod, node_name: str) -> Optional[Status]:
+        """RunPreBindPreFlights: Success when a plugin will work, Skip when none will, an Error
+        at the first plugin that fails (or returns a code it may not). Records the skipped
+        plugins and, from v1.36, those whose PreBindPreFlightResult allows parallel PreBind."""
         skip: Set[str] = set()
+        parallel: Set[str] = set()
+        parallel_groups = self.feature_gates.has("PreBindParallelGroups")
         returning: Optional[Status] = Status(Code.Skip)
         for name, call in self._pre_bind_pre_flight_calls:
             if call is None:
@@ -999,7 +1050,12 @@ class Framework:
                 returning = None
                 continue
             try:
-                s = _status(name, "PreBindPreFlight", call.fn(state, pod, node_name))
+                out = call.fn(state, pod, node_name)
+                if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], PreBindPreFlightResult):
+                    if out[0].allow_parallel and parallel_groups:
+                        parallel.add(name)
+                    out = out[1]
+                s = _status(name, "PreBindPreFlight", out)
             except Exception as e:
                 s = _raised(e)
             code = Code.Success if s is None else s.code
@@ -1014,6 +1070,7 @@ class Framework:
                     f'PreBindPreFlight {name} returned "{code}", which is unsupported. It is supposed '
                     f'to return Success, Skip, or Error status'))
         state.skip_pre_bind_plugins = skip
+        state.parallel_pre_bind_plugins = parallel
         return returning
 
     def run_pre_bind_plugins(self, state, pod, node_name: str) -> Optional[Status]:
@@ -1021,10 +1078,118 @@ class Framework:
         time passing."""
         return drive(self.run_pre_bind_plugins_task(state, pod, node_name))
 
-    def run_pre_bind_plugins_task(self, state, pod, node_name: str) -> Task:
-        """RunPreBindPlugins as a task of the binding cycle: a PreBind hook may block."""
-        return self._run_node_plugins_task(self.pre_bind_plugins, "PreBind", state, pod, node_name,
-                                           state.skip_pre_bind_plugins)
+    def run_pre_bind_plugins_task(self, state, pod, node_name: str,
+                                  ctx: Optional[PreBindContext] = None) -> Task:
+        """RunPreBindPlugins as a task of the binding cycle (a PreBind hook may block): the
+        plugins in groups (getPreBindPluginGroups; v1.36 runs consecutive plugins whose
+        PreBindPreFlight allowed it together, earlier versions one by one), a group after the
+        other, stopping at the first failure. `ctx` is the binding cycle's context (v1.36: the
+        pod in PreBind that preemption may cancel)."""
+        calls = self.pre_bind_plugins
+        run_ctx = PreBindContext(parent=ctx)  # context.WithCancelCause(ctx)
+        groups = pre_bind_plugin_groups([pc.name for pc in calls], state.skip_pre_bind_plugins,
+                                        state.parallel_pre_bind_plugins)
+        for group in groups:
+            st = yield from self._run_pre_bind_group_task([calls[i] for i in group], state, pod,
+                                                          node_name, run_ctx)
+            if st is not None:
+                return st
+        return None
+
+    def _run_pre_bind_group_task(self, calls: List[PluginCall], state, pod, node_name: str,
+                                 ctx: PreBindContext) -> Task:
+        """One group of RunPreBindPlugins: a single plugin runs on its own; the plugins of a
+        parallel group all start at this instant (Parallelizer().Until, in plugin order; one
+        that would start after another failed does not, as ParallelizeUntil stops handing out
+        pieces), wait in virtual time side by side, and the first failure (earliest in virtual
+        time, then in plugin order) is the group's: it cancels the others' context ("some other
+        PreBind operation failed"), and the group ends when all of them returned. A failure
+        is kept with its code and the plugin's name when it is a rejection, else
+        ``running PreBind plugin "X": <error>`` (the context's cause when it was cancelled)."""
+        parallel = len(calls) > 1
+        clock = self.clock
+        t = clock.now() if clock is not None else 0.0
+        first: List[Optional[Status]] = [None]
+        running: List[list] = []  # [due, order, name, task, thrown]
+
+        def outcome(name: str, fn) -> Optional[Any]:
+            """Run one step of a plugin: its next wait (a number), or its failure/None."""
+            try:
+                out = fn()
+            except StopIteration as stop:
+                return ("done", _pre_bind_failure(name, stop.value, None, ctx))
+            except PreBindCanceled as e:
+                return ("done", _pre_bind_failure(name, None, e, ctx))
+            except Exception as e:
+                return ("done", _pre_bind_failure(name, None, e, ctx))
+            return ("wait", out)
+
+        def settle(name: str, failure: Optional[Status]) -> None:
+            if failure is not None and first[0] is None:
+                first[0] = failure
+                if parallel:
+                    ctx.cancel(SOME_OTHER_PRE_BIND_FAILED)
+
+        for order, pc in enumerate(calls):
+            if parallel and first[0] is not None:
+                break
+            try:
+                out = pc.fn(state, pod, node_name)
+            except Exception as e:
+                settle(pc.name, _pre_bind_failure(pc.name, None, e, ctx))
+                continue
+            if not is_task(out):
+                settle(pc.name, _pre_bind_failure(pc.name, out, None, ctx))
+                continue
+            kind, v = outcome(pc.name, lambda out=out: next(out))
+            if kind == "done":
+                settle(pc.name, v)
+            else:
+                running.append([t + max(0.0, float(v)), order, pc.name, out, False])
+        while running:
+            cause = ctx.cause
+            if cause is not None:
+                for entry in sorted(running, key=lambda e: e[1]):
+                    if entry[4]:
+                        continue
+                    entry[4] = True
+                    kind, v = outcome(entry[2], lambda task=entry[3], c=cause: task.throw(PreBindCanceled(c)))
+                    if kind == "done":
+                        running.remove(entry)
+                        settle(entry[2], v)
+                    else:
+                        entry[0] = t + max(0.0, float(v))
+                if not running:
+                    break
+            running.sort(key=lambda e: (e[0], e[1]))
+            due = running[0][0]
+            if due > t:
+                yield due - t
+                # resumed when the wait is over, or at once when the context was cancelled
+                # meanwhile (then the clock says when); driven without time, the wait is over
+                t = clock.now() if clock is not None and ctx.cause is not None else due
+                continue
+            for entry in [e for e in running if e[0] <= t]:
+                kind, v = outcome(entry[2], lambda task=entry[3]: next(task))
+                if kind == "done":
+                    running.remove(entry)
+                    settle(entry[2], v)
+                else:
+                    entry[0] = t + max(0.0, float(v))
+        return first[0]
+
+    # pods in PreBind (v1.36): the scheduler's podsInPreBindMap, shared by its profiles
+    def add_pod_in_pre_bind(self, uid: str, pod_in_pre_bind: PodInPreBind) -> None:
+        """AddPodInPreBind."""
+        self.pods_in_pre_bind[uid] = pod_in_pre_bind
+
+    def get_pod_in_pre_bind(self, uid: str) -> Optional[PodInPreBind]:
+        """GetPodInPreBind: a pod in its binding cycle that is not bound yet."""
+        return self.pods_in_pre_bind.get(uid)
+
+    def remove_pod_in_pre_bind(self, uid: str) -> None:
+        """RemovePodInPreBind."""
+        self.pods_in_pre_bind.pop(uid, None)
 
     def run_bind_plugins(self, state, pod, node_name: str) -> Optional[Status]:
         status: Optional[Status] = Status(Code.Skip, "")

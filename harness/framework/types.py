@@ -105,11 +105,16 @@ class PodResource:
     non0_mem: int
 
 
-def calculate_resource(pod: Pod) -> PodResource:
-    """PodInfo.CalculateResource (memoized on the pod)."""
+def calculate_resource(pod: Pod, pod_level_resize: bool = True) -> PodResource:
+    """PodInfo.CalculateResource (memoized on the pod). `pod_level_resize` is
+    InPlacePodLevelResourcesVerticalScaling (beta, on from v1.36): the pod-level requests of a
+    pod whose ``status.resources`` is set count as max(spec, actuated, allocated). Upstream reads
+    the process's gate here; NodeInfo keeps the default, the harness's API server having dropped
+    ``status.resources`` and ``status.allocatedResources`` with the gate off
+    (dropDisabledPodStatusFields), so a pod carries them only where the gate is on."""
 
     def compute(p: Pod) -> PodResource:
-        spec = status_resources_spec(p)  # InPlacePodVerticalScaling: UseStatusResources
+        spec = status_resources_spec(p, pod_level_resize)  # UseStatusResources
         requests = pod_requests(spec)
         level_set = is_pod_level_requests_set(spec)
         if not level_set:
@@ -125,7 +130,7 @@ def calculate_resource(pod: Pod) -> PodResource:
         return PodResource(res, _ceil(non0.get("cpu", 0) * 1000) if "cpu" in non0 else 0,
                            _ceil(non0["memory"]) if "memory" in non0 else 0)
 
-    return pod.resource_memo("calculate_resource", compute)
+    return pod.resource_memo("calculate_resource:%d" % pod_level_resize, compute)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -130,9 +130,10 @@ def _milli(q: Fraction) -> int:
     return int(ceil(q * 1000))
 
 
-def _pod_requests_with_status(pod: Pod) -> Dict[str, Fraction]:
-    """resource.PodRequests with UseStatusResources (InPlacePodVerticalScaling, on in v1.34)."""
-    return pod_requests(status_resources_spec(pod))
+def _pod_requests_with_status(pod: Pod, pod_level_resize: bool) -> Dict[str, Fraction]:
+    """resource.PodRequests with UseStatusResources (InPlacePodVerticalScaling, on in every
+    modelled version) and InPlacePodLevelResourcesVerticalScalingEnabled (`pod_level_resize`)."""
+    return pod_requests(status_resources_spec(pod, pod_level_resize))
 
 
 def _pod_labels_change(new: Pod, old: Pod) -> ActionType:
@@ -141,10 +142,12 @@ def _pod_labels_change(new: Pod, old: Pod) -> ActionType:
     return ActionType.NONE
 
 
-def _pod_scale_down(new: Pod, old: Pod) -> ActionType:
-    """A resource request removed or lowered (compared as MilliValue)."""
-    new_reqs = _pod_requests_with_status(new)
-    for name, old_req in _pod_requests_with_status(old).items():
+def _pod_scale_down(new: Pod, old: Pod, features=None) -> ActionType:
+    """extractPodScaleDown: a resource request removed or lowered (compared as MilliValue); the
+    pod-level requests of a resized pod as InPlacePodLevelResourcesVerticalScaling says."""
+    pod_level = features is None or features.get("InPlacePodLevelResourcesVerticalScaling", False)
+    new_reqs = _pod_requests_with_status(new, pod_level)
+    for name, old_req in _pod_requests_with_status(old, pod_level).items():
         new_req = new_reqs.get(name)
         if new_req is None:
             return ActionType.UpdatePodScaleDown
@@ -201,7 +204,7 @@ def _pod_generated_resource_claim_change(new: Pod, old: Pod) -> ActionType:
     return ActionType.NONE
 
 
-_POD_CHANGE_EXTRACTORS: List[Callable[[Pod, Pod], ActionType]] = [
+_POD_CHANGE_EXTRACTORS: List[Callable[..., ActionType]] = [
     _pod_labels_change,
     _pod_scale_down,
     _pod_scheduling_gates_eliminated,
@@ -210,14 +213,14 @@ _POD_CHANGE_EXTRACTORS: List[Callable[[Pod, Pod], ActionType]] = [
 ]
 
 
-def pod_scheduling_properties_change(new: Pod, old: Pod) -> List[ClusterEvent]:
+def pod_scheduling_properties_change(new: Pod, old: Pod, features=None) -> List[ClusterEvent]:
     """PodSchedulingPropertiesChange: AssignedPod or UnscheduledPod events (by the new pod's
     nodeName), one per kind of change in upstream's order (labels, scale-down, scheduling gates
     eliminated, tolerations, generated resource claims); a general Update when none applies."""
     resource = EventResource.AssignedPod if new.node_name else EventResource.UnscheduledPod
     events = []
     for fn in _POD_CHANGE_EXTRACTORS:
-        action = fn(new, old)
+        action = fn(new, old, features) if fn is _pod_scale_down else fn(new, old)
         if action:
             events.append(ClusterEvent(resource, action))
     if not events:

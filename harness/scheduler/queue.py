@@ -20,7 +20,7 @@ from ..framework.types import (ActionType, ClusterEvent, EventResource, PodInfo,
 try:  # framework.PodSchedulingPropertiesChange
     from .events import pod_scheduling_properties_change
 except ImportError:  # pragma: no cover - events.py is the scheduler's; keep the queue importable
-    def pod_scheduling_properties_change(new: Pod, old: Pod) -> List[ClusterEvent]:
+    def pod_scheduling_properties_change(new: Pod, old: Pod, features=None) -> List[ClusterEvent]:
         res = EventResource.AssignedPod if new.node_name else EventResource.UnscheduledPod
         return [ClusterEvent(res, ActionType.Update)]
 
@@ -616,7 +616,8 @@ class SchedulingQueue:
         activeQ or backoffQ: replaced there. In the unschedulable pool: requeued if a rejecting
         (or gating) plugin's hint says the change may help. In no queue: added to activeQ."""
         uid = new.uid
-        events = pod_scheduling_properties_change(new, old) if old is not None else [EVENT_UNSCHEDULED_POD_UPDATE]
+        events = (pod_scheduling_properties_change(new, old, self.features) if old is not None
+                  else [EVENT_UNSCHEDULED_POD_UPDATE])
         if uid in self.in_flight:  # addEventsIfPodInFlight
             for ev in events:
                 self.in_flight_events.append((ev, old, new))

@@ -12,6 +12,7 @@ from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
 from ..framework.filter_memo import nominated_lister
 from ..framework.node_table import NodeRows
+from ..framework.prebind import PodInPreBind, PreBindContext
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, NodeToStatus,
@@ -78,6 +79,13 @@ class CycleRecord:
     result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
     diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
     num_nodes: int = 0  # the snapshot's nodes in this cycle
+    # explain: what each extender did; filter: node -> (extender, its status) for the nodes an
+    # extender removed, and the extenders each feasible node went through; skipped: (extender,
+    # verb, error) of ignored errors; extender_scores: node -> [(extender, raw, weight, added)]
+    extender_filtered: Dict[str, Tuple[str, Status]] = field(default_factory=dict)
+    extenders_passed: List[str] = field(default_factory=list)
+    extender_errors: List[Tuple[str, str, str]] = field(default_factory=list)
+    extender_scores: Dict[str, List[Tuple[str, int, int, int]]] = field(default_factory=dict)
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
@@ -242,7 +250,7 @@ class SchedulingCycles:
         if status is not None and not status.is_success():
             self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
             return True
-        s.start_binding(self.binding_goroutine(state, fw, result, assumed_pinfo, record))
+        s.start_binding(self.binding_goroutine(state, fw, result, assumed_pinfo, record), pod.uid)
         return True
 
     def binding_goroutine(self, state: CycleState, fw: Framework, result: ScheduleResult,
@@ -424,7 +432,7 @@ class SchedulingCycles:
             # always updated, an error or not, so that every node gets its turn
             processed = len(feasible) + diagnosis.node_to_status.length()
             s.next_start_node_index = (s.next_start_node_index + processed) % len(all_nodes)
-        after = self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+        after = self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status, record)
         if len(after) != len(feasible):
             # extenders have no EnqueueExtensions: the pod names "Extender", which every
             # event requeues (the framework's defaultEnqueueExtension)
@@ -440,14 +448,14 @@ class SchedulingCycles:
             return []
         try:
             feasible = self.find_nodes_that_pass_filters(fw, state, pod, diagnosis, [ni], record)
-            return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+            return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status, record)
         except (_FilterError, _CycleError):
             # upstream logs the error ("Evaluation failed on nominated node") and goes on with
             # all the nodes
             return []
 
-    def find_nodes_that_pass_extenders(self, pod, feasible: List[NodeInfo], statuses: NodeToStatus
-                                       ) -> List[NodeInfo]:
+    def find_nodes_that_pass_extenders(self, pod, feasible: List[NodeInfo], statuses: NodeToStatus,
+                                       record: Optional[CycleRecord] = None) -> List[NodeInfo]:
         """findNodesThatPassExtenders: each interested extender in turn narrows the feasible
         nodes; its failed (and failed-and-unresolvable, which take precedence) nodes get that
         status; an error skips an ignorable extender and fails the attempt otherwise."""
@@ -460,6 +468,8 @@ class SchedulingCycles:
                 kept, failed, unresolvable = ext.filter(pod, feasible)
             except ExtenderError as e:
                 if ext.is_ignorable():
+                    if record is not None and self.sched.keep_records:
+                        record.extender_errors.append((ext.name(), "filter", str(e)))
                     continue  # "Skipping extender as it returned error and has ignorable flag set"
                 raise _CycleError(Status(Code.Error, err=RuntimeError(str(e))))
             for name, msg in unresolvable.items():
@@ -467,6 +477,11 @@ class SchedulingCycles:
             for name, msg in failed.items():
                 if name not in unresolvable:
                     statuses.set(name, Status(Code.Unschedulable, msg))
+            if record is not None and self.sched.keep_records:
+                if ext.name() not in record.extenders_passed:
+                    record.extenders_passed.append(ext.name())
+                for name in list(unresolvable) + [n for n in failed if n not in unresolvable]:
+                    record.extender_filtered.setdefault(name, (ext.name(), statuses.get(name)))
             feasible = kept
         return feasible
 
@@ -596,10 +611,11 @@ class SchedulingCycles:
         if st is not None and not st.is_success():
             raise _CycleError(st)
         if self.sched.extenders and nodes:
-            scores = self.add_extender_scores(pod, nodes, scores)
+            scores = self.add_extender_scores(pod, nodes, scores, record if self.sched.keep_records else None)
         return scores
 
-    def add_extender_scores(self, pod, nodes: List[NodeInfo], scores) -> List[NodePluginScores]:
+    def add_extender_scores(self, pod, nodes: List[NodeInfo], scores,
+                            record: Optional[CycleRecord] = None) -> List[NodePluginScores]:
         """prioritizeNodes' extender part: each interested extender's HostPriorityList, scaled
         to the plugins' range (score * weight * (MaxNodeScore / MaxExtenderPriority), in integers)
         and added to the node's total; an extender that fails gives no score."""
@@ -609,11 +625,15 @@ class SchedulingCycles:
                 continue
             try:
                 prioritized, weight = ext.prioritize(pod, nodes)
-            except ExtenderError:
+            except ExtenderError as e:
+                if record is not None:
+                    record.extender_errors.append((ext.name(), "prioritize", str(e)))
                 continue  # "Failed to run extender's priority function. No score given by this extender."
             for host, score in prioritized:
                 final = score * weight * (MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY)
                 per_node.setdefault(host, []).append((ext.name(), final))
+                if record is not None:
+                    record.extender_scores.setdefault(host, []).append((ext.name(), score, weight, final))
         self.extender_scored = set(per_node)  # these nodes get a Randomizer (v1.35 on)
         out = []
         for nps in scores:
@@ -647,6 +667,7 @@ class SchedulingCycles:
         st = fw.run_pre_bind_pre_flights(state, pod, host)
         if st is not None and (st.code == Code.Error or st.is_rejected()):
             return st
+        state.pre_bind_will_work = st is None or st.is_success()
         if st is None or st.is_success() or fw.will_wait_on_permit(pod):
             current = s.cluster.get("Pod", pod.namespace, pod.name)
             if current is not None and current.uid == pod.uid:
@@ -669,16 +690,34 @@ class SchedulingCycles:
                 d = Diagnosis(NodeToStatus(), unschedulable_plugins={st.plugin})
                 d.node_to_status.set(host, st)
                 return Status(st.code, err=FitError(pod, 1, d))
-            return st
+            # WaitOnPermit: "Failed waiting on permit for pod" (v1.36: a preempted waiting pod)
+            return Status(Code.Error, err=RuntimeError(f"waiting on permit for pod: {st.as_error()}"),
+                          plugin=st.plugin)
         s.queue.done(pod.uid)
-        st = yield from fw.run_pre_bind_plugins_task(state, pod, host)
-        if st is not None and not st.is_success():
-            return st
-        st = self.bind(fw, state, pod, host)
-        if st is not None and not st.is_success():
-            return st
-        fw.run_post_bind_plugins(state, pod, host)
-        return None
+        # v1.36: a pod whose PreBind will work (or whose PreBindPreFlights did not run) is a pod
+        # in PreBind until its binding cycle returns; preemption cancels it instead of deleting
+        # it while its PreBind runs (PodInPreBind.cancel_pod)
+        ctx = pib = None
+        if s.features.has("PreemptionCancelsPodInPreBind") and state.pre_bind_will_work:
+            uid = pod.uid
+            ctx = PreBindContext(wake=lambda: s.wake_binding(uid))
+            pib = PodInPreBind(ctx)
+            fw.add_pod_in_pre_bind(uid, pib)
+        try:
+            st = yield from fw.run_pre_bind_plugins_task(state, pod, host, ctx)
+            if st is not None and not st.is_success():
+                return st
+            # "Verify that pod was not preempted during prebinding"
+            if pib is not None and not pib.mark_prebound():
+                return Status(Code.Error, err=RuntimeError(ctx.cause))
+            st = self.bind(fw, state, pod, host)
+            if st is not None and not st.is_success():
+                return st
+            fw.run_post_bind_plugins(state, pod, host)
+            return None
+        finally:
+            if pib is not None:
+                fw.remove_pod_in_pre_bind(pod.uid)
 
     def bind(self, fw: Framework, state: CycleState, pod, host: str) -> Optional[Status]:
         """bind: an extender that binds the pod first (extendersBinding), else the Bind

@@ -24,6 +24,28 @@ from .schedule_one import CycleRecord, SchedulingCycles
 from .snapshot import Snapshot
 
 MAX_CONSECUTIVE_ERRORS = 3
+# an until-quiet run that has waited for this many timers per pod (plus ten) gives up: the
+# pods' own attempts keep the scheduler busy forever (for instance a DRA claim allocated, its
+# binding timing out, the claim deallocated, allocated again); kube-scheduler retries them forever
+QUIET_WAITS_PER_POD = 100
+
+
+def quiet_wait_limit(cluster) -> int:
+    """How many timers an until-quiet run waits for before it gives up."""
+    return QUIET_WAITS_PER_POD * (len(cluster.list("Pod")) + 10)
+
+
+def never_quiet(schedulers, limit: int) -> UserError:
+    """The error of an until-quiet run that never became quiet, naming the pods behind it."""
+    top = sorted((a for s in schedulers for a in s.most_attempted()), key=lambda kv: -kv[1])[:3]
+    pods = ", ".join(f"{key} ({count} attempts)" for key, count in top)
+    now = schedulers[0].clock.now() if schedulers else 0.0
+    return UserError(f"the scheduler did not become quiet: it waited for {limit} timers, up to virtual "
+                     f"time {now:g}s, while pods kept being retried ({pods}); kube-scheduler would retry "
+                     f"them forever, so this case has no end state (change it so that they schedule or "
+                     f"fail for good)")
+
+
 API_ERRORS = (StatusError, Unreachable)  # what an API call can answer (or not)
 UNSCHEDULABLE_FLUSH_PERIOD = 30.0  # PriorityQueue.Run: wait.Until(flushUnschedulablePodsLeftover, 30s)
 
@@ -95,6 +117,9 @@ class Scheduler:
         self.rng = random.Random(seed)
         # the order of tied nodes in an OpportunisticBatching batch (a stream of its own)
         self.batch_rng = random.Random(seed + 1)
+        # DRA share IDs (GenerateShareID draws random UUIDs): a stream of its own, read by the
+        # DynamicResources plugin through its handle (share_id_rng)
+        self.share_id_rng = random.Random(seed + 2)
         self.next_start_node_index = 0
         self.percentage_of_nodes_to_score = int(config.get("percentageOfNodesToScore") or 0)
         self.records: Dict[str, List[CycleRecord]] = {}
@@ -110,11 +135,14 @@ class Scheduler:
         self.custom_resources = custom_resources(registry)
         self.profiles: Dict[str, Framework] = {}
         waiting_pods: Dict[str, Any] = {}
+        pods_in_pre_bind: Dict[str, Any] = {}  # podsInPreBind (v1.36), as waitingPods shared
         for prof in config["profiles"]:
             fw = Framework(prof, registry, snapshot=self.snapshot, cluster=cluster,
                            parallelism=int(config.get("parallelism") or 16), clock=self.clock,
-                           waiting_pods=waiting_pods, source=source, features=self.features,
+                           waiting_pods=waiting_pods, pods_in_pre_bind=pods_in_pre_bind,
+                           source=source, features=self.features,
                            extenders=self.extenders)
+            fw.share_id_rng = self.share_id_rng
             self.profiles[prof["schedulerName"]] = fw
         self.queue = SchedulingQueue(self.profiles, self.clock,
                                      config.get("podInitialBackoffSeconds", 1),
@@ -131,6 +159,8 @@ class Scheduler:
         self.attempts: Dict[str, int] = {}  # pod uid -> scheduling attempts (the queue's count)
         self.bindings_in_flight: List[Tuple[float, int, Any]] = []  # (resume at, seq, task)
         self._binding_seq = itertools.count()
+        self._binding_of_pod: Dict[str, Any] = {}  # pod uid -> its waiting binding goroutine
+        self._pod_of_binding: Dict[Any, str] = {}  # and back
         self.explain = False  # record every filter status and score, for `schedharness explain`
         self.keep_records = True  # keep each cycle's statuses and scores (reports); off in bench
         self.tracked_pods: List[str] = []
@@ -244,7 +274,7 @@ class Scheduler:
 
     def _update_pod_in_cache(self, old: Pod, new: Pod) -> None:
         self.cache.update_pod(old, new)
-        for ev in pod_scheduling_properties_change(new, old):
+        for ev in pod_scheduling_properties_change(new, old, self.features):
             self.queue.move_all_to_active_or_backoff(ev, old, new)
 
     def _delete_pod_from_cache(self, pod: Pod) -> None:
@@ -402,6 +432,7 @@ class Scheduler:
         if max_cycles is None:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
         cycles = 0  # cycles at one virtual instant
+        waits, wait_limit = 0, (quiet_wait_limit(self.cluster) if until is None else None)
         while True:
             if done is not None and done():
                 break
@@ -423,8 +454,17 @@ class Scheduler:
                 continue
             if until is not None and self.clock.now() >= until:
                 break
+            waits += 1
+            if wait_limit is not None and waits > wait_limit:
+                raise never_quiet([self], wait_limit)
             self.clock.advance_to(target)
             cycles = 0
+
+    def most_attempted(self, n: int = 3) -> List[Tuple[str, int]]:
+        """The pods with the most scheduling attempts, as (namespace/name, attempts)."""
+        top = sorted(self.attempts.items(), key=lambda kv: -kv[1])[:n]
+        keys = {p.uid: p.key for p in self.cluster.list("Pod")}
+        return [(keys.get(uid, uid), count) for uid, count in top]
 
     def schedule_ready(self) -> bool:
         """What is due at the current instant: binding goroutines whose wait is over, Permit
@@ -495,7 +535,7 @@ class Scheduler:
         self.waiting = still
         for state, fw, result, assumed, record in ready:
             self.start_binding(self.cycles.binding_goroutine(state, fw, result, assumed, record,
-                                                             pre_flight=False))
+                                                             pre_flight=False), assumed.pod.uid)
 
     # ------------------------------------------------------------------------------------------
     # binding goroutines, in virtual time
@@ -509,17 +549,45 @@ class Scheduler:
             yield  # a generator
         heapq.heappush(self.bindings_in_flight, (self.clock.now(), next(self._binding_seq), task()))
 
-    def start_binding(self, task) -> None:
-        """`go bindingCycle(...)`: run it until it waits (a blocking PreBind) or ends."""
-        self._step_binding(task)
+    def start_binding(self, task, pod_uid: Optional[str] = None) -> None:
+        """`go bindingCycle(...)`: run it until it waits (a blocking PreBind) or ends. With
+        `pod_uid`, wake_binding can resume it before its wait is over."""
+        try:
+            delay = next(task)
+        except StopIteration:
+            return  # done without waiting (the usual case): nothing to wake
+        if pod_uid is not None:
+            self._binding_of_pod[pod_uid] = task
+            self._pod_of_binding[task] = pod_uid
+        self._push_binding(task, delay)
 
     def _step_binding(self, task) -> None:
         try:
             delay = next(task)
         except StopIteration:
+            uid = self._pod_of_binding.pop(task, None)
+            if uid is not None and self._binding_of_pod.get(uid) is task:
+                del self._binding_of_pod[uid]
             return
+        self._push_binding(task, delay)
+
+    def _push_binding(self, task, delay) -> None:
         heapq.heappush(self.bindings_in_flight, (self.clock.now() + max(0.0, float(delay)),
                                                  next(self._binding_seq), task))
+
+    def wake_binding(self, pod_uid: str) -> None:
+        """Resume a pod's waiting binding goroutine now (its PreBind context was cancelled,
+        which a Go plugin waiting on ctx.Done() sees at once)."""
+        task = self._binding_of_pod.get(pod_uid)
+        if task is None:
+            return
+        now = self.clock.now()
+        for i, (at, seq, t) in enumerate(self.bindings_in_flight):
+            if t is task:
+                if at > now:
+                    self.bindings_in_flight[i] = (now, seq, t)
+                    heapq.heapify(self.bindings_in_flight)
+                return
 
     def _resume_bindings(self) -> None:
         """Resume the binding goroutines whose wait is over, in the order they are due."""

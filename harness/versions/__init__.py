@@ -66,6 +66,18 @@ CHANGES: Dict[str, int] = {
     # NodeVolumeLimits' isCSIMigrationOn: with CSIMigrationPortworx gone, Portworx counts as
     # migrated without the CSINode's storage.alpha.kubernetes.io/migrated-plugins annotation
     "PortworxMigratedWithoutAnnotation": 36,
+    # RunPreBindPlugins runs consecutive PreBind plugins whose PreBindPreFlight returned
+    # PreBindPreFlightResult{AllowParallel: true} together (getPreBindPluginGroups); the first
+    # failure of a group cancels the others ("some other PreBind operation failed")
+    "PreBindParallelGroups": 36,
+    # bindingCycle registers a pod whose PreBind will work in podsInPreBind, and preemption's
+    # PreemptPod cancels such a victim's binding cycle (CancelPod: no DisruptionTarget patch,
+    # no DELETE; the victim's binding cycle fails and it is requeued) until PreBind finished
+    "PreemptionCancelsPodInPreBind": 36,
+    # PreemptPod preempts a victim waiting at Permit with an Error status (waitingPod.Preempt:
+    # "waiting on permit for pod: preempted", the error backoffQ) instead of rejecting it
+    # (Unschedulable); a wait already over falls back to the DisruptionTarget patch and DELETE
+    "PreemptionPreemptsWaitingPod": 36,
     # DynamicResources is a Score plugin (scores prioritized-list choices) and the default
     # plugins give it weight 2 (kubernetes #134058, v1.35)
     "DynamicResourcesScore": 35,
@@ -88,6 +100,38 @@ CHANGES: Dict[str, int] = {
     # PreBind's binding-conditions errors wrap ErrDeviceBindingTimeout / ErrDeviceBindingFailed
     # ("device binding timeout: ...", "device binding failed: claim=...")
     "DRABindingErrorsWrapped": 36,
+    # consumable capacity (DRAConsumableCapacity on; builtin_plugins/dynamicresources/consumable.py):
+    # allocateDevice skips the counter check of a device allowing multiple allocations whose
+    # capacity is already in use (skipCounterCheck)
+    "DRASharedDeviceSkipsCounterCheck": 35,
+    # allocateDevice's CmpRequestOverCapacity checks the candidate device (v1.34.9 checks
+    # slice.Spec.Devices[r.deviceIndex], the request's device counter used as a slice index)
+    "DRACapacityCheckOwnDevice": 35,
+    # distinctAttributeConstraint compares attribute values (v1.34.9 compares their pointers:
+    # only the same device is a duplicate)
+    "DRADistinctAttributeByValue": 35,
+    # checkAvailableCounters counts the counters of shared allocations as consumed
+    # (internal.IsDeviceAllocated; before, AllocatedDevices only)
+    "DRASharedDevicesConsumeCounters": 36,
+    # allocateOne's startLocation: a request's next device is searched after the previous one
+    # (combinations of devices, not permutations; one shared device once per request), in the
+    # incubating and experimental allocators (stable, picked with DRAConsumableCapacity and
+    # DRADeviceBindingConditions off, does not)
+    "DRAAllocatorCombinations": 36,
+    # extended resources backed by DRA (DRAExtendedResource) as extendeddynamicresources.go has
+    # them: the DRA manager's DeviceClassResolver (extendedresourcecache: newest class wins a
+    # shared extendedResourceName, implicit deviceclass.resource.kubernetes.io/<class> names
+    # count, IsDRAExtendedResourceName), a node allocatable of 0 counts as absent
+    # (shouldDelegateResourceToDRA), init containers reuse later containers' requests
+    # (createRequestsAndMappings), request mappings computed in Filter, no blockOwnerDeletion on
+    # the claim; NodeResourcesFit queues pods on DeviceClass events
+    "DRAExtendedResourceClassCache": 35,
+    # validatePodExtendedResourceClaimStatus: two request mappings are duplicates when their
+    # container, resource and request match (v1.34: container and resource)
+    "PodExtendedClaimStatusDuplicateByRequest": 35,
+    # NewBalancedAllocation gives its scorer the DRA manager (v1.35 leaves it nil: a DRA extended
+    # resource among its resources crashes PreScore with the gate on)
+    "BalancedAllocationDRAManager": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an
@@ -105,26 +149,17 @@ NOT_MODELLED: Dict[str, str] = {
     "DRADeviceTaintRules": "DeviceTaintRule objects",
     "DRAListTypeAttributes": "list-typed device attributes",
     "DRANodeAllocatableResources": "node-allocatable DRA resources",
-    "DRAConsumableCapacity": "DRA consumable device capacity (on by default in v1.36: its fields are refused)",
-    "DRAExtendedResource": "extended resources backed by DRA (on by default in v1.36: DeviceClass "
-                           "extendedResourceName and deviceclass.resource.kubernetes.io/ requests are refused)",
     # the scheduler
     "SchedulerAsyncAPICalls": "the asynchronous API call dispatcher",
     "SchedulerPopFromBackoffQ": "the queue without popping from backoffQ",
-    # (SchedulerAsyncPreemption, NominatedNodeNameForExpectation and OpportunisticBatching are
-    # modelled both ways: docs/versions/framework.md)
+    # (SchedulerAsyncPreemption, NominatedNodeNameForExpectation, OpportunisticBatching and
+    # InPlacePodLevelResourcesVerticalScaling are modelled both ways: docs/versions/)
     # pods and plugins
     "PodLevelResources": "pods without pod-level resources",
     "InPlacePodVerticalScaling": "pods without in-place resize",
-    "InPlacePodLevelResourcesVerticalScaling": "in-place pod-level resize switched",
     "MatchLabelKeysInPodTopologySpread": "PodTopologySpread without matchLabelKeys",
     "VolumeLimitScaling": "NodeVolumeLimits' scaling",
 }
-
-# of those, gates whose "off" is modelled (their fields dropped as the API server drops them) and
-# whose "on" is not: they may be turned off anywhere; where a version has them on by default,
-# an object using their fields is refused naming the gate
-OFF_MODELLED = {"DRAConsumableCapacity", "DRAExtendedResource"}
 
 
 class VersionError(UserError):
@@ -276,7 +311,7 @@ def check_gates(version: KubeVersion, gates: Mapping[str, Any], *, file: Optiona
                                    f"[{' '.join(off)}]", file=file, key=key)
     for name in sorted(out):
         default = GATES[name].spec_at(version.minor).default
-        if name in NOT_MODELLED and out[name] != default and not (name in OFF_MODELLED and not out[name]):
+        if name in NOT_MODELLED and out[name] != default:
             raise VersionError(f"feature gate {name}={str(out[name]).lower()} is not modelled by schedharness "
                                f"({NOT_MODELLED[name]}: not implemented); it runs only with {version}'s "
                                f"default, {str(default).lower()}", file=file, key=f"{key}.{name}" if key else name)
@@ -360,8 +395,6 @@ def gate_table() -> List[str]:
             stage = "GA" if spec.stage == GA else spec.stage.lower()
             if spec.locked:
                 fixed = ", locked"
-            elif name in OFF_MODELLED:
-                fixed = ", refused when used" if spec.default else ", only this"
             else:
                 fixed = ", only this" if name in NOT_MODELLED else ""
             cells.append(f"{state} ({stage}{fixed})")

@@ -11,7 +11,9 @@ import pytest
 
 from builtin_plugins import plugin_classes
 from harness.cli import main
+from harness import versions
 from harness.conformance import RULES, World, check_plugin
+from harness.errors import UserError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -23,9 +25,21 @@ BROKEN = "schedharness_broken_plugins"
 EXAMPLE = "schedharness_coscheduling"
 
 
+@pytest.mark.parametrize("version", ["v1.34", "v1.35", "v1.36"])
 @pytest.mark.parametrize("name", sorted(cls.name for cls in plugin_classes()))
-def test_in_tree_plugin_conforms(name):
-    report = check_plugin(name)
+def test_in_tree_plugin_conforms(name, version):
+    """Every in-tree plugin, at the extension points it has in each version (DynamicResources
+    scores from v1.35); a plugin a version does not have is an error naming it."""
+    saved = versions.run_defaults()
+    versions.set_run_defaults(version)
+    try:
+        if name == "NodeDeclaredFeatures" and version == "v1.34":
+            with pytest.raises(UserError, match="does not exist in kube-scheduler v1.34"):
+                check_plugin(name)
+            return
+        report = check_plugin(name)
+    finally:
+        versions.restore_run_defaults(saved)
     assert report.passed, report.format()
 
 

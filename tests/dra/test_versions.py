@@ -4,6 +4,8 @@ gates pick (structured.NewAllocator)."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from builtin_plugins.dynamicresources import DynamicResources
@@ -246,17 +248,29 @@ def test_toleration_operator_defaults_to_equal():
     assert c["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] == [{"key": "k", "operator": "Equal"}]
 
 
-@pytest.mark.parametrize("obj", [
-    _slice("s", {"name": "d", "allowMultipleAllocations": True}).raw,
-    _req_claim("c", {"name": "r", "exactly": {"deviceClassName": "class-a", "capacity": {"requests": {}}}}),
-    {"kind": "DeviceClass", "metadata": {"name": "c"}, "spec": {"extendedResourceName": "example.com/gpu"}},
-    {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
-        {"name": "c", "resources": {"requests": {"deviceclass.resource.kubernetes.io/gpu": "1"}}}]}},
-])
-def test_unmodelled_v1_36_features_are_refused(obj):
-    with pytest.raises(CaseError, match="not modelled"):
-        dra_fields.apply(obj, resolve("v1.36"), "case.yaml", "cluster[0]")
-    dra_fields.apply(obj, resolve("v1.35"), "case.yaml", "cluster[0]")  # v1.35: dropped (or ignored)
+def test_consumable_capacity_fields_are_kept_when_on_and_dropped_when_off():
+    """dropDisabledDRAConsumableCapacityFields / dropDisabledDRAResourceClaimConsumableCapacity*:
+    on (v1.36 default, or v1.35 with the gate) the fields stay; off they go."""
+    dev = {"name": "d", "allowMultipleAllocations": True,
+           "capacity": {"mem": {"value": "8Gi", "requestPolicy": {"default": "1Gi"}}}}
+    req = {"name": "r", "exactly": {"deviceClassName": "class-a", "capacity": {"requests": {"mem": "2Gi"}}}}
+    for features, kept in ((resolve("v1.36"), True), (resolve("v1.35", {"DRAConsumableCapacity": True}), True),
+                           (resolve("v1.35"), False), (resolve("v1.36", {"DRAConsumableCapacity": False}), False)):
+        s = _slice("s", copy.deepcopy(dev)).raw
+        dra_fields.apply(s, features, "case.yaml", "cluster[0]")
+        d = s["spec"]["devices"][0]
+        assert ("allowMultipleAllocations" in d) is kept
+        assert ("requestPolicy" in d["capacity"]["mem"]) is kept
+        c = _req_claim("c", copy.deepcopy(req))
+        c["spec"]["devices"]["constraints"] = [{"distinctAttribute": "example.com/a"}]
+        c["status"] = {"allocation": {"devices": {"results": [
+            {"request": "r", "driver": "d", "pool": "p", "device": "x",
+             "shareID": "00000000-0000-4000-8000-000000000001", "consumedCapacity": {"mem": "2Gi"}}]}}}
+        dra_fields.apply(c, features, "case.yaml", "cluster[0]")
+        assert ("capacity" in c["spec"]["devices"]["requests"][0]["exactly"]) is kept
+        assert ("distinctAttribute" in c["spec"]["devices"]["constraints"][0]) is kept
+        r = c["status"]["allocation"]["devices"]["results"][0]
+        assert ("shareID" in r and "consumedCapacity" in r) is kept
 
 
 def test_binding_timeout_is_an_unknown_field_before_v1_35():

@@ -13,11 +13,6 @@ After the check the scheduler runs until quiet, and the pods in `bound` (when gi
 bound, the others unbound.
 
 Entries not ported (they need features off by default in v1.34 or absent from v1.34):
-- the DRAExtendedResource=true entries (alpha, off by default in v1.34): "... isn't requeued when
-  a Node has the extended resource, and DRAExtendedResource is enabled", "... is requeued when a
-  Node does not have the extended resource, and DRAExtendedResource is enabled", "... is requeued
-  when created DeviceClass having the extended resource ...", "... is requeued when updated
-  DeviceClass has the extended resource ...";
 - the NodeDeclaredFeatures entries (the feature and plugin are newer than v1.34);
 - the GangScheduling entries (GenericWorkload / GangScheduling are newer than v1.34).
 """
@@ -348,6 +343,8 @@ class Entry:
     bound: Optional[List[str]] = None  # pods bound once the scheduler is quiet again
     xfail: str = ""
     version: Optional[str] = None  # the kube-scheduler version (default: the newest modelled)
+    gates: Dict[str, bool] = field(default_factory=dict)  # featureGates on top of the version's
+    device_classes: List[Dict[str, Any]] = field(default_factory=list)
 
 
 def _vz_pvs(pv2_zone: Optional[str] = "us-east1") -> List[Dict[str, Any]]:
@@ -488,7 +485,15 @@ ENTRIES: List[Entry] = [
         nodes=[N("fake-node1").capacity({"cpu": "4", "example.com/gpu": "1"}).obj()],
         pods=[P("pod1").res({"cpu": "5", "example.com/gpu": "1"}).container("image").obj()],
         trigger=lambda api: api.update_status(N("fake-node1").capacity({"cpu": "4", "memory": "4000"}).obj()),
-        requeued=[], bound=[],
+        requeued=[], bound=[], gates={"DRAExtendedResource": False},
+    ),
+    Entry(
+        name="Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node has the extended resource, and DRAExtendedResource is enabled",
+        plugins=["NodeResourcesFit", "DynamicResources"],
+        nodes=[N("fake-node1").capacity({"cpu": "4", "example.com/gpu": "1"}).obj()],
+        pods=[P("pod1").res({"cpu": "5", "example.com/gpu": "1"}).container("image").obj()],
+        trigger=lambda api: api.update_status(N("fake-node1").capacity({"cpu": "4", "memory": "4000"}).obj()),
+        requeued=[], bound=[], gates={"DRAExtendedResource": True},
     ),
     Entry(
         name="Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node does not have the extended resource, and DRAExtendedResource is disabled",
@@ -496,7 +501,45 @@ ENTRIES: List[Entry] = [
         nodes=[N("fake-node1").capacity({"cpu": "4"}).obj()],
         pods=[P("pod1").res({"example.com/gpu": "1"}).container("image").obj()],
         trigger=lambda api: api.update_status(N("fake-node1").capacity({"cpu": "4", "memory": "4000"}).obj()),
-        requeued=[], bound=[],
+        requeued=[], bound=[], gates={"DRAExtendedResource": False},
+    ),
+    Entry(
+        # the memory update requeues pod1: the node's missing example.com/gpu is left to
+        # DynamicResources (shouldDelegateResourceToDRA in haveAnyRequestedResourcesIncreased)
+        name="Pod rejected by the NodeResourcesFit plugin is requeued when a Node does not have the extended resource, and DRAExtendedResource is enabled",
+        plugins=["NodeResourcesFit", "NodeAffinity", "DynamicResources"],
+        nodes=[N("fake-node1").capacity({"cpu": "4"}).obj(),
+               N("fake-node2").capacity({"cpu": "2"}).label("group", "b").obj()],
+        device_classes=[{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                         "metadata": {"name": "gpu-device-class"},
+                         "spec": {"extendedResourceName": "example.com/gpu"}}],
+        pods=[P("pod1").res({"cpu": "4", "example.com/gpu": "1"}).node_affinity_in("group", ["b"]).container("image").obj()],
+        trigger=lambda api: api.update_status(N("fake-node1").capacity({"cpu": "4", "memory": "4000"}).obj()),
+        requeued=["pod1"], gates={"DRAExtendedResource": True},
+    ),
+    Entry(
+        name="Pod rejected by the NodeResourcesFit plugin is requeued when created DeviceClass having the extended resource matching pod's requests, and DRAExtendedResource is enabled",
+        plugins=["NodeResourcesFit"],
+        nodes=[N("fake-node1").capacity({"cpu": "4"}).obj()],
+        pods=[P("pod1").res({"cpu": "4", "example.com/gpu": "1"}).container("image").obj(),
+              P("pod2").res({"cpu": "4", "example.com/othergpu": "1"}).container("image").obj()],
+        trigger=lambda api: api.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                        "metadata": {"name": "fake-class"},
+                                        "spec": {"extendedResourceName": "example.com/gpu"}}),
+        requeued=["pod1"], gates={"DRAExtendedResource": True},
+    ),
+    Entry(
+        name="Pod rejected by the NodeResourcesFit plugin is requeued when updated DeviceClass has the extended resource, and DRAExtendedResource is enabled",
+        plugins=["NodeResourcesFit"],
+        device_classes=[{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                         "metadata": {"name": "fake-class"}, "spec": {}}],
+        nodes=[N("fake-node1").capacity({"cpu": "4"}).obj()],
+        pods=[P("pod1").res({"cpu": "4", "example.com/gpu": "1"}).container("image").obj(),
+              P("pod2").res({"cpu": "4", "example.com/othergpu": "1"}).container("image").obj()],
+        trigger=lambda api: api.update({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                        "metadata": {"name": "fake-class"},
+                                        "spec": {"extendedResourceName": "example.com/gpu"}}),
+        requeued=["pod1"], gates={"DRAExtendedResource": True},
     ),
     Entry(
         name="Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node is updated without increase in the requested resources",
@@ -1131,12 +1174,13 @@ def run_entry(tt: Entry, zero_backoff: bool = True) -> Scheduler:
     """zero_backoff as upstream; otherwise the default 1s/10s backoff, under which a requeued pod
     that failed a moment ago (in virtual time) goes to backoffQ instead of activeQ."""
     registry = default_registry()
-    features = resolve(tt.version)
+    features = resolve(tt.version, tt.gates or None)
     cfg = set_defaults(_config(tt.plugins, zero_backoff), registry, features)
     cluster = Cluster()
     api = Api(cluster)
+    api.defaults.features = features
     for group in (tt.nodes, tt.csinodes, tt.capacities, tt.attachments, tt.csidrivers, tt.storage_classes,
-                  tt.pvs, tt.pvcs, tt.initial_pods):
+                  tt.pvs, tt.pvcs, tt.initial_pods, tt.device_classes):
         for obj in group:
             api.create(obj, notify=False)
     sched = Scheduler(cfg, registry, cluster, features=features)

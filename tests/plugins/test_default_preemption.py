@@ -894,22 +894,31 @@ def test_preempt(tc, async_preemption):
     assert len(events) == before
 
 
-def test_preempt_rejects_waiting_pod_instead_of_deleting():
+@pytest.mark.parametrize("version,want", [("v1.35", ("reject", "DefaultPreemption", "preempted")),
+                                          ("v1.36", ("preempt", "DefaultPreemption", "preempted"))])
+def test_preempt_stops_waiting_pod_instead_of_deleting(version, want):
+    """PreemptPod: a victim waiting at Permit gets no API call; v1.35 rejects it, v1.36
+    preempts it (waitingPod.Preempt, an Error for its binding cycle)."""
     class Waiting:
         def __init__(self):
-            self.rejected = None
+            self.stopped = None
 
         def reject(self, plugin, msg):
-            self.rejected = (plugin, msg)
+            self.stopped = ("reject", plugin, msg)
+            return True
+
+        def preempt(self, plugin, msg):
+            self.stopped = ("preempt", plugin, msg)
+            return True
 
     p = pod("p", priority=HIGH, req=LARGE)
     victim = pod("v", node="node1", priority=LOW, req=LARGE)
-    env = Env([node("node1", LARGE)], [victim], extra_pods=[p])
+    env = Env([node("node1", LARGE)], [victim], extra_pods=[p], features=resolve(version))
     w = Waiting()
     env.fw.waiting_pods[victim.uid] = w
     res, status = env.pl.post_filter(env.prefilter(p), p, statuses({"node1": U}))
     assert status.is_success() and res.nominated_node_name == "node1"
-    assert w.rejected == ("DefaultPreemption", "preempted")
+    assert w.stopped == want
     assert env.cluster.get("Pod", "default", "v") is not None
 
 
@@ -1121,3 +1130,19 @@ def test_async_preemption_follows_its_feature_gate(gate):
     env = Env([node("node1", ONE_POD)], [], features=resolve("v1.35", {"SchedulerAsyncPreemption": gate}))
     assert env.pl.enable_async_preemption is gate
     assert env.pl.evaluator.enable_async_preemption is gate
+
+
+def test_preempt_deletes_a_waiting_pod_whose_wait_already_ended_v136():
+    """v1.36 PreemptPod: waitingPod.Preempt says false (the wait is over): the victim gets the
+    DisruptionTarget patch and the DELETE like any other."""
+    class Ended:
+        def preempt(self, plugin, msg):
+            return False
+
+    p = pod("p", priority=HIGH, req=LARGE)
+    victim = pod("v", node="node1", priority=LOW, req=LARGE)
+    env = Env([node("node1", LARGE)], [victim], extra_pods=[p], features=resolve("v1.36"))
+    env.fw.waiting_pods[victim.uid] = Ended()
+    res, status = env.pl.post_filter(env.prefilter(p), p, statuses({"node1": U}))
+    assert status.is_success() and res.nominated_node_name == "node1"
+    assert env.cluster.get("Pod", "default", "v") is None

@@ -105,7 +105,7 @@ def test_empty_pod_skips():
     assert st.is_skip()
     _, st = c.pl.post_filter(c.state, pod, None)
     assert st == Status(Code.Unschedulable, "no new claims to deallocate")
-    assert c.pl.pre_bind_pre_flight(c.state, pod, "worker").is_skip()
+    assert c.pl.pre_bind_pre_flight(c.state, pod, "worker")[1].is_skip()
 
 
 def test_missing_claim_preenqueue():

@@ -846,13 +846,15 @@ def test_status_resources_are_used_when_in_place_resize_is_on():
 # fit_test.go: events and queueing hints
 # ---------------------------------------------------------------------------------------------
 def test_events_to_register():
-    p = Fit(None)
+    p = Fit(None)  # v1.36: DRAExtendedResource on, a pod may wait for a DeviceClass
     evs = p.events_to_register()
     assert [e.event for e in evs] == [
         ClusterEvent(EventResource.Pod, ActionType.UpdatePodScaleDown | ActionType.Delete),
         ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeAllocatable),
+        ClusterEvent(EventResource.DeviceClass, ActionType.Add | ActionType.Update),
     ]
     assert all(e.queueing_hint_fn is not None for e in evs)
+    p.enable_dra_extended_resource = False
     p.enable_scheduling_queue_hint = False
     p.enable_in_place_pod_vertical_scaling = False
     assert [e.event for e in p.events_to_register()] == [

@@ -166,7 +166,7 @@ def test_pod_without_pvcs_skips():
     assert p.pre_score(st, make_pod("pod-a"), []).code == Code.Skip
     # Reserve / PreBindPreFlight of a pod without claims.
     assert p.reserve(st, make_pod("pod-a"), "node-a") is None
-    assert p.pre_bind_pre_flight(st, make_pod("pod-a"), "node-a").code == Code.Skip
+    assert p.pre_bind_pre_flight(st, make_pod("pod-a"), "node-a")[1].code == Code.Skip
     assert p.pre_bind(st, make_pod("pod-a"), "node-a") is None
 
 
@@ -186,7 +186,7 @@ def test_all_bound():
     assert p.pre_score(st, pod, []).code == Code.Skip  # scorer off in v1.34
     assert p.reserve(st, pod, "node-a") is None
     assert data.all_bound is True
-    assert p.pre_bind_pre_flight(st, pod, "node-a").code == Code.Skip
+    assert p.pre_bind_pre_flight(st, pod, "node-a")[1].code == Code.Skip
 
 
 def test_all_bound_with_local_volumes():
@@ -691,7 +691,7 @@ def test_prebind_static_binding_completes():
     assert p.pre_filter(st, pod, [])[1] is None
     assert p.filter(st, pod, h.snapshot.get("node1")) is None
     assert p.reserve(st, pod, "node1") is None
-    assert p.pre_bind_pre_flight(st, pod, "node1") is None
+    assert p.pre_bind_pre_flight(st, pod, "node1")[1] is None
     assert drive(p.pre_bind(st, pod, "node1")) is None
     api_pv = h.cluster.get("PersistentVolume", "", "pv-node1a")
     api_pvc = h.cluster.get("PersistentVolumeClaim", "testns", "unbound-pvc")
@@ -753,7 +753,7 @@ def test_prebind_no_pod_volume_for_node():
     p, h, st, pod = _full_cycle([unboundPVC], [pvNode1a])
     p.pre_filter(st, pod, [])
     st.read(vb.STATE_KEY).all_bound = False
-    s = p.pre_bind_pre_flight(st, pod, "node9")
+    s = p.pre_bind_pre_flight(st, pod, "node9")[1]
     assert s.code == Code.Error and s.message() == 'no pod volume found for node "node9"'
 
 
@@ -962,7 +962,7 @@ def test_provisioned_volume_topology(cls, want):
     assert p.pre_filter(st, pod, [])[1] is None
     assert p.filter(st, pod, h.snapshot.get("n1")) is None
     assert p.reserve(st, pod, "n1") is None
-    assert p.pre_bind_pre_flight(st, pod, "n1") is None
+    assert p.pre_bind_pre_flight(st, pod, "n1")[1] is None
     assert drive(p.pre_bind(st, pod, "n1")) is None
     api_pvc = h.cluster.get("PersistentVolumeClaim", "default", "c1")
     assert api_pvc.raw["status"]["phase"] == "Bound"
@@ -975,7 +975,7 @@ def test_provisioned_volume_topology(cls, want):
     st2 = new_state()
     assert p.pre_filter(st2, pod_with("p2", claims=["c1"]), [])[1] is None
     assert p.reserve(st2, pod_with("p2", claims=["c1"]), "n1") is None
-    assert p.pre_bind_pre_flight(st2, pod_with("p2", claims=["c1"]), "n1").code == Code.Skip
+    assert p.pre_bind_pre_flight(st2, pod_with("p2", claims=["c1"]), "n1")[1].code == Code.Skip
 
 
 def test_selected_node_assumed_restricts_second_pod():

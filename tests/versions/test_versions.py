@@ -164,8 +164,10 @@ def test_gates_from_the_case_and_the_option(tmp_path):
     ("featureGates: {NoSuchGate: true}", "featureGates.NoSuchGate", "unrecognized feature gate"),
     ("kubernetesVersion: v1.34\nfeatureGates: {OpportunisticBatching: false}", "featureGates.OpportunisticBatching",
      "unrecognized feature gate"),
-    ("featureGates: {DRAAdminAccess: false}", "featureGates.DRAAdminAccess", "locked to true"),
-    ("featureGates: {GenericWorkload: true}", "featureGates.GenericWorkload", "not modelled"),
+    ("kubernetesVersion: v1.36\nfeatureGates: {DRAAdminAccess: false}", "featureGates.DRAAdminAccess",
+     "locked to true"),
+    ("kubernetesVersion: v1.36\nfeatureGates: {GenericWorkload: true}", "featureGates.GenericWorkload",
+     "not modelled"),
     ("featureGates: [a]", "featureGates", "mapping"),
 ])
 def test_bad_version_or_gate_is_one_line_exit_2(tmp_path, capsys, line, key, words):
