@@ -12,11 +12,12 @@ from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 from harness.framework import parallelize
+from harness.framework.node_table import numpy
 from harness.framework.filter_memo import (MEMO_SHAPES_LIMIT, NODE_LOCAL_FILTER_PLUGINS,  # noqa: F401
                                            ShapeIds, copy_status, node_local_filters, nominated_lister,
-                                           same_pods)
+                                           queue_nominations, same_pods)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
-                                          Candidate, Evaluator, Victims, more_important_pod,
+                                          Candidate, Evaluator, Victims, default_criteria, more_important_pod,
                                           sort_by_importance)
 
 from . import names
@@ -58,6 +59,8 @@ class DefaultPreemption(Plugin):
             self.enable_async_preemption = True if features is None else features.enabled("SchedulerAsyncPreemption")
         self.evaluator = Evaluator(self.name, handle, self, self.enable_async_preemption)
         self._dry_run_memo: Dict[Any, Dict[str, Any]] = {}
+        # the same answers by row of the node table, for the dry run's bulk lookups
+        self._row_memos: Dict[Any, _RowMemo] = {}
         self._shapes = ShapeIds()
 
     # -- args ------------------------------------------------------------------------------------
@@ -187,9 +190,12 @@ class DefaultPreemption(Plugin):
         memo = self._dry_run_memo
         if len(memo) >= MEMO_SHAPES_LIMIT:
             memo.clear()
-        per_node = memo.setdefault((self._shapes.of(pod), ran), {})
+            self._row_memos.clear()
+        key = (self._shapes.of(pod), ran)
+        per_node = memo.setdefault(key, {})
         nominated_on = nominated_lister(handle)
         priority, uid = pod.priority, pod.uid
+        row_memo = self._row_memos.get(key)
 
         def check(node_info) -> Tuple[List[Any], int, Status]:
             """select_victims_on_node on copies of node_info and state, or its remembered answer."""
@@ -199,15 +205,46 @@ class DefaultPreemption(Plugin):
             nominated = [pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid] if noms else []
             hit = per_node.get(name)
             if hit is not None and hit[0] == node_info.generation and same_pods(hit[1], nominated):
-                _, _, pods, n, status, ok = hit
+                _, _, pods, n, status, ok, criteria = hit
                 # a successful status is only tested by the caller; a failed one is kept by it
-                return list(pods), n, (status if ok else copy_status(status))
+                return list(pods), n, (status if ok else copy_status(status)), criteria
             pods, n, status = self.select_victims_on_node(state.clone(), pod, node_info.snapshot(), pdbs)
             if status is not None and status.code != Code.Error:
-                per_node[name] = (node_info.generation, nominated, tuple(pods), n, copy_status(status),
-                                  status.code == Code.Success)
+                ok = status.code == Code.Success
+                # the candidate's pick criteria, once for every dry run that reuses the answer
+                criteria = default_criteria(pods, n) if ok and pods else None
+                entry = per_node[name] = (node_info.generation, nominated, tuple(pods), n, copy_status(status),
+                                          ok, criteria)
+                if row_memo is not None:
+                    row_memo.note(name, entry)
             return pods, n, status
 
+        def remembered(table, rows) -> Optional[List[Any]]:
+            """For rows (an int array) of the node table `table`: per row, the answer check
+            would give from the memo, as (victims tuple, PDB violations, status, ok, criteria)
+            with the status shared (a failed one is copied before it is kept), where the
+            answer was remembered with no nominated pods and the node has none now and the
+            same generation; else None (call check). None: no answers by row here."""
+            nonlocal row_memo
+            noms = queue_nominations(handle)
+            if noms is None:
+                return None
+            if row_memo is None or row_memo.table is not table:
+                row_memo = self._row_memos[key] = _RowMemo(table, per_node)
+            np = numpy()
+            ok = row_memo.generation[rows] == table.generation[rows]
+            if noms:
+                nominated_rows = [table.row_of[n] for n in noms if n in table.row_of]
+                if nominated_rows:
+                    ok &= ~np.isin(rows, np.asarray(nominated_rows, dtype=np.int64))
+            entries = row_memo.entries
+            out: List[Any] = [None] * len(rows)
+            for k, row in zip(ok.nonzero()[0].tolist(), rows[ok].tolist()):
+                e = entries[row]
+                out[k] = (e[2], e[3], e[4], e[5], e[6])
+            return out
+
+        check.remembered = remembered
         return check
 
     def select_victims_on_node(self, state, pod, node_info, pdbs) -> Tuple[List[Any], int, Status]:
@@ -279,6 +316,32 @@ class DefaultPreemption(Plugin):
         if violating and non_violating:
             sort_by_importance(victims, self.more_important_pod, lambda pi: pi.pod)
         return [pi.pod for pi in victims], num_violating_victim, Status(Code.Success)
+
+
+class _RowMemo:
+    """A dry-run memo's entries (one pod shape and filters) by row of one node table: those
+    remembered with no nominated pods, with their NodeInfo generation (-1: none)."""
+
+    __slots__ = ("table", "generation", "entries")
+
+    def __init__(self, table, per_node: Dict[str, Any]) -> None:
+        np = numpy()
+        self.table = table
+        self.generation = np.full(len(table.names), -1, dtype=np.int64)
+        self.entries: List[Any] = [None] * len(table.names)
+        for name, entry in per_node.items():
+            self.note(name, entry)
+
+    def note(self, name: str, entry) -> None:
+        row = self.table.row_of.get(name)
+        if row is None:
+            return
+        if entry[1]:  # remembered with nominated pods: looked up node by node
+            self.generation[row] = -1
+            self.entries[row] = None
+        else:
+            self.generation[row] = entry[0]
+            self.entries[row] = entry
 
 
 def any_pod_eligible(node_info, victim_info, preemptor) -> bool:

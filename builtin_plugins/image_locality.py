@@ -5,6 +5,7 @@ From v1.36 (ungated; CHANGES "ImageLocalityImageVolumes") the images of the pod'
 
 from __future__ import annotations
 
+from harness.framework import signers
 from harness.framework import MAX_NODE_SCORE, Plugin, hookimpl
 
 from harness.framework.node_table import NodeRows, numpy
@@ -86,6 +87,14 @@ class ImageLocality(Plugin):
     def __init__(self, args=None, handle=None):
         super().__init__(args, handle)
         self.image_volumes = features_of(handle).has("ImageLocalityImageVolumes")
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the distinct normalized image names of the containers and init containers,
+        sorted (image volumes are not signed)."""
+        names = sorted({normalized_image_name(str((c or {}).get("image") or ""))
+                        for c in pod.containers + pod.init_containers})
+        return [(signers.IMAGE_NAMES_SIGNER_NAME, names)], None
 
     @hookimpl
     def score(self, state, pod, node_info):

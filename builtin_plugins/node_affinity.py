@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from harness.api.nodeaffinity import (NodeSelector, NodeSelectorError, PreferredSchedulingTerms,
                                       RequiredNodeAffinity, aggregate_error)
+from harness.framework import signers
 from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint,
                                EventResource, NotFoundError, Plugin, PreFilterResult, QueueingHint,
                                Status, hookimpl)
@@ -133,6 +134,13 @@ class NodeAffinity(Plugin):
             self.added_pref_sched_terms = PreferredSchedulingTerms(terms)
 
     # ---- queueing -----------------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: node affinity filtering and scoring depend on the pod's node affinity and
+        node selector."""
+        return [(signers.NODE_AFFINITY_SIGNER_NAME, signers.node_affinity_signer(pod)),
+                (signers.NODE_SELECTOR_SIGNER_NAME, signers.map_or_none(pod.spec.get("nodeSelector")))], None
+
     @hookimpl
     def events_to_register(self):
         # SchedulerQueueingHints is on in v1.34: Add | UpdateNodeLabel.

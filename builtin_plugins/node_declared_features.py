@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, FrozenSet, Mapping, Optional
 
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -88,6 +89,12 @@ class NodeDeclaredFeatures(Plugin):
     def _requirements(self, pod) -> FrozenSet[str]:
         return pod.memo("nodedeclaredfeatures.reqs:%d" % self.features.version.minor,
                         lambda p: infer_for_pod_scheduling(p.spec, self.features))
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the features inferred from the pod's spec, sorted (v1.36 writes them as
+        FeatureSet.String(): the same set, the same equality)."""
+        return [(signers.FEATURES_SIGNER_NAME, sorted(self._requirements(pod)))], None
 
     @hookimpl
     def pre_filter(self, state, pod, nodes):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                Plugin, Status, hookimpl)
 
@@ -17,6 +18,11 @@ def fits(pod, node_info) -> bool:
 
 class NodeName(Plugin):
     name = names.NodeName
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: feasibility depends on spec.nodeName."""
+        return [(signers.NODE_NAME_SIGNER_NAME, pod.node_name)], None
 
     @hookimpl
     def events_to_register(self):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                HostPortInfo, NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 from harness.framework.types import get_host_ports
@@ -38,6 +39,11 @@ class _PreFilterState(list):
 
 class NodePorts(Plugin):
     name = names.NodePorts
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: feasibility depends on the containers' host ports."""
+        return [(signers.HOST_PORTS_SIGNER_NAME, signers.host_ports_signer(pod))], None
 
     @hookimpl
     def pre_filter(self, state, pod, nodes):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.api.taints import (TAINT_EFFECT_NO_SCHEDULE, TAINT_NODE_UNSCHEDULABLE,
                                 tolerations_tolerate_taint)
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 
@@ -35,6 +36,11 @@ class NodeUnschedulable(Plugin):
         super().__init__(args, handle)
         # TaintTolerationComparisonOperators (v1.35 on, alpha): read from the global gate upstream
         self.enable_comparison_operators = features_of(handle).get("TaintTolerationComparisonOperators", False)
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: feasibility depends on the pod's tolerations."""
+        return [(signers.TOLERATIONS_SIGNER_NAME, signers.tolerations_signer(pod))], None
 
     @hookimpl
     def events_to_register(self):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from harness.api.taints import (TAINT_EFFECT_PREFER_NO_SCHEDULE, do_not_schedule_taints_filter,
                                 find_matching_untolerated_taint, tolerations_tolerate_taint)
+from harness.framework import signers
 from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint,
                                EventResource, Plugin, QueueingHint, Status, hookimpl)
 
@@ -56,6 +57,11 @@ class TaintToleration(Plugin):
         fts = features_of(handle)
         # TaintTolerationComparisonOperators: known from v1.35 (alpha, off)
         self.enable_comparison_operators = fts.get("TaintTolerationComparisonOperators", False)
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: feasibility and scoring depend on the pod's tolerations."""
+        return [(signers.TOLERATIONS_SIGNER_NAME, signers.tolerations_signer(pod))], None
 
     @hookimpl
     def events_to_register(self):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, FrozenSet, Iterable, Mapping, Optional
 
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -130,6 +131,11 @@ class PreFilterState:
 
 class VolumeRestrictions(Plugin):
     name = names.VolumeRestrictions
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's volume sources but configMap and secret ones."""
+        return [(signers.VOLUMES_SIGNER_NAME, signers.volumes_signer(pod))], None
 
     @hookimpl
     def pre_filter(self, state, pod, nodes):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import FrozenSet, List, Optional, Tuple
 
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -166,6 +167,11 @@ class VolumeZone(Plugin):
         return topologies, None
 
     # ---- extension points --------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's volume sources but configMap and secret ones."""
+        return [(signers.VOLUMES_SIGNER_NAME, signers.volumes_signer(pod))], None
+
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         topologies, status = self._get_pv_by_pod(pod)

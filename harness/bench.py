@@ -23,10 +23,12 @@ import math
 import os
 import resource
 import sys
+import random
+import re
 import time
 from typing import Any, Callable, Dict, List, Optional
 
-from .api.objects import Pod, make_object
+from .api.objects import Pod, make_object, update_pod_condition
 from .benchfile import Op, Template, Workload, load_workloads, parse_param_overrides
 from .case.apiserver import ApiServerDefaults
 from .case.controllers import start_controllers
@@ -35,6 +37,7 @@ from .config.defaults import set_defaults
 from .versions import case_features
 from .errors import UserError
 from .framework.registry import default_registry
+from .leaderelection.resourcelock import format_time
 from .scheduler.scheduler import Scheduler
 
 # makeBaseNode / makeBasePod (scheduler_perf util.go): what createNodes and createPods use
@@ -82,16 +85,22 @@ class _Background:
     def __init__(self, interval: float, fn: Callable[[], bool], now: float):
         self.interval = interval
         self.fn = fn  # returns False when done
+        self.start = now
+        self.ticks = 0  # the ticks so far: the next one is due at start + (ticks + 1) * interval
         self.next = now + interval
         self.done = False
 
     def tick(self, now: float) -> None:
+        # a time.Ticker's ticks, counted from the start (not by adding up the interval: 0.1
+        # added three times is not 0.3), to the nanosecond the clocks can tell apart
+        now += 1e-9
         due = (now - self.next) / self.interval + 1 if now >= self.next else 0
         if due > MAX_BACKGROUND_TICKS:  # a long sleep with churn: scheduler_perf would run for ever
             raise UserError(f"a background op would run {due:.0f} times at once (a sleep this long with "
                             f"churn or deletes every {self.interval * 1000:g} ms); at most {MAX_BACKGROUND_TICKS}")
         while not self.done and now >= self.next:
-            self.next += self.interval
+            self.ticks += 1
+            self.next = self.start + (self.ticks + 1) * self.interval
             if not self.fn():
                 self.done = True
 
@@ -115,14 +124,15 @@ class Progress:
     def bar(self, done: int, total: int, rate: float) -> None:
         if self.quiet:
             return
+        of = f"/{total}" if total else ""  # a steady state's pods are not known in advance
         if self.tty:
             width = 30
             filled = int(width * done / total) if total else width
             sys.stderr.write(f"\r[{self.name}] [{'#' * filled}{'.' * (width - filled)}] "
-                             f"{done}/{total} pods, {rate:.0f} pods/s ")
+                             f"{done}{of} pods, {rate:.0f} pods/s ")
             self._bar = True
         else:
-            sys.stderr.write(f"[{self.name}]   {done}/{total} measured pods scheduled, {rate:.0f} pods/s\n")
+            sys.stderr.write(f"[{self.name}]   {done}{of} measured pods scheduled, {rate:.0f} pods/s\n")
         sys.stderr.flush()
 
 
@@ -159,14 +169,25 @@ class WorkloadRun:
         self._sampler: Optional[_ThroughputSampler] = None
         self._total_measured = 0
         self.attempts = 0  # every scheduling attempt so far (the background clock)
+        # numPodsScheduledPerNamespace: the namespaces a barrier waits for, each with the pods
+        # created there without waiting (skipWaitToCompletion)
+        self.pending_namespaces: Dict[str, int] = {}
+        self.cpu_seconds = 0.0  # CPU time (this process) of the measured windows
+        self._rand = random.Random(0)  # allocResourceClaims' node shuffle, the same every run
+        self._bound_uids: set = set()  # the pods that exist and are bound
         self.cluster.subscribe(self._on_event)
         self._wrap_scheduler()
 
     # ------------------------------------------------------------------------------------------
     def _on_event(self, kind: str, old, new) -> None:
-        if kind == "Pod" and new is not None and new.node_name and (old is None or not old.node_name):
+        if kind != "Pod":
+            return
+        if new is not None and new.node_name and (old is None or not old.node_name):
+            self._bound_uids.add(new.uid)
             if new.uid in self.measured:
                 self.measured_bound += 1
+        elif new is None and old is not None:
+            self._bound_uids.discard(old.uid)
 
     def _wrap_scheduler(self) -> None:
         """Time each scheduling attempt (scheduling and binding cycle) of a measured pod; tick
@@ -265,6 +286,9 @@ class WorkloadRun:
             "scheduledPods": self.measured_bound,
             "seconds": measured_time,
             "podsPerSecond": self.measured_bound / measured_time if measured_time > 0 else 0.0,
+            # the same windows in this process's CPU time: what a busy machine does not distort
+            "cpuSeconds": self.cpu_seconds,
+            "podsPerCPUSecond": self.measured_bound / self.cpu_seconds if self.cpu_seconds > 0 else 0.0,
             "SchedulingThroughput": {"Average": sum(samples) / len(samples) if samples else 0.0,
                                      **{f"Perc{p}": percentile(samples, p) for p in PERCENTILES}},
             "samples": len(samples),
@@ -293,10 +317,16 @@ class WorkloadRun:
         if not uids and not self.background:
             self._until_quiet()
             return
-        pods = {p.uid: p for p in self.cluster.list("Pod") if p.uid in (uids or ())}
-        waiting = set(pods)
-        limit = 50 * (len(self.cluster.list("Pod")) + 10)
+        all_pods = self.cluster.list("Pod")
+        pods = {p.uid: p for p in all_pods if p.uid in (uids or ())}
+        order = list(pods)  # creation order: the pods finished first come first
+        first = [0]  # order[:first] are bound or gone
+        limit = 50 * (len(all_pods) + 10)
         start = self.attempts
+
+        def state(uid: str) -> str:
+            pod = self.cluster.get("Pod", pods[uid].namespace, pods[uid].name)
+            return self.sched.queue_state(pod) if pod is not None else "none"
 
         def done() -> bool:
             if self.attempts - start > limit:
@@ -304,14 +334,12 @@ class WorkloadRun:
                                 f"background ops (churn, deletes) keep it busy", file=self.wl.name)
             if not uids:
                 return False
-            for uid in list(waiting):
-                pod = self.cluster.get("Pod", pods[uid].namespace, pods[uid].name)
-                state = self.sched.queue_state(pod) if pod is not None else "none"
-                if state in ("bound", "none"):
-                    waiting.discard(uid)
-                elif state not in ("unschedulable", "gated"):
-                    return False
-            return True
+            i = first[0]
+            while i < len(order) and state(order[i]) in ("bound", "none"):
+                i += 1
+            first[0] = i
+            return all(state(order[j]) in ("bound", "none", "unschedulable", "gated")
+                       for j in range(i, len(order)))
 
         self.sched.run(None, done=done)
 
@@ -347,26 +375,22 @@ class WorkloadRun:
             obj = render({"Index": i, "Count": op.count})
             obj.setdefault("metadata", {})["name"] = f"{op.get('prefix')}-{i}"
             self.create(obj)
+            self.pending_namespaces.setdefault(obj["metadata"]["name"], 0)
         return {"text": f"{op.count} namespaces {op.get('prefix')}-*"}
 
     def op_createPods(self, op: Op, namespace: Optional[str] = None) -> Dict[str, Any]:
+        """runCreatePodsOp: the pods, then (unless skipWaitToCompletion) the wait for them; in
+        steady state (createPodsSteadily) rounds of `count` pods instead (see _steady_state)."""
         ns = namespace or op.get("namespace") or f"namespace-{op.index}"
-        tpath = op.get("podTemplatePath") or self.wl.default_pod_template
-        render = self._template(tpath, BASE_POD)
-        batch = int(op.get("signatureBatchSize") or 1)
+        self.pending_namespaces.setdefault(ns, 0)  # createNamespaceIfNotPresent
         collect = bool(op.get("collectMetrics"))
-        created = []
-        for i in range(op.count):
-            obj = render({"Index": i, "Count": op.count, **op.template_params})
-            if batch > 1:
-                obj.setdefault("metadata", {}).setdefault("labels", {})["signature"] = f"signature-label-{i // batch}"
-            if collect:
-                obj.setdefault("metadata", {})
-                self._name(obj)
-            created.append(obj)
+        if op.get("steadyState"):
+            return self._steady_state(op, ns, collect)
+        created = self._render_pods(op, name=collect)
         if not collect:
             made = [self.create(obj, ns) for obj in created]
             if op.get("skipWaitToCompletion"):
+                self.pending_namespaces[ns] += op.count
                 return {"text": f"{op.count} pods in {ns} (not waited for)"}
             self._until_scheduled({p.uid for p in made})
             return {"text": f"{op.count} pods in {ns}"}
@@ -377,25 +401,114 @@ class WorkloadRun:
         self.measured.update(uids)
         self._total_measured += len(uids)
         before = self.measured_bound
-        # What exists before the window (nodes, init pods, the cluster) is moved out of the cyclic
-        # collector's reach: otherwise each full collection during the window walks it again.
-        gc.collect()
-        gc.freeze()
-        t0 = time.perf_counter()
-        self.measuring = True
-        self._sampler = _ThroughputSampler(t0, self.measured_bound, self.progress, self._total_measured)
+        t0, c0 = self._start_window()
         self._until_scheduled(set(uids))
-        t1 = time.perf_counter()
-        self.samples.extend(self._sampler.finish(t1, self.measured_bound))
-        self._sampler = None
-        self.measuring = False
+        t1, c1 = self._stop_window()
         bound = self.measured_bound - before
         rate = bound / (t1 - t0) if t1 > t0 else 0.0
         # scheduler_perf waits for a collectMetrics op's pods to be scheduled and fails when
         # they are not (such an op may not set skipWaitToCompletion: benchfile rejects it)
         missing = op.count - bound
-        return {"text": f"{op.count} measured pods in {ns}: {bound} scheduled in {t1 - t0:.2f}s = {rate:.1f} pods/s",
+        return {"text": f"{op.count} measured pods in {ns}: {bound} scheduled in {t1 - t0:.2f}s = {rate:.1f} pods/s "
+                        f"({c1 - c0:.2f}s CPU)",
                 "measured": True, "seconds": t1 - t0, "pods": op.count, "unscheduled": missing}
+
+    def _render_pods(self, op: Op, name: bool = False) -> List[Dict[str, Any]]:
+        tpath = op.get("podTemplatePath") or self.wl.default_pod_template
+        render = self._template(tpath, BASE_POD)
+        batch = int(op.get("signatureBatchSize") or 1)
+        created = []
+        for i in range(op.count):
+            obj = render({"Index": i, "Count": op.count, **op.template_params})
+            if batch > 1:
+                obj.setdefault("metadata", {}).setdefault("labels", {})["signature"] = f"signature-label-{i // batch}"
+            if name:
+                obj.setdefault("metadata", {})
+                self._name(obj)
+            created.append(obj)
+        return created
+
+    def _start_window(self):
+        # What exists before the window (nodes, init pods, the cluster) is moved out of the cyclic
+        # collector's reach: otherwise each full collection during the window walks it again.
+        gc.collect()
+        gc.freeze()
+        t0, c0 = time.perf_counter(), time.process_time()
+        self.measuring = True
+        self._sampler = _ThroughputSampler(t0, self.measured_bound, self.progress, self._total_measured)
+        self._window_cpu = c0
+        return t0, c0
+
+    def _stop_window(self):
+        t1, c1 = time.perf_counter(), time.process_time()
+        self.samples.extend(self._sampler.finish(t1, self.measured_bound))
+        self._sampler = None
+        self.measuring = False
+        self.cpu_seconds += c1 - self._window_cpu
+        return t1, c1
+
+    def _steady_state(self, op: Op, ns: str, collect: bool) -> Dict[str, Any]:
+        """createPodsSteadily: `count` pods; each time all of them are scheduled, every pod of
+        the namespace is deleted (DeleteCollection, grace period 0) and `count` new ones are
+        created; for `duration`. Upstream's duration is wall time; here it is the background
+        clock's (virtual time plus ATTEMPT_COST per scheduling attempt), so that a run does as
+        many rounds on any machine. A round whose pods cannot all be scheduled waits until the
+        duration is over, as upstream's loop does. Upstream fails when no pod at all got
+        scheduled; so does this."""
+        end = self.background_now() + op.get("seconds")
+        before = self.measured_bound
+        rounds = [0]
+        current: set = set()
+
+        def new_round() -> None:
+            rounds[0] += 1
+            uids = [self.create(obj, ns).uid for obj in self._render_pods(op)]
+            current.clear()
+            current.update(uids)
+            if collect:
+                self.measured.update(uids)
+                self._total_measured += len(uids)
+
+        if collect:
+            t0, c0 = self._start_window()
+            self._sampler.total = 0  # the progress line: no total
+        scheduled = 0
+        new_round()
+        while True:
+            over = [False]
+
+            def done() -> bool:
+                if self.background_now() >= end:
+                    over[0] = True
+                    return True
+                return all(self._bound(uid) for uid in current)
+
+            self.sched.run(None, max_cycles=50 * (len(current) + 10) + 1000, done=done)
+            if over[0]:
+                break
+            if not all(self._bound(uid) for uid in current):
+                break  # quiet with pods left: nothing more happens until the duration ends
+            scheduled += len(current)
+            for p in self.cluster.list("Pod", ns):
+                self.delete_pod(p, grace=0)
+            new_round()
+        if collect:
+            t1, c1 = self._stop_window()
+        for uid in current:
+            scheduled += self._bound(uid)
+        if scheduled == 0:
+            raise UserError("no pod at all got scheduled, either because of a problem or because the test "
+                            "interval was too small")
+        text = f"{rounds[0]} rounds of {op.count} pods in {ns} for {op.get('seconds'):g}s: {scheduled} scheduled"
+        if not collect:
+            return {"text": text}
+        bound = self.measured_bound - before
+        rate = bound / (t1 - t0) if t1 > t0 else 0.0
+        return {"text": f"{text} in {t1 - t0:.2f}s = {rate:.1f} pods/s ({c1 - c0:.2f}s CPU)",
+                "measured": True, "seconds": t1 - t0, "pods": bound, "unscheduled": 0}
+
+    def _bound(self, uid: str) -> bool:
+        return uid in self._bound_uids
 
     def op_createPodSets(self, op: Op) -> Dict[str, Any]:
         sub: Op = op.get("createPodsOp")
@@ -405,6 +518,8 @@ class WorkloadRun:
 
     def op_createAny(self, op: Op) -> Dict[str, Any]:
         render = self._template(op.get("templatePath"), {})
+        if op.get("namespace"):
+            self.pending_namespaces.setdefault(op.get("namespace"), 0)  # requiredNamespaces
         for i in range(op.count):
             obj = render({"Index": i, "Count": op.count, **op.template_params})
             self.create(obj, op.get("namespace"))
@@ -414,21 +529,57 @@ class WorkloadRun:
         return [p for p in self.cluster.list("Pod", namespace)
                 if not labels or all(p.labels.get(k) == v for k, v in labels.items())]
 
+    def delete_pod(self, pod: Pod, grace: Optional[int] = None) -> None:
+        """DELETE of a pod as the API server does it (podStrategy.CheckGracefulDelete, then the
+        generic registry's BeforeDelete and finalizers): the grace period is the request's, else
+        the pod's terminationGracePeriodSeconds (defaulted to 30), but 0 for a pod not scheduled
+        or finished. A pod with a grace period above 0 or with finalizers stays, with its
+        deletionTimestamp set (an update: there is no kubelet to finish it, as in
+        scheduler_perf's cluster); the others are gone."""
+        current = self.cluster.get("Pod", pod.namespace, pod.name)
+        if current is None or current.uid != pod.uid:
+            return
+        md = current.raw.get("metadata") or {}
+        if md.get("deletionTimestamp"):
+            return  # already being deleted: the registry leaves it so
+        period = grace
+        if period is None:
+            period = current.spec.get("terminationGracePeriodSeconds")
+            period = 30 if period is None else int(period)  # DefaultTerminationGracePeriodSeconds
+        if not current.node_name or current.status.get("phase") in ("Failed", "Succeeded"):
+            period = 0
+        if period == 0 and not md.get("finalizers"):
+            self.cluster.delete(current)
+            return
+        raw = dict(current.raw)
+        raw["metadata"] = dict(md, deletionTimestamp=format_time(self.sched.clock.now()),
+                               deletionGracePeriodSeconds=period)
+        self.cluster.update(Pod(raw))
+
+    def _pods_in(self, namespace: Optional[str], labels: Optional[Dict[str, str]]) -> List[Pod]:
+        return [p for p in self.cluster.list("Pod", namespace)
+                if not labels or all(p.labels.get(k) == v for k, v in labels.items())]
+
     def op_deletePods(self, op: Op) -> Dict[str, Any]:
+        """runDeletePodsOp: the pods of the namespace (and label selector) listed now, deleted
+        with the API server's default options (delete_pod), at deletePodsPerSecond on the
+        background clock (in a shuffled order) or all at once (DeleteCollection)."""
         pods = self._pods_in(op.get("namespace"), op.get("labelSelector"))
         rate = int(op.get("deletePodsPerSecond") or 0)
         if rate > 0 and op.get("skipWaitToCompletion"):
+            # the informer's list comes in no particular order (a Go map): a seeded shuffle
             todo = list(pods)
+            self._rand.shuffle(todo)
 
             def step() -> bool:
                 if todo:
-                    self.cluster.delete(todo.pop(0))
+                    self.delete_pod(todo.pop())
                 return bool(todo)
 
             self.background.append(_Background(1.0 / rate, step, self.background_now()))
             return {"text": f"deleting {len(pods)} pods at {rate}/s in the background"}
         for p in pods:
-            self.cluster.delete(p)
+            self.delete_pod(p)
         if not op.get("skipWaitToCompletion"):
             self._until_scheduled()
         return {"text": f"{len(pods)} pods deleted"}
@@ -443,9 +594,7 @@ class WorkloadRun:
 
         def make(render):
             obj = render({"Index": count[0], "Count": number})
-            namespaced = obj.get("kind") not in ("Node", "Namespace", "PriorityClass", "DeviceClass",
-                                                 "ResourceSlice", "StorageClass", "PersistentVolume")
-            return self.create(obj, ns if namespaced else None)
+            return self.create(obj, ns if self.api.namespaced(obj.get("kind", "")) else None)
 
         def step() -> bool:
             if mode == "create":
@@ -456,7 +605,7 @@ class WorkloadRun:
             k = count[0] % number
             for i, r in enumerate(renders):
                 if slots[i][k] is not None:
-                    self.cluster.delete(slots[i][k])
+                    self._delete_object(slots[i][k])
                     slots[i][k] = None
                 else:
                     slots[i][k] = make(r)
@@ -467,9 +616,137 @@ class WorkloadRun:
         self.background.append(_Background(interval, step, self.background_now()))
         return {"text": f"{mode} every {interval * 1000:.0f}ms in the background"}
 
+    def op_createResourceDriver(self, op: Op) -> Dict[str, Any]:
+        """createResourceDriverOp.run: for each node whose name matches the `nodes` glob
+        (filepath.Match), one ResourceSlice named after the node, of driver `driverName`, in a
+        pool named after the node, with maxClaimsPerNode devices instance-0... (resourceSlice in
+        dra.go: attributes model A100, family GPU, driverVersion 1.2.3, dra.example.com/numa
+        the device's index; capacity memory 1Gi)."""
+        driver, pattern = op.get("driverName"), op.get("nodes")
+        names = [n.name for n in self.cluster.list("Node") if _glob_match(pattern, n.name)]
+        for name in names:
+            devices = [{"name": f"instance-{i}",
+                        "attributes": {"model": {"string": "A100"}, "family": {"string": "GPU"},
+                                       "driverVersion": {"version": "1.2.3"},
+                                       "dra.example.com/numa": {"int": i}},
+                        "capacity": {"memory": {"value": "1Gi"}}} for i in range(op.count)]
+            self.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                         "metadata": {"name": name},
+                         "spec": {"driver": driver, "nodeName": name,
+                                  "pool": {"name": name, "resourceSliceCount": 1}, "devices": devices}})
+        return {"text": f"{len(names)} ResourceSlices of {op.count} devices ({driver}, nodes {pattern})"}
+
+    def op_allocResourceClaims(self, op: Op) -> Dict[str, Any]:
+        """allocResourceClaimsOp.run: each claim of the namespace (all namespaces if none) not
+        allocated yet is allocated by the structured allocator, without a pod, on the first
+        node that has room, the nodes shuffled before each claim (math/rand there; a random
+        generator seeded alike on every run here); its status gets the allocation and nothing
+        else (no reservedFor, no finalizer). A claim no node can take is an error ("Could not
+        allocate claim")."""
+        from builtin_plugins.dynamicresources.allocator import Allocator, Features
+        from builtin_plugins.dynamicresources.cel import CELCache
+        from builtin_plugins.dynamicresources.claims import allocation_of, foreach_allocated_device
+
+        ns = op.get("namespace") or None
+        claims = self.cluster.list("ResourceClaim", ns)
+        nodes = self.cluster.list("Node")
+        slices = self.cluster.list("ResourceSlice")
+        features = Features.from_gates(self.sched.features)
+        cel_cache, match_cache, pool_cache = CELCache(), {}, {}
+        allocated = set()
+        for c in self.cluster.list("ResourceClaim"):
+            allocated.update(foreach_allocated_device(allocation_of(c)))
+
+        def get_class(name: str):
+            c = self.cluster.get("DeviceClass", "", name)
+            return c.raw if c is not None else None
+
+        done = 0
+        for i, claim in enumerate(claims):
+            if allocation_of(claim):
+                continue
+            allocator = Allocator(features, set(allocated), get_class, slices, cel_cache, match_cache, pool_cache)
+            self._rand.shuffle(nodes)
+            for node in nodes:
+                result = allocator.allocate(node, [claim.raw])
+                if result is not None:
+                    raw = dict(claim.raw)
+                    raw["status"] = dict(raw.get("status") or {}, allocation=result[0])
+                    updated = self.cluster.update(make_object(raw))
+                    allocated.update(foreach_allocated_device(allocation_of(updated)))
+                    done += 1
+                    break
+            else:
+                raise UserError(f"Could not allocate claim {i} out of {len(claims)}")
+        return {"text": f"{done} ResourceClaims allocated"}
+
+    def _delete_object(self, obj) -> None:
+        """A churn op's DELETE with default options (a pod's as delete_pod does it)."""
+        if obj.kind == "Pod":
+            self.delete_pod(obj)
+            return
+        current = self.cluster.get(obj.kind, obj.namespace, obj.name)
+        if current is not None and current.uid == obj.uid:
+            self.cluster.delete(current)
+
+    def _attempted(self, pod: Pod) -> bool:
+        """isAttempted: the pod has a PodScheduled condition. A gated pod has one from its
+        creation on (the API server's applySchedulingGatedCondition: PodScheduled=False,
+        SchedulingGated), which the harness's API server does not write: a pod held by
+        PreEnqueue counts as attempted here."""
+        if any(c.get("type") == "PodScheduled" for c in pod.status.get("conditions") or []):
+            return True
+        return self.sched.queue_state(pod) == "gated"
+
     def op_barrier(self, op: Op) -> Dict[str, Any]:
-        self._until_scheduled()
-        return {"text": "scheduler quiet"}
+        """runBarrierOp: for each namespace (those given, else every namespace an op created
+        pods in), until as many of its pods (matching labelSelector) as were created there
+        without waiting are scheduled (stageRequirement Scheduled; those namespaces are then
+        forgotten) or scheduled or attempted (Attempted). Background ops go on meanwhile.
+        Upstream polls for up to 10 minutes and then fails; here the scheduler runs until the
+        condition holds or nothing more can happen without time passing, and a barrier that is
+        not met then is an error."""
+        namespaces = list(op.get("namespaces") or [])
+        for ns in namespaces:
+            if ns not in self.pending_namespaces:
+                raise UserError(f"unknown namespace {ns}")
+        if not namespaces:
+            namespaces = list(self.pending_namespaces)
+        attempted = op.get("stageRequirement") == "Attempted"
+        labels = op.get("labelSelector")
+
+        def counts(ns: str) -> int:
+            pods = self._pods_in(ns, labels)
+            if attempted:
+                return sum(1 for p in pods if p.node_name or self._attempted(p))
+            return sum(1 for p in pods if p.node_name)
+
+        def met() -> bool:
+            return all(counts(ns) >= self.pending_namespaces[ns] for ns in namespaces)
+
+        # the condition is checked each time the scheduler goes quiet or every 1000 attempts,
+        # so that a barrier over many pods does not recount them before each attempt
+        start = [self.attempts]
+
+        def check() -> bool:
+            if self.attempts - start[0] < 1000:
+                return False
+            start[0] = self.attempts
+            return met()
+
+        while not met():
+            before = self.attempts
+            self.sched.run(None, done=check)
+            if self.attempts == before and not met():
+                missing = {ns: self.pending_namespaces[ns] - counts(ns) for ns in namespaces}
+                missing = {k: v for k, v in missing.items() if v > 0}
+                raise UserError(f"barrier: pods not {'attempted' if attempted else 'scheduled'} "
+                                f"(namespace: how many): {missing} (scheduler_perf would time out)")
+        if not attempted:
+            for ns in namespaces:
+                del self.pending_namespaces[ns]
+        return {"text": f"{', '.join(namespaces) or 'no namespace'}: every pod "
+                        f"{'attempted' if attempted else 'scheduled'}"}
 
     def op_sleep(self, op: Op) -> Dict[str, Any]:
         self._until_scheduled()
@@ -479,6 +756,32 @@ class WorkloadRun:
             self._tick_background()  # what ran in the background while the op slept
         self._until_scheduled()
         return {"text": f"{op.get('seconds')}s of virtual time"}
+
+
+def _glob_match(pattern: str, name: str) -> bool:
+    """filepath.Match for a node name (no separators in it): `*`, `?`, `[...]` (`[^...]`
+    negates) and `\\` escapes."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "*":
+            out.append(".*")
+        elif ch == "?":
+            out.append(".")
+        elif ch == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif ch == "[":
+            j = pattern.find("]", i + 1)
+            if j < 0:
+                raise UserError(f"syntax error in pattern {pattern!r}")
+            body = pattern[i + 1:j]
+            out.append("[" + ("^" + body[1:] if body.startswith("^") else body) + "]")
+            i = j
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return re.fullmatch("".join(out), name) is not None
 
 
 class _ThroughputSampler:
@@ -681,7 +984,8 @@ def main(args) -> int:
         print(format_table(results))
         for r in results:
             print(f"{r['name']}: {r['scheduledPods']}/{r['measuredPods']} measured pods scheduled in "
-                  f"{r['seconds']:.2f}s = {r['podsPerSecond']:.1f} pods/s, peak RSS {r['peakRSSMiB']:.0f} MiB")
+                  f"{r['seconds']:.2f}s = {r['podsPerSecond']:.1f} pods/s ({r.get('cpuSeconds', 0.0):.2f}s CPU = "
+                  f"{r.get('podsPerCPUSecond', 0.0):.1f} pods per CPU second), peak RSS {r['peakRSSMiB']:.0f} MiB")
     sys.stdout.flush()
     for r in failed:
         sys.stderr.write(f"WARNING: {r['name']}: {r['unscheduledPods']} of {r['measuredPods']} measured pods were "

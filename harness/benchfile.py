@@ -19,6 +19,8 @@ from .yamlfile import MAX_BYTES, check_regular_file, decode_yaml_bytes, load_yam
 # objects one op may create: each is held in memory (scheduler_perf's largest workloads create
 # tens of thousands of pods)
 MAX_COUNT = 1_000_000
+# devices createResourceDriver puts in each node's ResourceSlice (the API's ResourceSliceMaxDevices)
+MAX_DEVICES_PER_SLICE = 128
 
 # op code -> (required keys, optional keys)
 _COMMON = {"opcode"}
@@ -37,6 +39,10 @@ OPS: Dict[str, Tuple[set, set]] = {
     "churn": ({"mode", "templatePaths"}, {"number", "intervalMilliseconds", "namespace"}),
     "barrier": (set(), {"namespaces", "labelSelector", "stageRequirement"}),
     "sleep": (set(), {"duration", "durationParam"}),
+    # dra.go's ops: a DRA driver's ResourceSlices for the nodes named by a glob, and claims
+    # allocated without a pod
+    "createResourceDriver": ({"driverName", "nodes"}, {"maxClaimsPerNode", "maxClaimsPerNodeParam"}),
+    "allocResourceClaims": (set(), {"namespace"}),
 }
 _TESTCASE_KEYS = {"name", "workloadTemplate", "workloads", "defaultPodTemplatePath",
                   "schedulerConfigPath", "featureGates", "labels", "metricsCollectorConfig",
@@ -165,12 +171,14 @@ _FIELD_TYPES: Dict[str, Tuple[type, str]] = {
                                       "namespaceTemplatePath", "namespace", "prefix", "namespacePrefix",
                                       "countParam", "countMultiplierParam", "durationParam",
                                       "stageRequirement", "steadyStateParam", "signatureBatchSizeParam",
-                                      "persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath")},
+                                      "persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath",
+                                      "driverName", "nodes", "maxClaimsPerNodeParam")},
     **{k: (bool, "true or false") for k in ("collectMetrics", "skipWaitToCompletion", "steadyState")},
     **{k: (dict, "a mapping") for k in ("labelSelector", "labelNodePrepareStrategy", "uniqueNodeLabelStrategy",
                                         "nodeAllocatableStrategy", "createPodsOp")},
     "namespaces": (list, "a list of namespaces"),
     "signatureBatchSize": (int, "an integer"),
+    "maxClaimsPerNode": (int, "an integer"),
 }
 
 
@@ -223,8 +231,8 @@ def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str)
         if raw.get("collectMetrics") and raw.get("skipWaitToCompletion"):
             raise UserError("collectMetrics and skipWaitToCompletion cannot be true at the same time",
                             file=file, key=key)
-        for unsupported in ("steadyState", "steadyStateParam", "persistentVolumeTemplatePath",
-                            "persistentVolumeClaimTemplatePath"):
+        _patch_steady_state(op, params, file, key)
+        for unsupported in ("persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath"):
             if raw.get(unsupported):
                 raise UserError(f"{unsupported} is not supported by schedharness bench yet",
                                 file=file, key=f"{key}.{unsupported}")
@@ -252,6 +260,21 @@ def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str)
         st = raw.get("stageRequirement") or "Scheduled"
         if st not in ("Scheduled", "Attempted"):
             raise UserError(f"invalid StageRequirement {st}", file=file, key=f"{key}.stageRequirement")
+        op.spec["stageRequirement"] = st  # barrierOp.patchParams: "" is Scheduled
+        if not all(isinstance(n, str) and n for n in raw.get("namespaces") or []):
+            raise UserError("must be a list of namespace names", file=file, key=f"{key}.namespaces")
+    elif code == "createResourceDriver":
+        # createResourceDriverOp.patchParams / isValid
+        if raw.get("maxClaimsPerNodeParam"):
+            n = _param_int(params, raw["maxClaimsPerNodeParam"], file, f"{key}.maxClaimsPerNodeParam")
+        else:
+            n = raw.get("maxClaimsPerNode", 0)
+        if n <= 0 or n > MAX_DEVICES_PER_SLICE:
+            raise UserError(f"invalid MaxClaimsPerNode={_short(n)}: 1 to {MAX_DEVICES_PER_SLICE} "
+                            f"(the devices of one ResourceSlice)", file=file, key=key)
+        op.count = n
+        if not raw["driverName"] or not raw["nodes"]:
+            raise UserError("driverName and nodes must be set", file=file, key=key)
     elif code == "sleep":
         if raw.get("durationParam"):
             ref = raw["durationParam"]
@@ -274,6 +297,44 @@ def _patch_op(raw: Any, params: Dict[str, Any], index: int, file: str, key: str)
         op.spec["createPodsOp"] = sub
     op.template_params = _resolve_template_params(raw.get("templateParams"), params, file, f"{key}.templateParams")
     return op
+
+
+def _patch_steady_state(op: Op, params: Dict[str, Any], file: str, key: str) -> None:
+    """createPodsOp.patchParams and isValid for steady state: `durationParam` names a duration
+    parameter (a string such as "10s"), `steadyStateParam` a boolean one; steady state needs a
+    duration above zero and excludes skipWaitToCompletion."""
+    raw = op.spec
+    if raw.get("durationParam"):
+        ref = raw["durationParam"]
+        name = ref[1:] if ref.startswith("$") else None
+        if name is None or name not in params:
+            raise UserError(f"parameter {ref!r} not found", file=file, key=f"{key}.durationParam")
+        if not isinstance(params[name], str):
+            raise UserError(f'parameter "{name}" must be a duration string such as "10s", got '
+                            f'{_short(params[name])}', file=file, key=f"{key}.durationParam")
+        raw["duration"] = params[name]
+    if raw.get("steadyStateParam"):
+        ref = raw["steadyStateParam"]
+        name = ref[1:] if ref.startswith("$") else None
+        if name is None or name not in params:
+            raise UserError(f"parameter {ref!r} not found", file=file, key=f"{key}.steadyStateParam")
+        if not isinstance(params[name], bool):
+            raise UserError(f'parameter "{name}" must be true or false, got {_short(params[name])}',
+                            file=file, key=f"{key}.steadyStateParam")
+        raw["steadyState"] = params[name]
+    if raw.get("duration") is not None and not isinstance(raw["duration"], str):
+        raise UserError(f"must be a duration such as 10s, got {_short(raw['duration'])}", file=file,
+                        key=f"{key}.duration")
+    raw["seconds"] = parse_duration(raw.get("duration") or "0s", file, f"{key}.duration")
+    if raw.get("steadyState"):
+        if raw.get("skipWaitToCompletion"):
+            raise UserError("skipWaitToCompletion and steadyState cannot be true at the same time",
+                            file=file, key=key)
+        if raw["seconds"] <= 0:
+            raise UserError("when creating pods in a steady state, the test duration must be > 0",
+                            file=file, key=f"{key}.duration")
+        if op.count <= 0:
+            raise UserError("steady state needs a count above 0 (the pods of each round)", file=file, key=key)
 
 
 def parse_param_overrides(items: List[str]) -> Dict[str, Any]:

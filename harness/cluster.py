@@ -29,6 +29,9 @@ class Cluster:
         self._objects: Dict[str, Dict[str, KubeObject]] = {}
         self._listeners: List[Listener] = []
         self._rv = itertools.count(1)
+        # kind -> its writes so far (create, update, delete): a reader's cheap test that a
+        # kind's objects are the ones it last listed
+        self._writes: Dict[str, int] = {}
         # pod key -> how many of its next Binding requests fail (a case's `fail: {bind: [...]}`)
         self.failing_binds: Dict[str, int] = {}
         # pods whose latest Binding request failed by such an injection
@@ -62,11 +65,16 @@ class Cluster:
     def kinds(self) -> Iterator[str]:
         return iter(self._objects)
 
+    def kind_version(self, kind: str) -> int:
+        """How many writes objects of `kind` have had: unchanged, `list(kind)` is unchanged."""
+        return self._writes.get(kind, 0)
+
     # writes ----------------------------------------------------------------------------------
     def create(self, obj, notify: bool = True) -> KubeObject:
         if isinstance(obj, dict):
             obj = make_object(obj)
         obj.resource_version = next(self._rv)
+        self._writes[obj.kind] = self._writes.get(obj.kind, 0) + 1
         self._objects.setdefault(obj.kind, {})[object_key(obj)] = obj
         if notify:
             self._notify(obj.kind, None, obj)
@@ -76,6 +84,7 @@ class Cluster:
         bucket = self._objects.setdefault(obj.kind, {})
         old = bucket.get(object_key(obj))
         obj.resource_version = next(self._rv)
+        self._writes[obj.kind] = self._writes.get(obj.kind, 0) + 1
         bucket[object_key(obj)] = obj
         if notify:
             self._notify(obj.kind, old, obj)
@@ -84,6 +93,7 @@ class Cluster:
     def delete(self, obj: KubeObject, notify: bool = True) -> None:
         bucket = self._objects.get(obj.kind, {})
         old = bucket.pop(object_key(obj), None)
+        self._writes[obj.kind] = self._writes.get(obj.kind, 0) + 1
         if old is not None and notify:
             self._notify(obj.kind, old, None)
 

@@ -45,6 +45,10 @@ def _filter_lines(rec) -> List[str]:
     that rejected the node (RunFilterPlugins stops there)."""
     lines: List[str] = []
     table = rec.filter_table
+    hint = getattr(rec, "batch_hint", "")
+    if hint:
+        lines.append(f"    OpportunisticBatching hint: {hint}, the next node of the previous pod's scores "
+                     f"(same signature, its node now rejects this pod), tried first as a nominated node is")
     for node, rows in table.items():
         decided = rec.node_statuses.get(node)
         by_extender = getattr(rec, "extender_filtered", {}).get(node)
@@ -54,6 +58,9 @@ def _filter_lines(rec) -> List[str]:
             verdict = f"rejected by {decided.plugin}"
         elif node in rec.feasible:
             verdict = "feasible"
+        elif hint and rec.feasible == [hint]:
+            lines.append(f"    node {node}: not evaluated (the batch's hint passed the filters)")
+            continue
         else:
             lines.append(f"    node {node}: not evaluated (enough feasible nodes were found, or "
                          f"PreFilter narrowed the nodes)")

@@ -154,3 +154,14 @@ def test_validate_profiles():
     for name in ("default.yaml", "bin-packing.yaml", "two-profiles.yaml"):
         proc = run("validate", os.path.join(ROOT, "profiles", name))
         assert proc.returncode == 0, proc.stderr
+
+
+def test_explain_names_the_batch_hint():
+    """A pod placed on an OpportunisticBatching hint: explain says so, and why the other nodes
+    were not evaluated."""
+    proc = run("explain", os.path.join(ROOT, "cases", "versions", "framework", "batch-reuses-next-node-v135.yaml"),
+               "web-2")
+    assert proc.returncode == 0, proc.stderr
+    assert "OpportunisticBatching hint: n2" in proc.stdout
+    assert "node n3: not evaluated (the batch's hint passed the filters)" in proc.stdout
+    assert "picked: n2" in proc.stdout

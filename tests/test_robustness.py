@@ -179,11 +179,11 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path):
     # with its words): the outcome, not the wording, is what counts
     for name, text in (("deep.yaml", "[" * 1000000 + "]" * 1000000),
                        ("deep-block.yaml", "".join(" " * i + "- \n" for i in range(0, 2000, 2)) + " " * 2000 + "x\n")):
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU time: other work on the machine does not count
         with pytest.raises(UserError) as info:
             load_yaml_file(write(tmp_path, name, text), UserError)
         assert str(info.value).startswith(str(tmp_path / name) + ": "), info.value
-        assert time.perf_counter() - t0 < 10
+        assert time.process_time() - t0 < 10
 
 
 # ---- 3./9. objects checked as the API server checks them -------------------------------------------

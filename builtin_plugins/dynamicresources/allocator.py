@@ -513,6 +513,19 @@ class MatchAttributeConstraint:
 
 # ---- the allocator ----------------------------------------------------------------------------
 
+def index_slices(slices: List[Any]) -> Tuple[Dict[str, List[Tuple[int, Any]]], List[Tuple[int, Any]]]:
+    """(slices by spec.nodeName, the other slices), each entry (position in slices, slice)."""
+    by_node: Dict[str, List[Tuple[int, Any]]] = {}
+    others: List[Tuple[int, Any]] = []
+    for i, s in enumerate(slices):
+        name = (s.raw.get("spec") or {}).get("nodeName")
+        if name:
+            by_node.setdefault(name, []).append((i, s))
+        else:
+            others.append((i, s))
+    return by_node, others
+
+
 class Allocator:
     """experimental.Allocator: set up once per pod (PreFilter), Allocate called per node."""
 
@@ -520,7 +533,7 @@ class Allocator:
                  get_class: Callable[[str], Optional[Mapping[str, Any]]], slices: List[Any],
                  cel_cache: CELCache, match_cache: Optional[Dict[Any, Any]] = None,
                  pool_cache: Optional[Dict[Any, List[Pool]]] = None,
-                 allocated_state: Optional[consumable.AllocatedState] = None):
+                 allocated_state: Optional[consumable.AllocatedState] = None, slice_index=None):
         self.features = features
         self.allocated_devices = allocated_devices
         # AllocatedState (consumable capacity: shares and their consumed capacity); the devices
@@ -537,20 +550,14 @@ class Allocator:
         self.match_cache = match_cache if match_cache is not None else {}
         self.num_allocate_one_invocations = 0
         # Slices by spec.nodeName, the others (selector, allNodes) apart: GatherPools only
-        # ever matches a node's own slices and the others (a speed-up; same result).
-        self._by_node: Dict[str, List[Tuple[int, Any]]] = {}
-        self._others: List[Tuple[int, Any]] = []
+        # ever matches a node's own slices and the others (a speed-up; same result). The
+        # caller may pass index_slices(slices) kept from an earlier Allocator.
+        self._by_node, self._others = slice_index if slice_index is not None else index_slices(slices)
         # (node name, node resourceVersion) -> its pools; may be shared by Allocators over the
         # same slices (the caller clears it when the slices change).
         self._pools: Dict[Any, List[Pool]] = pool_cache if pool_cache is not None else {}
         self._validated: Dict[Tuple[int, int, int], _RequestData] = {}
         self.available_counters: Dict[str, Dict[str, Dict[str, Fraction]]] = {}
-        for i, s in enumerate(slices):
-            name = (s.raw.get("spec") or {}).get("nodeName")
-            if name:
-                self._by_node.setdefault(name, []).append((i, s))
-            else:
-                self._others.append((i, s))
 
     def pools_for(self, node) -> List[Pool]:
         """GatherPools for node: the slices are fixed for this Allocator's lifetime, so each

@@ -73,6 +73,9 @@ class ClaimTracker:
         self.cluster = cluster
         self.in_flight: Dict[str, KubeObject] = {}  # claim uid -> claim with its allocation
         self._allocated: Dict[str, Set[DeviceID]] = {}
+        # device -> how many claims in _allocated have it: their union, kept as claims change
+        # (list_all_allocated_devices copies it instead of uniting every claim's set)
+        self._counts: Dict[DeviceID, int] = {}
         # claims with shared results (consumable capacity): key -> their allocation
         self._shared: Dict[str, Mapping[str, Any]] = {}
         for c in cluster.list("ResourceClaim"):
@@ -84,14 +87,20 @@ class ClaimTracker:
             self._on_claim(old, new)
 
     def _on_claim(self, old, new) -> None:
+        counts = self._counts
         if old is not None:
-            self._allocated.pop(old.key, None)
+            for d in self._allocated.pop(old.key, ()):
+                counts[d] -= 1
+                if not counts[d]:
+                    del counts[d]
             self._shared.pop(old.key, None)
         if new is not None:
             alloc = allocation_of(new)
             devs = set(foreach_allocated_device(alloc))
             if devs:
                 self._allocated[new.key] = devs
+                for d in devs:
+                    counts[d] = counts.get(d, 0) + 1
             if alloc and any(r.get("shareID") is not None
                              for r in ((alloc.get("devices") or {}).get("results") or [])):
                 self._shared[new.key] = alloc
@@ -113,9 +122,7 @@ class ClaimTracker:
 
     def list_all_allocated_devices(self) -> Set[DeviceID]:
         """ListAllAllocatedDevices: allocated in the API server, plus in flight."""
-        out: Set[DeviceID] = set()
-        for devs in self._allocated.values():
-            out |= devs
+        out: Set[DeviceID] = set(self._counts)
         for claim in self.in_flight.values():
             out.update(foreach_allocated_device(allocation_of(claim)))
         return out

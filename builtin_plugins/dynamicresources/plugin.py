@@ -20,15 +20,18 @@ from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 from harness.api.objects import KubeObject
 from harness.framework import (PreBindPreFlightResult, ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
+from harness.framework.node_table import NodeRows, numpy
 
 from .. import names
 from harness.versions import DEFAULT as DEFAULT_GATES
 
 from .. import helper
-from .allocator import AllocationError, Allocator, FailedOnNode, Features, explain_failure, kobj
+from .allocator import (AllocationError, Allocator, FailedOnNode, Features, explain_failure, index_slices,
+                        kobj)
 from . import extended
 from .cel import CELCache
 from .consumable import new_share_id
+from .fastpath import Deferred, FastFilter
 from .claims import (FINALIZER, ClaimError, allocation_of, claim_name, is_for_pod,
                      is_reserved_for_pod, tracker_for)
 
@@ -79,6 +82,11 @@ class StateData:
         self.informations_for_claim: List[_ClaimInfo] = []
         self.node_allocations: Dict[str, Any] = {}  # node -> the allocator's successful run
         self.raw_to_allocate: List[Dict[str, Any]] = []
+        self.fast: Optional[FastFilter] = None
+        # the claims Filter checks per node before allocating: those allocated already
+        self.checked_claims: List[int] = []
+        # some claim has a firstAvailable request: only then can computeScore be non-zero
+        self.scores_first_available = False
         # claimStore.numUserOwned: the claims after it are the special claim for extended
         # resources backed by DRA (DRAExtendedResource), with its state in `ext`
         self.num_user_owned = 0
@@ -126,7 +134,13 @@ class DynamicResources(Plugin):
             extended.class_resolver(handle.cluster, self.gates)  # the DRA manager's, from the start
         self._match_cache: Dict[Any, Any] = {}
         self._pool_cache: Dict[Any, Any] = {}
-        self._pool_cache_slices: Any = None
+        # the ResourceSlices as last listed (at cluster.kind_version _slices_version), indexed
+        self._slices: List[KubeObject] = []
+        self._slice_index: Any = None
+        self._slices_version: Any = None
+        self._slices_signature: Any = None
+        self._fast_cache: Dict[Any, Any] = {}  # fastpath.FastFilter's, emptied with _pool_cache
+        self._cel_outcomes: Dict[Any, Any] = {}  # fastpath.FastFilter's, by device content
 
     @classmethod
     def set_defaults(cls, args, features=None):
@@ -194,6 +208,13 @@ class DynamicResources(Plugin):
         return c.raw if c is not None else None
 
     # ---- EnqueueExtensions ------------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: a pod with resource claims cannot be signed (kubernetes#134986)."""
+        if pod.spec.get("resourceClaims"):
+            return None, Status.unschedulable("pods with dra resource claims are not signable")
+        return None, None
+
     @hookimpl
     def events_to_register(self):
         node_actions = ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeAllocatable
@@ -320,23 +341,38 @@ class DynamicResources(Plugin):
                         f"resource claim {claim.namespace}/{claim.name}, request {req.get('name', '')}: "
                         f"unknown request type")
         if num_to_allocate > 0:
-            slices = self.cluster.list("ResourceSlice")
-            signature = tuple((x.key, x.resource_version) for x in slices)
-            if signature != self._pool_cache_slices:
-                self._pool_cache, self._pool_cache_slices = {}, signature
+            kind_version = getattr(self.cluster, "kind_version", None)
+            version = kind_version("ResourceSlice") if kind_version is not None else None
+            if version is None or version != self._slices_version:
+                # the slices may have changed: list them again; if they did, forget each
+                # node's pools
+                slices = self.cluster.list("ResourceSlice")
+                signature = tuple((x.key, x.resource_version) for x in slices)
+                if signature != self._slices_signature:
+                    self._slices, self._slices_signature = slices, signature
+                    self._slice_index = index_slices(slices)
+                    self._pool_cache, self._fast_cache = {}, {}
+                self._slices_version = version
             if self.features.consumable_capacity:
                 # GatherAllocatedState: shares and their consumed capacity too
                 state = self.claim_tracker().gather_allocated_state(self.features.shared_devices_consume_counters)
-                s.allocator = Allocator(self.features, state.allocated_devices, self.get_class, slices,
-                                        self.cel_cache, self._match_cache, self._pool_cache, allocated_state=state)
+                s.allocator = Allocator(self.features, state.allocated_devices, self.get_class, self._slices,
+                                        self.cel_cache, self._match_cache, self._pool_cache, allocated_state=state,
+                                        slice_index=self._slice_index)
             else:
                 s.allocator = Allocator(self.features, self.claim_tracker().list_all_allocated_devices(),
-                                        self.get_class, slices, self.cel_cache, self._match_cache, self._pool_cache)
+                                        self.get_class, self._slices, self.cel_cache, self._match_cache,
+                                        self._pool_cache, slice_index=self._slice_index)
             s.node_allocations = {}
         s.claims = claims
+        s.scores_first_available = any(req.get("firstAvailable") for c in claims
+                                       for req in ((c.spec.get("devices") or {}).get("requests") or []))
         s.raw_to_allocate = [c.raw for _, c in s.to_allocate()]
         if ext_claim is not None and allocation_of(ext_claim) is None:
             s.ext_to_allocate_index = len(s.raw_to_allocate) - 1
+        s.checked_claims = [i for i, c in enumerate(claims) if allocation_of(c) is not None]
+        if s.allocator is not None:
+            s.fast = FastFilter(s.allocator, s.raw_to_allocate, self._fast_cache, self._cel_outcomes)
         return None, None
 
     def validate_device_class(self, class_name: str, request_name: str) -> Optional[Status]:
@@ -365,7 +401,8 @@ class DynamicResources(Plugin):
         if node_ext_claim is None and s.no_user_claim():
             return None  # only extended resources, all through the node's device plugins
         unavailable = []
-        for index, claim in enumerate(s.claims):
+        for index in s.checked_claims:
+            claim = s.claims[index]
             sel = s.informations_for_claim[index].available_on_nodes
             if sel is not None and not sel.match(node):
                 unavailable.append(index)
@@ -382,16 +419,23 @@ class DynamicResources(Plugin):
         allocations = None
         if s.allocator is not None:
             to_allocate = s.raw_to_allocate
-            if node_ext_claim is not None and s.ext_to_allocate_index is not None:
-                # the special claim replaced by the node's variant
-                to_allocate = list(to_allocate)
-                to_allocate[s.ext_to_allocate_index] = node_ext_claim
-            try:
-                a = s.allocator.allocate_lazy(node, to_allocate)
-            except FailedOnNode as e:
-                return status_unschedulable(str(e))
-            except AllocationError as e:
-                return status_error(e)
+            fits = None
+            if s.ext_to_allocate_index is not None:
+                if node_ext_claim is not None:
+                    # the special claim replaced by the node's variant
+                    to_allocate = list(to_allocate)
+                    to_allocate[s.ext_to_allocate_index] = node_ext_claim
+            else:
+                fits = s.fast.fits(node)  # the allocator's answer for plain claims, or None
+            if fits is not None:
+                a = Deferred(s.allocator, node, to_allocate) if fits else None
+            else:
+                try:
+                    a = s.allocator.allocate_lazy(node, to_allocate)
+                except FailedOnNode as e:
+                    return status_unschedulable(str(e))
+                except AllocationError as e:
+                    return status_error(e)
             if a is None:
                 st = _DetailedStatus(Code.UnschedulableAndUnresolvable, "cannot allocate all claims")
                 st.detail = lambda: explain_failure(s.allocator, node, to_allocate)
@@ -448,7 +492,7 @@ class DynamicResources(Plugin):
             s: StateData = state.read(STATE_KEY)
         except NotFoundError as e:
             return 0, status_error(e)
-        if not s.claims:
+        if not s.claims or not s.scores_first_available:
             return 0, None
         found = s.node_allocations.get(node_info.node.name)
         if found is None:
@@ -458,10 +502,26 @@ class DynamicResources(Plugin):
         except ClaimError as e:
             return 0, status_error(e)
 
+    def score_nodes(self, state, pod, nodes):
+        """score on each node (the batch form the framework calls): 0 everywhere when no claim
+        of the pod has a firstAvailable request (computeScore counts only the subrequests
+        chosen), which is every pod without claims; otherwise None (the per-node calls)."""
+        s = state.get(STATE_KEY)
+        if s is None or (s.claims and s.scores_first_available and self.enable_prioritized_list):
+            return None
+        if nodes.__class__ is NodeRows:
+            np = numpy()
+            return np.zeros(len(nodes), dtype=np.int64)
+        return [0] * len(nodes)
+
     @hookimpl
     def normalize_score(self, state, pod, scores):
         """NormalizeScore: helper.DefaultNormalizeScore(MaxNodeScore, false, scores)."""
         return helper.default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_scores(self, state, pod, scores):
+        """normalize_score on plain scores (the batch form the framework calls)."""
+        return helper.default_normalize_ints(MAX_NODE_SCORE, False, scores)
 
     # ---- Reserve / Unreserve ----------------------------------------------------------------------
     @hookimpl

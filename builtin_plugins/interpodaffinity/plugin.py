@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from harness.api import labels as labelsel
+from harness.framework import Status, signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, Plugin,
                                PodInfo, QueueingHint, hookimpl)
 from harness.framework.types import get_affinity_terms
@@ -182,6 +183,17 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, Plugin):
         return pod_info_error(pod)
 
     # ---- queueing hints ----------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: a pod with pod (anti-)affinity cannot be signed; otherwise its labels are
+        signed (other pods' terms may select them) unless ignorePreferredTermsOfExistingPods."""
+        aff = pod.affinity
+        if aff.get("podAffinity") is not None or aff.get("podAntiAffinity") is not None:
+            return None, Status.unschedulable("pods with InterPodAffinity are not signable")
+        if self.ignore_preferred_terms_of_existing_pods:
+            return None, None
+        return [(signers.LABELS_SIGNER_NAME, signers.map_or_none(pod.labels))], None
+
     @hookimpl
     def events_to_register(self):
         # SchedulerQueueingHints is on in v1.34: Node/Add|UpdateNodeLabel (no UpdateNodeTaint).

@@ -17,6 +17,7 @@ from harness.framework.node_table import numpy
 from .. import names
 from ..helper import features_of
 from . import args as baargs
+from .fit import sign_resources
 from .resource_allocation import ResourceAllocationScorer
 
 NAME = names.NodeResourcesBalancedAllocation
@@ -198,6 +199,12 @@ class BalancedAllocation(Plugin):
             self._dra_cache: Dict[Any, bool] = {}
         return dra_scoring.get_dra_pre_scored_params(self.handle, self.gates, self.scorer.resources, None,
                                                      self._dra_cache, allow_selectors=False), None
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's requests as NodeResourcesFit signs them (the same key and value,
+        DRAExtendedResource as there)."""
+        return sign_resources(pod, self.enable_pod_level_resources, self.gates, getattr(self.handle, "cluster", None))
 
     @hookimpl
     def pre_score(self, state, pod, nodes):

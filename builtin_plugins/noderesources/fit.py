@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from harness.api.objects import Node, Pod
 from harness.api.pod_resources import is_extended_resource_name, is_scalar_resource_name
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NodeInfo, Plugin, QueueingHint, Resource, Status,
                                hookimpl)
@@ -18,7 +19,7 @@ from harness.framework.node_table import NodeRows, numpy
 
 from .. import names
 from ..helper import features_of
-from ..batch_status import rejection_of
+from harness.framework.lazy_status import StatusColumn
 from . import args as fitargs
 from .least_allocated import least_resource_scorer, least_resource_scorer_cpu_memory
 from .most_allocated import most_resource_scorer, most_resource_scorer_cpu_memory
@@ -179,17 +180,18 @@ def _insufficient_cpu_memory(cpu: int, mem: int, node_info: NodeInfo) -> Status:
 
 _KEY_REASONS = ((1, ERR_REASON_TOO_MANY_PODS), (2, "Insufficient cpu"), (4, "Insufficient memory"),
                 (8, "Insufficient ephemeral-storage"))
-# key (bits of _KEY_REASONS, 16: some request exceeds the node's allocatable) -> (code, reasons)
-_FIT_STATUSES = {key: (Code.UnschedulableAndUnresolvable if key & 16 else Code.Unschedulable,
-                       tuple(reason for bit, reason in _KEY_REASONS if key & bit))
-                 for key in range(32)}
+# key (bits of _KEY_REASONS, 16: some request exceeds the node's allocatable) -> (code, reasons);
+# key 0: the node fits
+_FIT_KINDS = [None] + [(Code.UnschedulableAndUnresolvable if key & 16 else Code.Unschedulable,
+                        tuple(reason for bit, reason in _KEY_REASONS if key & bit))
+                       for key in range(1, 32)]
 
 
-def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> List[Optional[Status]]:
+def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> StatusColumn:
     """Filter over rows of the node table for a pod without scalar requests: fitsRequest's
     tests on the columns (pods, then cpu, memory and ephemeral storage the pod requests; a
-    request above the allocatable is unresolvable), one Status per rejected node with its
-    reasons in fitsRequest's order."""
+    request above the allocatable is unresolvable), as a StatusColumn: each rejected node's
+    Status has its reasons in fitsRequest's order."""
     t, r = nodes.table, nodes.rows
     key = (t.num_pods[r] + 1 > t.alloc_pods[r]).astype(numpy().int64)
     for bit, req, alloc, used in ((2, cpu, t.alloc_cpu, t.req_cpu), (4, mem, t.alloc_mem, t.req_mem),
@@ -199,13 +201,7 @@ def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> List[Optional[Status]]:
             short = req > a - used[r]
             key |= short * bit
             key |= (short & (req > a)) * 16
-    out: List[Optional[Status]] = [None] * len(nodes)
-    if not key.any():
-        return out
-    keys = key.tolist()
-    for k in key.nonzero()[0].tolist():
-        out[k] = rejection_of(*_FIT_STATUSES[keys[k]])
-    return out
+    return StatusColumn(key, _FIT_KINDS)
 
 
 def fits(pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True,
@@ -286,6 +282,26 @@ def with_device_class(resource: Resource, cluster, gates) -> Optional[Any]:
     if any(q != 0 and is_extended_resource_name(n) for n, q in resource.scalar_resources.items()):
         return extended.class_resolver(cluster, gates) if cluster is not None else {}
     return None
+
+
+def sign_resources(pod: Pod, enable_pod_level_resources: bool, gates, cluster):
+    """Fit.SignPod and BalancedAllocation.SignPod: the pod's computePodResourceRequest. With
+    DRAExtendedResource on, v1.35 cannot sign any pod; v1.36 cannot sign one that requests
+    (non-zero) an extended resource the DRA manager's class cache maps to a DeviceClass
+    (shouldDelegateResourceToDRA without a node). v1.36 signs as the pod enters the queue, the
+    harness in its first cycle (a DeviceClass created in between is seen here, not there)."""
+    r = compute_pod_resource_request(pod, enable_pod_level_resources)
+    if gates.enabled("DRAExtendedResource"):
+        if not gates.has("SignPodDRAExtendedResources"):
+            return None, Status.unschedulable("signature disabled when dra extended resources enabled")
+        if cluster is not None:
+            from builtin_plugins.dynamicresources import extended
+            resolver = extended.class_resolver(cluster, gates)
+            for name, q in r.scalar_resources.items():
+                if q != 0 and resolver.get_device_class(name) is not None:
+                    return None, Status.unschedulable(
+                        "signature disabled when dra extended resources are used in the cluster")
+    return [(signers.RESOURCES_SIGNER_NAME, signers.resources_value(r))], None
 
 
 def has_restartable_init_container(pod: Pod) -> bool:
@@ -402,6 +418,12 @@ class Fit(Plugin):
         return self.scorer.resources
 
     # ---- PreFilter / Filter -----------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's requests as PreFilter computes them (containers, init containers,
+        overhead, pod-level resources); DRAExtendedResource as sign_resources says."""
+        return sign_resources(pod, self.enable_pod_level_resources, self.gates, self._cluster)
+
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         if not self.enable_sidecar_containers and has_restartable_init_container(pod):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from harness.framework import signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 
@@ -274,6 +275,11 @@ class CSILimits(Plugin):
         return c
 
     # ---- extension points --------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's volume sources but configMap and secret ones."""
+        return [(signers.VOLUMES_SIGNER_NAME, signers.volumes_signer(pod))], None
+
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         for v in pod.volumes:

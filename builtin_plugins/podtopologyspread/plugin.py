@@ -8,6 +8,7 @@ import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from harness.api.nodeaffinity import is_qualified_name
+from harness.framework import Status, signers
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                Plugin, QueueingHint, hookimpl)
 
@@ -111,6 +112,17 @@ class PodTopologySpread(Plugin):
             raise RuntimeError(f"setting default hard topology spread constraints: {e}") from None
 
     # ---- extension points ---------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: spreading depends on where other pods are, so a pod with constraints of its
+        own, or any pod when the plugin has default constraints (the System defaulting of the
+        default profile included), cannot be signed."""
+        if pod.spec.get("topologySpreadConstraints"):
+            return None, Status.unschedulable("pods with topology constraints are not signable")
+        if self.default_constraints:
+            return None, Status.unschedulable("pods with default topology constraints are not signable")
+        return None, None
+
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         return filtering.pre_filter(self, state, pod, nodes)

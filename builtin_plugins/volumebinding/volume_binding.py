@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from harness.api.quantity import value as quantity_value
+from harness.framework import signers
 from harness.framework import (PreBindPreFlightResult, ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -255,6 +256,11 @@ class VolumeBinding(Plugin):
         return self.handle.cluster
 
     # ---- EnqueueExtensions ----------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod):
+        """SignPod: the pod's volume sources but configMap and secret ones."""
+        return [(signers.VOLUMES_SIGNER_NAME, signers.volumes_signer(pod))], None
+
     @hookimpl
     def events_to_register(self):
         node_action = ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeTaint

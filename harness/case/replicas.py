@@ -90,6 +90,11 @@ class ProcessView:
             return self._cluster.kinds()
         return iter(dict.fromkeys(k for k, _ in self._seen))
 
+    def kind_version(self, kind: str) -> Optional[int]:
+        """Cluster.kind_version while the reads are the API server's; None (unknown: list and
+        compare) while the process is cut off."""
+        return self._cluster.kind_version(kind) if self._seen is None else None
+
     def subscribe(self, listener: Callable) -> None:
         self._listeners.append(listener)
 

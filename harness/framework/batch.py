@@ -1,8 +1,8 @@
 """Opportunistic batching (framework/runtime/batch.go, KEP-5598; the OpportunisticBatching gate,
 beta and on from v1.35).
 
-A scheduling cycle that scored its nodes keeps the rest of them, best first, with the pod's
-signature (Framework.sign_pod). The next cycle, when it is the very next one of this profile,
+A scheduling cycle that scored its nodes keeps the rest of them, best first (the heap
+newSortedNodeScores built, popped on demand), with the pod's signature (Framework.sign_pod). The next cycle, when it is the very next one of this profile,
 the previous one succeeded, its pod has the same signature, the batch is young enough and the
 node the previous pod took no longer passes the Filter plugins for this pod (the
 "one pod per node" case), takes the next node of that list as a hint: the hint is evaluated
@@ -15,25 +15,22 @@ an `advance` of more than 500 ms is stale.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any, Optional, Protocol
 
 MAX_BATCH_AGE = 0.5  # maxBatchAge, seconds (of virtual time here)
 
 
-class SortedScoredNodes:
-    """framework.SortedScoredNodes (schedule_one.go sortedNodeScores): the nodes of a cycle left
-    after the pick, highest total score first (ties in the random order of their Randomizer)."""
+class SortedScoredNodes(Protocol):
+    """framework.SortedScoredNodes: the nodes of a cycle left after its pick, best first. The
+    scheduler hands over schedule_one.ScoreHeap, newSortedNodeScores' container/heap after its
+    first Pop: each pop is heap.Pop, so the order is the heap's (higher TotalScore first; equal
+    totals in the order Go's heap gives them: the Randomizer is 0 without extenders, and a
+    profile with extenders signs no pod)."""
 
-    def __init__(self, names: Iterable[str]):
-        self._names = deque(names)
+    def pop(self) -> str: ...
 
-    def pop(self) -> str:
-        return self._names.popleft()
-
-    def __len__(self) -> int:
-        return len(self._names)
+    def __len__(self) -> int: ...
 
 
 @dataclass

@@ -19,7 +19,7 @@ snapshot's, e.g. a dry-run copy) goes the straightforward way. Errors are not re
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .status import Status
 
@@ -66,9 +66,9 @@ def _dra_extended_resources(fw) -> bool:
     return gates is None or gates.enabled("DRAExtendedResource")
 
 
-def nominated_lister(fw) -> Callable[[str], Sequence[Any]]:
-    """node name -> the PodInfos nominated to it, as fw.nominated_pods_for_node gives them, read
-    without a copy from the scheduling queue's nominator when the framework has one."""
+def queue_nominations(fw) -> Optional[Dict[str, Sequence[Any]]]:
+    """The scheduling queue's own map node name -> PodInfos nominated to it (no empty lists),
+    when fw.nominated_pods_for_node reads exactly that map; else None."""
     nominator = getattr(fw, "nominator", None)
     nominated = getattr(nominator, "nominated", None)
     method = getattr(type(nominator), "nominated_pods_for_node", None)
@@ -76,6 +76,15 @@ def nominated_lister(fw) -> Callable[[str], Sequence[Any]]:
             and getattr(type(fw), "nominated_pods_for_node", None) is _framework_lister()
             and getattr(method, "__module__", "") == "harness.scheduler.queue"
             and getattr(method, "__qualname__", "") == "Nominator.nominated_pods_for_node"):
+        return nominated
+    return None
+
+
+def nominated_lister(fw) -> Callable[[str], Sequence[Any]]:
+    """node name -> the PodInfos nominated to it, as fw.nominated_pods_for_node gives them, read
+    without a copy from the scheduling queue's nominator when the framework has one."""
+    nominated = queue_nominations(fw)
+    if nominated is not None:
         get = nominated.get
         return lambda name: get(name, ())
     return fw.nominated_pods_for_node
@@ -166,3 +175,31 @@ class NominatedFilterMemo:
         if status is None or status.code != 1:  # Code.Error: not remembered
             per_node[name] = (info.generation, nominated, copy_status(status))
         return status
+
+    def run_many(self, state, pod, infos: Sequence[Any],
+                 slow: Callable[[Any, Any, Any], Optional[Status]]) -> List[Optional[Status]]:
+        """[run(state, pod, info, slow) for info in infos], in one loop."""
+        cycle = self._cycle(state, pod)
+        if cycle is None:
+            return [slow(state, pod, info) for info in infos]
+        per_node, priority, uid, nominated_on, node_map = cycle
+        get_hit = per_node.get
+        out: List[Optional[Status]] = []
+        append = out.append
+        for info in infos:
+            node = info.node
+            name = node.name if node is not None else ""
+            if node is None or node_map.get(name) is not info:
+                append(slow(state, pod, info))
+                continue
+            noms = nominated_on(name)
+            nominated = [pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid] if noms else []
+            hit = get_hit(name)
+            if hit is not None and hit[0] == info.generation and same_pods(hit[1], nominated):
+                append(copy_status(hit[2]))
+                continue
+            status = slow(state, pod, info)
+            if status is None or status.code != 1:  # Code.Error: not remembered
+                per_node[name] = (info.generation, nominated, copy_status(status))
+            append(status)
+        return out

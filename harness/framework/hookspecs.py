@@ -149,7 +149,11 @@ class ExtensionPointSpecs:
         fragments from every plugin must get the same feasibility and scores on the same nodes.
         Unschedulable: the pod cannot be signed (no batching for it). Optional: when a
         PreFilter, Filter, PreScore or Score plugin of a profile does not implement it, that
-        profile schedules every pod without batching, as upstream does."""
+        profile schedules every pod without batching, as upstream does. The framework signs a
+        pod once per spec (v1.36 signs it as it enters the queue), so read only the pod's
+        spec and metadata, never its status or the cluster; values must be JSON-able (others
+        are compared by repr). harness.framework.signers has the in-tree plugins' keys and
+        signers."""
 
     # ---- binding cycle ----------------------------------------------------------------------
     @hookspec

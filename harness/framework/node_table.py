@@ -2,7 +2,8 @@
 upstream type. Row i holds, for snapshot.node_info_list[i], the numbers that NodeResourcesFit,
 the resource scorers, TaintToleration, NodeUnschedulable and ImageLocality read from its
 NodeInfo, as numpy int64 columns, so that one Filter or Score over a chunk of nodes is a few
-array operations instead of a Python loop.
+array operations instead of a Python loop; and the NodeInfo's generation, for memos of answers
+per node that hold while it is the same (DefaultPreemption's dry run).
 
 The table follows the snapshot as NodeSums does (builtin_plugins/node_sums.py): it is rebuilt
 when the snapshot's node list is replaced, and otherwise brought up to date from the nodes the
@@ -32,7 +33,7 @@ LIMIT = 1 << 55
 
 # column order of the data array
 COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
-           "num_pods", "nz_cpu", "nz_mem", "unschedulable", "tainted", "has_images")
+           "num_pods", "nz_cpu", "nz_mem", "unschedulable", "tainted", "has_images", "generation")
 
 _np: Any = None
 
@@ -52,7 +53,8 @@ def _row(ni) -> tuple:
     node = ni.node
     return (a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number,
             r.milli_cpu, r.memory, r.ephemeral_storage, len(ni.pods), z.milli_cpu, z.memory,
-            1 if node.unschedulable else 0, 1 if node.taints else 0, 1 if ni.image_states else 0)
+            1 if node.unschedulable else 0, 1 if node.taints else 0, 1 if ni.image_states else 0,
+            ni.generation)
 
 
 def _safe(row: tuple) -> bool:
@@ -65,7 +67,7 @@ def _safe(row: tuple) -> bool:
 class NodeTable:
     """Columns over snapshot.node_info_list (see the module docstring)."""
 
-    __slots__ = ("nodes", "epoch", "pos", "row_of", "data", "safe", "unsafe_rows", "node_objs",
+    __slots__ = ("nodes", "names", "epoch", "pos", "row_of", "data", "safe", "unsafe_rows", "node_objs",
                  "node_version", "_versions") + COLUMNS
 
     def __init__(self, snap: Any) -> None:
@@ -74,7 +76,10 @@ class NodeTable:
         self.nodes: List[Any] = nodes
         self.epoch = snap.journal_epoch
         self.pos = len(snap.journal)
-        self.row_of: Dict[str, int] = {ni.node.name: i for i, ni in enumerate(nodes)}
+        # node names by row and back (fixed for the table's life: a change to the node list
+        # makes a new table)
+        self.names: List[str] = [ni.node.name for ni in nodes]
+        self.row_of: Dict[str, int] = {name: i for i, name in enumerate(self.names)}
         rows = [_row(ni) for ni in nodes]
         self.unsafe_rows = {i for i, row in enumerate(rows) if not _safe(row)}
         self.safe = not self.unsafe_rows

@@ -39,10 +39,15 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequ
 
 from ..api.nodeaffinity import aggregate_error
 from ..api.objects import Pod, update_pod_condition
+from .filter_memo import copy_status
+from .node_table import NodeRows, numpy, row_index, table_of
 from .status import Code, Status
 from .types import Diagnosis, FitError, NodeInfo, NodeToStatus, PostFilterResult
 
 MAX_INT32 = (1 << 31) - 1
+# nodes whose remembered dry-run answers are looked up at once (the dry run usually stops
+# after some hundreds)
+_KNOWN_STRETCH = 256
 MIN_INT64 = -(1 << 63)
 
 # v1.DisruptionTarget / v1.PodReasonPreemptionByScheduler
@@ -59,11 +64,15 @@ PREEMPTION_EXPLAIN_KEY = "schedharness/preemption"  # CycleState key: what Preem
 class Victims:
     """extenderv1.Victims: the pods to evict (most important first) and the PDB violations."""
 
-    __slots__ = ("pods", "num_pdb_violations")
+    __slots__ = ("pods", "num_pdb_violations", "criteria")
 
-    def __init__(self, pods: Sequence[Pod], num_pdb_violations: int = 0):
+    def __init__(self, pods: Sequence[Pod], num_pdb_violations: int = 0,
+                 criteria: Optional[Tuple[Any, ...]] = None):
         self.pods: List[Pod] = list(pods)
         self.num_pdb_violations = num_pdb_violations
+        # default_criteria(pods, num_pdb_violations) when the dry run knew it (a memo's), read
+        # by pickOneNodeForPreemption only while pods and num_pdb_violations are these
+        self.criteria = (tuple(self.pods), num_pdb_violations, criteria) if criteria is not None else None
 
     def __repr__(self) -> str:
         return f"Victims({[p.key for p in self.pods]}, pdb_violations={self.num_pdb_violations})"
@@ -179,7 +188,11 @@ def sort_by_importance(items: List[Any], more_important: Callable[[Pod, Pod], bo
 
 def get_earliest_pod_start_time(victims: Victims) -> Optional[Tuple[int, int]]:
     """util.GetEarliestPodStartTime: the earliest start time among the highest-priority victims."""
-    pods = victims.pods
+    return earliest_start_time_of(victims.pods)
+
+
+def earliest_start_time_of(pods: Sequence[Pod]) -> Optional[Tuple[int, int]]:
+    """get_earliest_pod_start_time of victims with these pods."""
     if not pods:
         return None
     earliest = get_pod_start_time(pods[0])
@@ -200,7 +213,15 @@ def get_earliest_pod_start_time(victims: Victims) -> Optional[Tuple[int, int]]:
 # ---------------------------------------------------------------------------------------------
 def nodes_for_status_code(m: NodeToStatus, nodes: Sequence[NodeInfo], code: Code) -> List[NodeInfo]:
     """NodeToStatus.NodesForStatusCode, keeping the node list's order."""
-    if type(m) is NodeToStatus:  # m.get inlined
+    if type(m) is NodeToStatus:
+        table = m.lazy_table()
+        if table is not None and table.nodes is nodes:
+            # the walk's rejections held as columns over the node table: read the codes by row
+            codes = m.codes_by_row(table)
+            if codes is not None:
+                rows = (codes == int(code)).nonzero()[0]
+                return NodeRows([nodes[i] for i in rows.tolist()], table, rows)
+        # m.get inlined
         get, absent = m.node_to_status.get, m.absent_nodes_status
         return [ni for ni in nodes if get(ni.node.name if ni.node is not None else "", absent).code == code]
     return [ni for ni in nodes if m.get(ni.name).code == code]
@@ -266,6 +287,30 @@ def default_score_funcs(nodes_to_victims: Dict[str, Victims]) -> List[Callable[[
     return [min_num_pdb_violating, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
 
 
+def default_criteria(pods: Sequence[Pod], num_pdb_violations: int) -> Tuple[Any, ...]:
+    """pickOneNodeForPreemption's default criteria of a candidate with these victims (at least
+    one) as one tuple, greater is better: fewer PDB violations, lower highest priority, smaller
+    sum of priorities (each shifted by MaxInt32+1), fewer victims, later earliest start time."""
+    total = 0
+    for p in pods:
+        total += p.priority + MAX_INT32 + 1
+    return (-num_pdb_violations, -pods[0].priority, -total, -len(pods), earliest_start_time_of(pods))
+
+
+def _known_criteria(v: Victims) -> Optional[Tuple[Any, ...]]:
+    """The criteria the dry run gave v, while its pods and violations are still those."""
+    c = v.criteria
+    if c is None or c[1] != v.num_pdb_violations:
+        return None
+    pods, known = v.pods, c[0]
+    if len(pods) != len(known):
+        return None
+    for a, b in zip(pods, known):
+        if a is not b:
+            return None
+    return c[2]
+
+
 def _pick_by_default_criteria(nodes_to_victims: Dict[str, Victims], all_candidates: List[str]) -> str:
     """pick_one_node_for_preemption's default criteria, fewer calls: narrowing the candidates by
     each score in turn (keeping the maxima, in order) and taking the first left is taking the
@@ -275,6 +320,10 @@ def _pick_by_default_criteria(nodes_to_victims: Dict[str, Victims], all_candidat
 
     def scores(node: str) -> Tuple[int, int, int, int]:
         v = nodes_to_victims[node]
+        if v.criteria is not None:
+            known = _known_criteria(v)
+            if known is not None:
+                return known[:4]
         pods = v.pods
         total = 0
         for p in pods:
@@ -286,7 +335,12 @@ def _pick_by_default_criteria(nodes_to_victims: Dict[str, Victims], all_candidat
     tied = [node for k, node in keyed if k == best]
     if len(tied) == 1:
         return tied[0]
-    return max(tied, key=lambda node: get_earliest_pod_start_time(nodes_to_victims[node]))
+    def start(node: str):
+        v = nodes_to_victims[node]
+        known = _known_criteria(v) if v.criteria is not None else None
+        return known[4] if known is not None else get_earliest_pod_start_time(v)
+
+    return max(tied, key=start)
 
 
 def get_lower_priority_nominated_pods(handle, pod: Pod, node_name: str) -> List[Pod]:
@@ -425,14 +479,49 @@ class Evaluator:
         errs: List[Exception] = []
         n = len(potential_nodes)
         # an interface may supply a per-dry-run checker of one node (e.g. with a memo); it
-        # must give exactly what select_victims_on_node gives on copies of the node and state
+        # must give exactly what select_victims_on_node gives on copies of the node and state,
+        # and may add a fourth value: default_criteria of the victims it gives
         make_checker = getattr(self.interface, "victims_on_node_checker", None)
         check = make_checker(state, pod, pdbs) if make_checker is not None else None
+        # ... and answers it already knows, by row of the node table, for many nodes at once
+        remembered = getattr(check, "remembered", None)
+        table = prow = None
+        if remembered is not None and potential_nodes.__class__ is NodeRows:
+            table = potential_nodes.table
+            if table_of(self.handle.snapshot) is not table:
+                table = None
+            else:
+                prow = row_index(potential_nodes.rows)
+        known: Optional[List[Any]] = None
+        known_lo = known_hi = 0
         for i in range(n):
-            if check is not None:
+            criteria = None
+            if table is not None:
+                if i >= known_hi:  # the next stretch of nodes in the dry run's order
+                    known_lo, known_hi = i, min(n, i + _KNOWN_STRETCH)
+                    known = remembered(table, prow[(numpy().arange(known_lo, known_hi) + offset) % n])
+                    if known is None:
+                        table = None
+                hit = known[i - known_lo] if table is not None else None
                 node_info = potential_nodes[(offset + i) % n]
                 name = node_info.name
-                pods, num_pdb_violations, status = check(node_info)
+                if hit is not None:
+                    pods, num_pdb_violations, status, ok, criteria = hit
+                    pods = list(pods)
+                    if not ok:
+                        status = copy_status(status)
+                else:
+                    answer = check(node_info)
+                    pods, num_pdb_violations, status = answer[0], answer[1], answer[2]
+                    if len(answer) > 3:
+                        criteria = answer[3]
+            elif check is not None:
+                node_info = potential_nodes[(offset + i) % n]
+                name = node_info.name
+                answer = check(node_info)
+                pods, num_pdb_violations, status = answer[0], answer[1], answer[2]
+                if len(answer) > 3:
+                    criteria = answer[3]
             else:
                 node_info_copy = potential_nodes[(offset + i) % n].snapshot()
                 name = node_info_copy.name
@@ -441,7 +530,7 @@ class Evaluator:
                     state_copy, pod, node_info_copy, pdbs)
             ok = status is None or status.is_success()
             if ok and pods:
-                c = Candidate(name, Victims(pods, num_pdb_violations))
+                c = Candidate(name, Victims(pods, num_pdb_violations, criteria))
                 target = non_violating if num_pdb_violations == 0 else violating
                 if len(target) < num_candidates:
                     target.append(c)

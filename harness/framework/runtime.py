@@ -4,7 +4,7 @@ score weights and recording per-plugin results. It is also the `Handle` plugins 
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import count, repeat
 from operator import add
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -20,7 +20,9 @@ from .batch import OpportunisticBatch
 from .blocking import Task, drive, is_task
 from .cycle_state import CycleState
 from .filter_memo import NominatedFilterMemo
-from .node_table import NodeRows
+from .lazy_status import ChunkVerdicts, StatusColumn
+from .node_table import NodeRows, numpy
+from .signers import SCHEDULER_NAME_SIGNER_NAME
 from .prebind import (SOME_OTHER_PRE_BIND_FAILED, PodInPreBind, PreBindCanceled, PreBindContext,
                       PreBindPreFlightResult, pre_bind_plugin_groups)
 from .hookspecs import PROJECT, ExtensionPointSpecs
@@ -34,7 +36,7 @@ MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = (1 << 63) - 1
 MAX_PERMIT_TIMEOUT = 15 * 60.0
-SCHEDULER_NAME_SIGNER = "v1.Pod.Spec.SchedulerName"  # fwk.SchedulerNameSignerName
+_SIGN_MEMO_IDS = count()  # one pod-memo key per Framework for its signatures
 
 # configuration key -> (hook name, the interface name used in upstream's error messages)
 _EP_HOOKS: List[Tuple[str, str, str]] = [
@@ -425,6 +427,8 @@ class Framework:
         self.batch: Optional[OpportunisticBatch] = None
         self.enable_signatures = False
         self._sign_calls: List[PluginCall] = []
+        self._sign_order: List[int] = []  # the order _sign_pod asks them in
+        self._sign_memo_key = "framework.sign_pod:%d" % next(_SIGN_MEMO_IDS)
         if self.feature_gates.get("OpportunisticBatching", False):  # (a gate v1.34 does not know)
             self.batch = OpportunisticBatch(self)
             self._compute_batchable_plugins()
@@ -446,6 +450,7 @@ class Framework:
                 continue
             seen.add(pc.name)
             if implements(pc.plugin, "sign_pod"):
+                self._sign_order.append(len(self._sign_calls))
                 self._sign_calls.append(PluginCall(pc.name, pc.plugin, "sign_pod"))
             else:
                 self.enable_signatures = False
@@ -453,23 +458,56 @@ class Framework:
     def sign_pod(self, pod) -> Optional[str]:
         """SignPod: the pod's signature (two pods with the same one get the same feasibility and
         scores on the same nodes), or None when a plugin cannot sign it: its fragments, keyed,
-        one per key, with the scheduler name, as JSON with sorted keys (json.Marshal of a map)."""
+        one per key (a later plugin's fragment replaces an earlier one's), with the scheduler
+        name, as JSON with sorted keys (json.Marshal of a map).
+
+        Computed once per pod spec (the pod's memo, which copies that change only the status or
+        nodeName share): v1.35 signs in every cycle, v1.36 when the pod enters the queue or is
+        updated, the same value as long as the spec is, which is all a signature may read."""
         if not self.enable_signatures:
             return None
-        sig: Dict[str, Any] = {SCHEDULER_NAME_SIGNER: pod.scheduler_name}
-        for pc in self._sign_calls:
+        memo = getattr(pod, "_memo", None)
+        if memo is None:
+            return self._sign_pod(pod)
+        try:
+            return memo[self._sign_memo_key]
+        except KeyError:
+            pass
+        sig = memo[self._sign_memo_key] = self._sign_pod(pod)
+        return sig
+
+    def _sign_pod(self, pod) -> Optional[str]:
+        """The signature itself. Any refusal gives None whichever plugin it comes from, so the
+        plugin that refused last is asked first (with the default profile PodTopologySpread
+        refuses every pod); the fragments are merged in the plugins' order, as upstream's."""
+        calls = self._sign_calls
+        order = self._sign_order
+        fragments: List[Any] = [None] * len(calls)
+        for i in order:
+            pc = calls[i]
             try:
                 out = pc.fn(pod)
-                fragments, st = out if isinstance(out, tuple) and len(out) == 2 else (out, None)
-                st = _status(pc.name, "SignPod", st)
+                if out.__class__ is tuple and len(out) == 2:
+                    frags, st = out
+                else:
+                    frags, st = out, None
+                if st is not None:
+                    st = _status(pc.name, "SignPod", st)
             except Exception as e:
                 st = _raised(e)
-                fragments = None
+                frags = None
             if st is not None and not st.is_success():
-                return None  # "SignPod can't sign pod due to plugin" (an Error is logged)
-            for frag in fragments or ():
-                key, value = (frag.key, frag.value) if hasattr(frag, "key") else frag
-                sig[str(key)] = value
+                if order[0] != i:  # "SignPod can't sign pod due to plugin" (an Error is logged)
+                    order.remove(i)
+                    order.insert(0, i)
+                return None
+            fragments[i] = frags
+        sig: Dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.scheduler_name}
+        for frags in fragments:
+            for frag in frags or ():
+                key, value = frag if frag.__class__ is tuple else (
+                    (frag.key, frag.value) if hasattr(frag, "key") else frag)
+                sig[key if key.__class__ is str else str(key)] = value
         try:
             return json.dumps(sig, sort_keys=True, separators=(",", ":"), default=repr)
         except (TypeError, ValueError):
@@ -758,6 +796,65 @@ class Framework:
                 break
         return out
 
+    def run_filter_plugins_batch_lazy(self, state: CycleState, pod, nodes: NodeRows) -> ChunkVerdicts:
+        """run_filter_plugins_batch on rows of the node table, as ChunkVerdicts: what a batch
+        form gives as a StatusColumn stays a column (its statuses made when read); any other
+        status is kept as the plugin gave it, named as run_filter_plugins_batch names it."""
+        np = numpy()
+        skip = state.skip_filter_plugins
+        batch = self._filter_batch
+        n = len(nodes)
+        out = ChunkVerdicts(n)
+        alive = np.arange(n)
+        for pc in self.filter_plugins:
+            name = pc.name
+            if name in skip:
+                continue
+            sub = nodes if len(alive) == n else nodes.take(alive.tolist())
+            sts = None
+            bfn = batch.get(name) if self.use_batch else None
+            if bfn is not None:
+                try:
+                    sts = bfn(state, pod, sub)
+                except Exception:
+                    sts = None  # the per-node calls below give each node its own error
+            if sts.__class__ is StatusColumn:
+                rejected = out.set_column(alive, sts, name)
+                if rejected is not None:
+                    if rejected.any():
+                        alive = alive[~rejected]
+                        if not len(alive):
+                            break
+                    continue
+                sts = list(sts)  # a kind that is not a rejection: made one by one below
+            if sts is None:
+                fn = pc.fn
+                sts = []
+                for ni in sub:
+                    try:
+                        st = fn(state, pod, ni)
+                        if st is not None and st.__class__ is not Status and not isinstance(st, Status):
+                            raise _bad_result(name, "Filter", st, "a Status or None")
+                        sts.append(st)
+                    except Exception as e:
+                        sts.append(_raised(e))
+            if not any(sts):  # all None (a Status is truthy): every node still feasible
+                continue
+            still = []
+            for i, s in zip(alive.tolist(), sts):
+                if s is not None and s.code != 0:  # Code.Success
+                    if s.code not in REJECTED_CODES:
+                        s = Status(Code.Error, err=RuntimeError(
+                            f'running "{name}" filter plugin: {s.as_error()}'))
+                    s.plugin = name
+                    out.set_status(i, s)
+                else:
+                    still.append(i)
+            alive = np.array(still, dtype=np.int64)
+            if not len(alive):
+                break
+        return out
+
     def run_filter_plugins_verbose(self, state: CycleState, pod, node_info: NodeInfo) -> List[Tuple[str, Optional[Status]]]:
         """Every Filter plugin's status on one node (for `explain`; the cycle stops at the first)."""
         out = []
@@ -798,6 +895,10 @@ class Framework:
                 rejector = pc.name
         return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
 
+    # the walk over the node table hands its rejections to the diagnosis as columns
+    # (lazy_status; off = one Status per rejected node as the walk meets it)
+    lazy_statuses = True
+
     # remember RunFilterPluginsWithNominatedPods's answers where only node-local in-tree plugins
     # run (harness.framework.filter_memo; off = every call filters)
     memo_nominated_filters = True
@@ -811,6 +912,16 @@ class Framework:
         if memo is None:
             memo = self._nominated_filter_memo = NominatedFilterMemo(self)
         return memo.run(state, pod, info, self.run_filter_plugins_with_nominated_pods_uncached)
+
+    def run_filter_plugins_with_nominated_pods_many(self, state, pod, infos: List[NodeInfo]) -> List[Optional[Status]]:
+        """run_filter_plugins_with_nominated_pods on each of `infos` (one loop over the memo)."""
+        if (not self.memo_nominated_filters or "run_filter_plugins_with_nominated_pods" in self.__dict__
+                or type(self).run_filter_plugins_with_nominated_pods is not Framework.run_filter_plugins_with_nominated_pods):
+            return [self.run_filter_plugins_with_nominated_pods(state, pod, info) for info in infos]
+        memo = self._nominated_filter_memo
+        if memo is None:
+            memo = self._nominated_filter_memo = NominatedFilterMemo(self)
+        return memo.run_many(state, pod, infos, self.run_filter_plugins_with_nominated_pods_uncached)
 
     def run_filter_plugins_with_nominated_pods_uncached(self, state, pod, info: NodeInfo) -> Optional[Status]:
         """RunFilterPluginsWithNominatedPods: filter twice, with and without the nominated pods of

@@ -640,22 +640,73 @@ class NodeScoreColumns(Sequence):
 
 
 class NodeToStatus:
-    """framework.NodeToStatus: node -> rejecting status, and the status of absent nodes."""
+    """framework.NodeToStatus: node -> rejecting status, and the status of absent nodes.
+
+    A cycle's walk over the node table may hand it the rejected nodes of whole chunks as
+    columns (`add_lazy`, harness.framework.lazy_status): their Status objects are made when
+    something reads them (each one once, in the walk's order), while length, the reasons'
+    counts of FitError and NodesForStatusCode read the columns as they are."""
 
     def __init__(self, statuses: Optional[Dict[str, Status]] = None,
                  absent_status: Optional[Status] = None):
-        self.node_to_status: Dict[str, Status] = statuses if statuses is not None else {}
+        self._statuses: Dict[str, Status] = statuses if statuses is not None else {}
+        self._lazy = None  # a lazy_status.LazyStatuses, or None
         self.absent_nodes_status = absent_status or Status(
             3)  # UnschedulableAndUnresolvable, no reasons
 
+    @property
+    def node_to_status(self) -> Dict[str, Status]:
+        """The map itself (every status held as a column made now)."""
+        if self._lazy is not None:
+            self._materialize()
+        return self._statuses
+
+    @node_to_status.setter
+    def node_to_status(self, statuses: Dict[str, Status]) -> None:
+        self._lazy = None
+        self._statuses = statuses
+
+    def _materialize(self) -> None:
+        lazy, self._lazy = self._lazy, None
+        statuses = self._statuses
+        # the column nodes were met after the ones in the map (add_lazy keeps them apart)
+        lazy.materialize(statuses)
+
+    def add_lazy(self, table, rows, kind_of, kinds: List[Any]) -> None:
+        """The rejected nodes of a chunk as columns (lazy_status.LazyStatuses.add), after every
+        node already held. A chunk holding a node the map already has is made at once, as
+        set() would have given it."""
+        statuses = self._statuses
+        if statuses and any(table.row_of.get(name) is not None for name in statuses):
+            from .lazy_status import make_status
+            if self._lazy is not None:
+                self._materialize()
+            names = table.names
+            for r, k in zip(rows.tolist(), kind_of.tolist()):
+                statuses[names[r]] = make_status(kinds[k])
+            return
+        if self._lazy is None:
+            from .lazy_status import LazyStatuses
+            self._lazy = LazyStatuses()
+        self._lazy.add(table, rows, kind_of, kinds)
+
     def get(self, node_name: str) -> Status:
-        return self.node_to_status.get(node_name, self.absent_nodes_status)
+        if self._lazy is not None:
+            st = self._statuses.get(node_name)
+            if st is None:
+                st = self._lazy.find(node_name)
+            return self.absent_nodes_status if st is None else st
+        return self._statuses.get(node_name, self.absent_nodes_status)
 
     def set(self, node_name: str, status: Status) -> None:
-        self.node_to_status[node_name] = status
+        if self._lazy is not None:
+            self._materialize()
+        self._statuses[node_name] = status
 
     def length(self) -> int:
-        return len(self.node_to_status)
+        if self._lazy is not None:
+            return len(self._statuses) + self._lazy.count
+        return len(self._statuses)
 
     def set_absent_nodes_status(self, status: Status) -> None:
         self.absent_nodes_status = status
@@ -663,15 +714,51 @@ class NodeToStatus:
     def items(self) -> Iterable[Tuple[str, Status]]:
         return self.node_to_status.items()
 
+    def reason_counts(self) -> Dict[str, int]:
+        """How many held statuses give each reason (Status.get_reasons of each), without
+        making the ones held as columns."""
+        reasons: Dict[str, int] = {}
+        for st in self._statuses.values():
+            for r in st.get_reasons():
+                reasons[r] = reasons.get(r, 0) + 1
+        if self._lazy is not None:
+            self._lazy.reason_counts(reasons)
+        return reasons
+
+    def codes_by_row(self, table):
+        """Each node's status code (an absent one's: the absent status's) as a numpy array by
+        row of the NodeTable `table`, when the columns held are that table's; else None (read
+        the statuses one by one)."""
+        lazy = self._lazy
+        if lazy is None or not lazy.chunks:
+            return None
+        from .node_table import numpy
+        np = numpy()
+        codes = np.full(len(table.names), int(self.absent_nodes_status.code), dtype=np.int64)
+        if not lazy.codes_into(codes, table):
+            return None
+        row_of = table.row_of
+        for name, st in self._statuses.items():
+            row = row_of.get(name)
+            if row is not None:
+                codes[row] = int(st.code)
+        return codes
+
+    def lazy_table(self):
+        """The NodeTable of the first column held, or None."""
+        lazy = self._lazy
+        return lazy.chunks[0][0] if lazy is not None and lazy.chunks else None
+
     def nodes_for_status_code(self, nodes: List[NodeInfo], code) -> List[NodeInfo]:
         """NodesForStatusCode: nodes whose status has the given code (absent ones included)."""
         out = []
+        statuses = self.node_to_status
         if self.absent_nodes_status.code == code:
             for ni in nodes:
-                if ni.name not in self.node_to_status:
+                if ni.name not in statuses:
                     out.append(ni)
         for ni in nodes:
-            st = self.node_to_status.get(ni.name)
+            st = statuses.get(ni.name)
             if st is not None and st.code == code:
                 out.append(ni)
         return out
@@ -716,10 +803,7 @@ class FitError(Exception):
         if d.pre_filter_msg:
             msg += f" {d.pre_filter_msg}."
         else:
-            reasons: Dict[str, int] = {}
-            for _, st in d.node_to_status.items():
-                for r in st.get_reasons():
-                    reasons[r] = reasons.get(r, 0) + 1
+            reasons = d.node_to_status.reason_counts()
             if d.node_to_status.length() < self.num_all_nodes:
                 for r in d.node_to_status.absent_nodes_status.get_reasons():
                     reasons[r] = reasons.get(r, 0) + self.num_all_nodes - d.node_to_status.length()

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..framework import node_table, parallelize
-from ..framework.batch import SortedScoredNodes
 from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
-from ..framework.filter_memo import nominated_lister
+from ..framework.filter_memo import nominated_lister, queue_nominations
+from ..framework.lazy_status import ChunkVerdicts
 from ..framework.node_table import NodeRows
 from ..framework.prebind import PodInPreBind, PreBindContext
 from ..framework.runtime import Framework
@@ -79,6 +79,7 @@ class CycleRecord:
     result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
     diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
     num_nodes: int = 0  # the snapshot's nodes in this cycle
+    batch_hint: str = ""  # OpportunisticBatching: the node GetNodeHint gave (tried first)
     # explain: what each extender did; filter: node -> (extender, its status) for the nodes an
     # extender removed, and the extenders each feasible node went through; skipped: (extender,
     # verb, error) of ignored errors; extender_scores: node -> [(extender, raw, weight, added)]
@@ -136,15 +137,32 @@ def heap_first(totals: Sequence[int], randomizers: Optional[Sequence[int]] = Non
     above its parent when it is strictly greater and prefers the left child on a tie, so among
     the greatest entries the root is the one met first in a pre-order walk of the heap's tree:
     the smallest binary path (heap index + 1 without its leading 1, a prefix first)."""
-    keys = list(totals) if randomizers is None else list(zip(totals, randomizers))
+    keys = totals if randomizers is None else list(zip(totals, randomizers))
     best = max(keys)
     return heap_root([i for i, k in enumerate(keys) if k == best])
 
 
 def heap_root(top: Sequence[int]) -> int:
     """Of the heap indices of the greatest entries, the one heap.Init leaves at the root: the
-    first in a pre-order walk of the tree."""
-    return int(top[0]) if len(top) == 1 else min((int(i) for i in top), key=lambda i: bin(i + 1)[3:])
+    first in a pre-order walk of the tree, i.e. the smallest binary path (bin(i + 1) without
+    its leading 1, a prefix first). The paths are compared as integers left-aligned to one
+    width, then by length (a prefix first); on a numpy index array, column-wise."""
+    if len(top) == 1:
+        return int(top[0])
+    if hasattr(top, "dtype") or len(top) > 16:
+        np = node_table.numpy()
+        v = np.asarray(top, dtype=np.int64) + 1
+        bits = np.frexp(v.astype(np.float64))[1].astype(np.int64)  # bit_length (exact below 2**53)
+        aligned = v << (int(bits.max()) - bits)
+        first = (aligned == aligned.min()).nonzero()[0]
+        return int(v[first[int(np.argmin(bits[first]))]]) - 1
+    width = (max(int(i) for i in top) + 1).bit_length()
+
+    def path(i: int):
+        b = (i + 1).bit_length()
+        return (i + 1) << (width - b), b
+
+    return min((int(i) for i in top), key=path)
 
 
 class ScoreHeap:
@@ -192,21 +210,6 @@ def heap_order(totals: Sequence[int], randomizers: Optional[Sequence[int]] = Non
     """Every index in the order successive Pops of newSortedNodeScores give them."""
     heap = ScoreHeap(totals, randomizers)
     return [heap.pop_index() for _ in range(len(heap))]
-
-
-def sorted_rest(scores: List[NodePluginScores], host: str, rng) -> SortedScoredNodes:
-    """newSortedNodeScores after its first Pop (v1.35): the nodes but the one picked, highest
-    total first; ties in random order (upstream: each node's Randomizer, drawn in
-    prioritizeNodes; here from the scheduler's batch stream, so that the pick itself draws as
-    select_host always did)."""
-    totals = getattr(scores, "totals", None)
-    if totals is not None:
-        pairs = [(int(totals[k]), ni.node.name) for k, ni in enumerate(scores.nodes)]
-    else:
-        pairs = [(sc.total_score, sc.name) for sc in scores]
-    rest = [(-total, rng.random(), name) for total, name in pairs if name != host]
-    rest.sort()
-    return SortedScoredNodes(name for _, _, name in rest)
 
 
 class SchedulingCycles:
@@ -355,25 +358,28 @@ class SchedulingCycles:
         self.extender_scored = set()
         scores = self.prioritize_nodes(fw, state, pod, feasible, record)
         record.scores = scores
+        rest = None
         if s.features.has("SelectHostFromScoreHeap"):
             # newSortedNodeScores(priorityList).Pop(): ties by Randomizer, which only nodes an
-            # extender scored get (rand.Int()); otherwise by the heap's own order
+            # extender scored get (rand.Int()); otherwise by the heap's own order. The batch
+            # keeps the heap for the next pods only when this one is signed (StoreScheduleResults
+            # drops it otherwise), so only then is the heap built.
+            keep = fw.batch is not None and self.batch_signature is not None
             totals = getattr(scores, "totals", None)
-            if fw.batch is None and not self.extender_scored and totals is not None:
+            if not keep and not self.extender_scored and totals is not None:
                 # the node table's totals column: only the greatest entries need a heap position
                 host = scores.nodes[heap_root((totals == totals.max()).nonzero()[0])].node.name
             else:
                 names = _names(scores)
                 randomizers = ([s.rng.getrandbits(63) if n in self.extender_scored else 0 for n in names]
                                if self.extender_scored else None)
-                if fw.batch is not None:
+                if keep:
                     rest = ScoreHeap(_totals(scores), randomizers, names)  # the batch pops the rest
                     host = rest.pop()
                 else:
                     host = names[heap_first(_totals(scores), randomizers)]
         else:
             host = select_host(scores, s.rng)
-            rest = sorted_rest(scores, host, s.batch_rng) if fw.batch is not None else None
         record.picked = host
         if fw.batch is not None:
             fw.batch.store_schedule_results(self.batch_signature, self.batch_hint, host,
@@ -412,6 +418,8 @@ class SchedulingCycles:
             # nominated node is (the signature is the queue's from v1.36, the same value)
             self.batch_signature = fw.sign_pod(pod)
             self.batch_hint = fw.batch.get_node_hint(state, pod, self.batch_signature, s.queue.scheduling_cycle)
+            if not pod.nominated_node_name:  # (a nominated node is tried instead)
+                record.batch_hint = self.batch_hint
         if pod.nominated_node_name or self.batch_hint:
             feasible = self.evaluate_nominated_node(fw, state, pod, diagnosis, record, self.batch_hint)
             if feasible:
@@ -517,6 +525,9 @@ class SchedulingCycles:
             nominated_for = nominated_lister(fw) if use_nominated else None
             # chunks of the snapshot's own list carry their rows of its column table
             table = node_table.table_of(s.snapshot) if nodes is s.snapshot.node_info_list else None
+            if table is not None and statuses is None and fw.lazy_statuses:
+                return self._find_nodes_on_table(fw, state, pod, diagnosis, nodes, table, start, to_find,
+                                                 run if use_nominated else None)
             pieces: Optional[list] = [] if table is not None else None
             i = 0
             while i < n and len(feasible) < to_find:
@@ -566,6 +577,91 @@ class SchedulingCycles:
             return feasible
         return _walk_nodes(nodes, start, to_find, lambda i, ni: run(state, pod, ni), diagnosis,
                            statuses, feasible)
+
+    def _find_nodes_on_table(self, fw: Framework, state: CycleState, pod, diagnosis: Diagnosis,
+                             nodes: List[NodeInfo], table, start: int, to_find: int, run) -> List[NodeInfo]:
+        """find_nodes_that_pass_filters' chunked walk over the snapshot's own list (its node
+        table's rows), the rejected nodes handed to the diagnosis as columns
+        (lazy_status; each Status made when something reads it). `run`: the per-node filter of
+        the nodes with nominated pods (None when no pod is nominated)."""
+        np = node_table.numpy()
+        n = len(nodes)
+        feasible: List[NodeInfo] = []
+        pieces: list = []
+        nts = diagnosis.node_to_status
+        row_of = table.row_of
+        nominated_rows = None
+        nominated_for = None
+        if run is not None:
+            noms = queue_nominations(fw)
+            if noms is not None:
+                nominated_rows = np.array(sorted(row_of[name] for name in noms if name in row_of), dtype=np.int64)
+            else:
+                nominated_for = fw.nominated_pods_for_node
+        i = 0
+        while i < n and len(feasible) < to_find:
+            size = min(to_find - len(feasible), n - i)
+            lo = (start + i) % n
+            chunk = nodes[lo:lo + size]
+            if len(chunk) < size:  # wraps around the end of the list
+                chunk = chunk + nodes[:size - len(chunk)]
+            rows = node_table.rows_of_chunk(table, lo, size, n)
+            chunk = NodeRows(chunk, table, rows)
+            i += size
+            if nominated_rows is not None:
+                nominated = np.isin(node_table.row_index(rows), nominated_rows) if len(nominated_rows) else None
+            elif nominated_for is not None:
+                nominated = np.fromiter((bool(nominated_for(ni.node.name)) for ni in chunk), dtype=bool, count=size)
+            else:
+                nominated = None
+            if nominated is not None and nominated.any():
+                v = ChunkVerdicts(size)
+                plain = (~nominated).nonzero()[0]
+                if len(plain):
+                    v.merge(plain, fw.run_filter_plugins_batch_lazy(state, pod, chunk.take(plain.tolist())))
+                at = nominated.nonzero()[0].tolist()
+                infos = [chunk[k] for k in at]
+                if run == fw.run_filter_plugins_with_nominated_pods:
+                    sts = fw.run_filter_plugins_with_nominated_pods_many(state, pod, infos)
+                else:
+                    sts = [run(state, pod, ni) for ni in infos]
+                for k, st in zip(at, sts):
+                    v.set_status(k, st)
+            else:
+                v = fw.run_filter_plugins_batch_lazy(state, pod, chunk)
+            if v.has_error():
+                # the walk's order matters up to the first error: node by node
+                kept, rejected = [], []
+                for k, (ni, st) in enumerate(zip(chunk, v.statuses())):
+                    if st is None or st.code == Code.Success:
+                        feasible.append(ni)
+                        kept.append(k)
+                        continue
+                    if st.code == Code.Error:
+                        _record_rejections(diagnosis, None, rejected)
+                        raise _FilterError(st, feasible)
+                    rejected.append((ni, st))
+                _record_rejections(diagnosis, None, rejected)
+                if kept:
+                    pieces.append(chunk.take(kept).rows)
+                continue
+            fits = v.kind_of < 0
+            kept_pos = fits.nonzero()[0]
+            if len(kept_pos) == size:
+                feasible.extend(chunk)
+                pieces.append(rows)
+                continue
+            row_arr = node_table.row_index(rows)
+            if len(kept_pos):
+                feasible.extend([chunk[k] for k in kept_pos.tolist()])
+                pieces.append(row_arr[kept_pos])
+            rejected_pos = (~fits).nonzero()[0]
+            nts.add_lazy(table, row_arr[rejected_pos], v.kind_of[rejected_pos], v.kinds)
+            for plugin, code in {(k.plugin, k.code) if k.__class__ is Status else (k[2], k[0]) for k in v.kinds}:
+                diagnosis.add_plugin_code(plugin, code)
+        if pieces and len(feasible) > 1:
+            return NodeRows(feasible, table, node_table.concat_rows(pieces))
+        return feasible
 
     def _find_nodes_that_pass_filters_parallel(self, opts, fw: Framework, state: CycleState, pod,
                                                diagnosis: Diagnosis, nodes: List[NodeInfo], start: int,

@@ -115,8 +115,6 @@ class Scheduler:
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.rng = random.Random(seed)
-        # the order of tied nodes in an OpportunisticBatching batch (a stream of its own)
-        self.batch_rng = random.Random(seed + 1)
         # DRA share IDs (GenerateShareID draws random UUIDs): a stream of its own, read by the
         # DynamicResources plugin through its handle (share_id_rng)
         self.share_id_rng = random.Random(seed + 2)

@@ -132,6 +132,10 @@ CHANGES: Dict[str, int] = {
     # NewBalancedAllocation gives its scorer the DRA manager (v1.35 leaves it nil: a DRA extended
     # resource among its resources crashes PreScore with the gate on)
     "BalancedAllocationDRAManager": 36,
+    # NodeResourcesFit/BalancedAllocation.SignPod with DRAExtendedResource on: v1.35 signs no
+    # pod; v1.36 refuses only a pod requesting an extended resource a DeviceClass provides
+    # (shouldDelegateResourceToDRA without a node)
+    "SignPodDRAExtendedResources": 36,
 }
 
 # gates the harness models at their default only: setting one against its version's default is an

@@ -92,10 +92,10 @@ def test_valid_objects_pass():
      "spec.selectors[0].cel.expression", "Forbidden: too complex, exceeds cost limit"),
 ])
 def test_invalid_objects_are_refused_as_upstream_refuses_them(obj, path, message):
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: other work on the machine does not count
     err = validate_object(obj)
     assert err is not None and err[0] == path and message in err[1], err
-    assert time.perf_counter() - t0 < 10  # refused, not evaluated
+    assert time.process_time() - t0 < 10  # refused, not evaluated
 
 
 def test_cost_estimate_is_small_for_ordinary_selectors():

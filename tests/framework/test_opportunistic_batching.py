@@ -164,3 +164,72 @@ def test_a_node_that_still_fits_is_no_batch():
     s.run_until_quiet()
     assert bindings(s) == {"p2": "n1"}
     assert batch.batched_pods == 0
+
+
+# ---- batch_test.go TestBatchBasic: OpportunisticBatch on its own ------------------------------
+class _Nodes:
+    """A sortedNodeScores stand-in: pops in the given order."""
+
+    def __init__(self, names):
+        self.names = list(names)
+
+    def pop(self):
+        return self.names.pop(0)
+
+    def __len__(self):
+        return len(self.names)
+
+
+class _Handle:
+    """The batch's handle: a snapshot holding the last chosen node, with the first pod on it,
+    and batchTest's Filter (a node holds one pod whose UID starts with "b")."""
+    clock = None
+
+    def __init__(self):
+        self.nodes = {}
+        self.snapshot = self
+
+    def get(self, name):
+        return self.nodes[name]
+
+    def run_filter_plugins(self, state, pod, node_info):
+        if pod.uid.startswith("b") and any(p.pod.uid.startswith("b") for p in node_info.pods):
+            return Status(Code.Unschedulable, "unsched")
+        return None
+
+
+@pytest.mark.parametrize(
+    "first_uid,first_sig,first_ok,first_other,skip_pod,second_uid,second_sig,second_chosen,hint,state", [
+        ("b-1", "sig", True, ["n1"], False, "b-2", "sig", "n1", "n1", None),
+        ("a-1", "sig", True, ["n1"], False, "a-2", "sig2", "n1", "", None),
+        ("a-1", "sig", True, ["n1"], False, "a-2", "sig", "n1", "", None),
+        ("b-1", "sig", False, ["n1"], False, "b-2", "sig", "n1", "", None),
+        ("b-1", "sig", True, [], False, "b-2", "sig", "n4", "", None),
+        ("b-1", "sig", True, None, False, "b-2", "sig", "n4", "", None),
+        ("b-1", "sig", True, ["n1"], True, "b-2", "sig", "n1", "", None),
+        ("b-1", "sig", True, ["n1", "n2"], False, "b-2", "sig", "n1", "n1", ("sig", ["n2"])),
+    ], ids=["same signature gets a hint", "different signature", "not one pod per node",
+            "previous pod not scheduled", "empty list", "nil list", "a pod of another profile between",
+            "the rest of the batch is left for the next pod"])
+def test_batch_basic(first_uid, first_sig, first_ok, first_other, skip_pod, second_uid, second_sig,
+                     second_chosen, hint, state):
+    from harness.framework import NodeInfo
+    from harness.framework.batch import OpportunisticBatch
+    handle = _Handle()
+    batch = OpportunisticBatch(handle)
+    pod = make_pod("pod", uid=first_uid)
+    assert batch.get_node_hint(None, pod, first_sig, 1) == ""
+    if first_ok:
+        batch.store_schedule_results(first_sig, "", "n3", _Nodes(first_other) if first_other is not None else None, 1)
+    cycle = 3 if skip_pod else 2
+    ni = NodeInfo(pod)
+    ni.set_node(make_node("n3"))
+    handle.nodes["n3"] = ni
+    pod2 = make_pod("pod2", uid=second_uid)
+    got = batch.get_node_hint(None, pod2, second_sig, cycle)
+    assert got == hint
+    batch.store_schedule_results(second_sig, got, second_chosen, None, cycle)
+    if state is None:
+        assert batch.state is None or len(batch.state.sorted_nodes) == 0
+    else:
+        assert (batch.state.signature, batch.state.sorted_nodes.names) == state

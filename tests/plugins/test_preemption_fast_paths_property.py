@@ -25,7 +25,7 @@ from builtin_plugins.default_preemption import DefaultPreemption  # noqa: E402
 from harness.api.objects import Node, Pod  # noqa: E402
 from harness.case.loader import case_from_data  # noqa: E402
 from harness.case.runner import run_case  # noqa: E402
-from harness.framework.preemption import (Evaluator, Victims, default_score_funcs,  # noqa: E402
+from harness.framework.preemption import (Evaluator, Victims, default_criteria, default_score_funcs,  # noqa: E402
                                           nodes_for_status_code, pick_one_node_for_preemption)
 from harness.framework.runtime import Framework  # noqa: E402
 from harness.framework.status import Code, Status  # noqa: E402
@@ -168,6 +168,26 @@ def victims_maps(draw):
 @given(victims_maps())
 def test_pick_one_node_default_criteria_in_one_pass(m):
     assert pick_one_node_for_preemption(m) == pick_one_node_for_preemption(m, default_score_funcs(m))
+
+
+@settings(max_examples=500, **_SETTINGS)
+@given(victims_maps(), st.lists(st.integers(0, 3), max_size=4))
+def test_pick_one_node_with_criteria_the_dry_run_knew(m, stale):
+    """Victims carrying default_criteria (the dry-run memo's) are picked among exactly as
+    without it; criteria of pods or violations changed since are not read."""
+    want = pick_one_node_for_preemption(m, default_score_funcs(m))
+    known = {node: Victims(v.pods, v.num_pdb_violations, default_criteria(v.pods, v.num_pdb_violations))
+             for node, v in m.items()}
+    nodes = list(known)
+    for k in stale:  # change some victims after the fact: their criteria no longer hold
+        v = known[nodes[k % len(nodes)]]
+        if k % 2:
+            v.num_pdb_violations += 1
+        else:
+            v.pods = v.pods[:-1] or v.pods
+    assert pick_one_node_for_preemption(known) == pick_one_node_for_preemption(known, default_score_funcs(known))
+    if not stale:
+        assert pick_one_node_for_preemption(known) == want
 
 
 @settings(max_examples=300, **_SETTINGS)
