@@ -45,10 +45,15 @@ def _generated_dump(tmp_path, **sizes) -> str:
     spec = importlib.util.spec_from_file_location("gen", os.path.join(HERE, "dumps", "generate_big_dump.py"))
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
-    out = str(tmp_path / "dump.yaml")
+    out = str(tmp_path / ("dump.json" if sizes.get("json") else "dump.yaml"))
     gen.main(["--nodes", str(sizes.get("nodes", 12)), "--pods", str(sizes.get("pods", 60)),
-              "--pending", str(sizes.get("pending", 5)), "-o", out])
+              "--pending", str(sizes.get("pending", 5)), "-o", out] + (["--json"] if sizes.get("json") else []))
     return out
+
+
+def test_generated_json_dump_is_read_fast_as_its_yaml_twin(tmp_path):
+    dump, js = _generated_dump(tmp_path), _generated_dump(tmp_path, json=True)
+    assert list(yamlfile._fast_list_items(js)) == list(yamlfile.iter_dump_items(dump, UserError, fast=False))
 
 
 def test_generated_dump_is_read_fast_and_imports_to_the_same_case(tmp_path, monkeypatch):

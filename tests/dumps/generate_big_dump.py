@@ -213,11 +213,21 @@ def main(argv=None) -> int:
     ap.add_argument("--pods", type=int, default=30000, help="pods running on the nodes")
     ap.add_argument("--pending", type=int, default=200, help="pending pods (the ones to schedule)")
     ap.add_argument("--zones", type=int, default=3)
+    ap.add_argument("--json", action="store_true", help="write `kubectl get -o json`'s layout instead")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
+        if args.json:
+            import json
+
+            out.write('{\n    "apiVersion": "v1",\n    "items": [\n')
+            for n, obj in enumerate(items(args)):
+                text = json.dumps(obj, indent=4).replace("\n", "\n        ")
+                out.write((",\n" if n else "") + "        " + text)
+            out.write('\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
+            return 0
         out.write("apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: \"\"\nitems:\n")
         chunk = []
         for obj in items(args):  # in chunks: a bounded emitter buffer
