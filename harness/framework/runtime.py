@@ -125,6 +125,21 @@ def batch_form(plugin: Any, hook: str, batch: str) -> Optional[Callable]:
     return None
 
 
+def _filter_each(name: str, fn, state, pod, nodes) -> List[Optional[Status]]:
+    """One Filter plugin's per-node calls over a batch's nodes: each node its own Status, a
+    raise or a result that is no Status an Error for that node."""
+    sts: List[Optional[Status]] = []
+    for ni in nodes:
+        try:
+            st = fn(state, pod, ni)
+            if st is not None and st.__class__ is not Status and not isinstance(st, Status):
+                raise _bad_result(name, "Filter", st, "a Status or None")
+            sts.append(st)
+        except Exception as e:
+            sts.append(_raised(e))
+    return sts
+
+
 def _raised(exc: BaseException) -> Status:
     """A plugin that raises is treated as one that returned an Error status with that error."""
     if isinstance(exc, PluginResultError):
@@ -769,16 +784,7 @@ class Framework:
                 except Exception:
                     sts = None  # the per-node calls below give each node its own error
             if sts is None:
-                fn = pc.fn
-                sts = []
-                for ni in sub:
-                    try:
-                        st = fn(state, pod, ni)
-                        if st is not None and st.__class__ is not Status and not isinstance(st, Status):
-                            raise _bad_result(name, "Filter", st, "a Status or None")
-                        sts.append(st)
-                    except Exception as e:
-                        sts.append(_raised(e))
+                sts = _filter_each(name, pc.fn, state, pod, sub)
             if not any(sts):  # all None (a Status is truthy): every node still feasible
                 continue
             still = []
@@ -828,16 +834,7 @@ class Framework:
                     continue
                 sts = list(sts)  # a kind that is not a rejection: made one by one below
             if sts is None:
-                fn = pc.fn
-                sts = []
-                for ni in sub:
-                    try:
-                        st = fn(state, pod, ni)
-                        if st is not None and st.__class__ is not Status and not isinstance(st, Status):
-                            raise _bad_result(name, "Filter", st, "a Status or None")
-                        sts.append(st)
-                    except Exception as e:
-                        sts.append(_raised(e))
+                sts = _filter_each(name, pc.fn, state, pod, sub)
             if not any(sts):  # all None (a Status is truthy): every node still feasible
                 continue
             still = []

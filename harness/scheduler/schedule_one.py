@@ -558,18 +558,7 @@ class SchedulingCycles:
                     if pieces is not None:
                         pieces.append(chunk.rows)
                     continue
-                kept = []
-                rejected = []
-                for k, (ni, st) in enumerate(zip(chunk, sts)):
-                    if st is None or st.code == Code.Success:
-                        feasible.append(ni)
-                        kept.append(k)
-                        continue
-                    if st.code == Code.Error:
-                        _record_rejections(diagnosis, statuses, rejected)
-                        raise _FilterError(st, feasible)
-                    rejected.append((ni, st))
-                _record_rejections(diagnosis, statuses, rejected)
+                kept = _walk_chunk(chunk, sts, feasible, diagnosis, statuses)
                 if pieces is not None and kept:
                     pieces.append(chunk.take(kept).rows)
             if pieces and len(feasible) > 1:
@@ -631,17 +620,7 @@ class SchedulingCycles:
                 v = fw.run_filter_plugins_batch_lazy(state, pod, chunk)
             if v.has_error():
                 # the walk's order matters up to the first error: node by node
-                kept, rejected = [], []
-                for k, (ni, st) in enumerate(zip(chunk, v.statuses())):
-                    if st is None or st.code == Code.Success:
-                        feasible.append(ni)
-                        kept.append(k)
-                        continue
-                    if st.code == Code.Error:
-                        _record_rejections(diagnosis, None, rejected)
-                        raise _FilterError(st, feasible)
-                    rejected.append((ni, st))
-                _record_rejections(diagnosis, None, rejected)
+                kept = _walk_chunk(chunk, v.statuses(), feasible, diagnosis, None)
                 if kept:
                     pieces.append(chunk.take(kept).rows)
                 continue
@@ -934,6 +913,23 @@ def _record_rejection(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status]
         statuses[ni.node.name] = st
     diagnosis.node_to_status.set(ni.node.name, st)
     diagnosis.add_plugin_status(st)
+
+
+def _walk_chunk(chunk, sts, feasible: List[NodeInfo], diagnosis, statuses) -> List[int]:
+    """A chunk's verdicts in the walk's order: feasible nodes appended, rejections recorded, the
+    first Error raised (with the rejections before it recorded); the feasible nodes' indexes."""
+    kept, rejected = [], []
+    for k, (ni, st) in enumerate(zip(chunk, sts)):
+        if st is None or st.code == Code.Success:
+            feasible.append(ni)
+            kept.append(k)
+            continue
+        if st.code == Code.Error:
+            _record_rejections(diagnosis, statuses, rejected)
+            raise _FilterError(st, feasible)
+        rejected.append((ni, st))
+    _record_rejections(diagnosis, statuses, rejected)
+    return kept
 
 
 def _record_rejections(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status]],
