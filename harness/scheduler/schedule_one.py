@@ -426,7 +426,7 @@ class SchedulingCycles:
                 return feasible, diagnosis
         nodes = all_nodes
         if pre_res is not None and not pre_res.all_nodes():
-            nodes = [ni for ni in all_nodes if ni.node.name in pre_res.node_names]
+            nodes = _pre_filter_nodes(s.snapshot, all_nodes, pre_res.node_names)
             diagnosis.node_to_status.set_absent_nodes_status(Status(
                 Code.UnschedulableAndUnresolvable,
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]"))
@@ -913,6 +913,19 @@ def _record_rejection(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status]
         statuses[ni.node.name] = st
     diagnosis.node_to_status.set(ni.node.name, st)
     diagnosis.add_plugin_status(st)
+
+
+def _pre_filter_nodes(snapshot, all_nodes: List[NodeInfo], names) -> List[NodeInfo]:
+    """The nodes a PreFilterResult names, in the snapshot's order (upstream ranges over the
+    result's Go map: an order of its own; the harness keeps the nodes' order). A few names
+    (a DaemonSet pod's one node among thousands) are looked up, not found by a scan."""
+    if len(names) <= 8 and all_nodes is snapshot.list():
+        found = [snapshot.node_info_map.get(n) for n in names]
+        try:
+            return sorted((ni for ni in found if ni is not None and ni.node is not None), key=all_nodes.index)
+        except ValueError:  # a NodeInfo of the map not in the list: the scan decides
+            pass
+    return [ni for ni in all_nodes if ni.node.name in names]
 
 
 def _walk_chunk(chunk, sts, feasible: List[NodeInfo], diagnosis, statuses) -> List[int]:

@@ -1337,3 +1337,16 @@ def test_failure_of_a_recreated_pod_is_not_requeued():
     assert new.uid == "foo-2" and _condition(s) is None
     assert _queue_of(s, "foo") is None and _queue_of(s, "foo-2") == "active"
     assert not s.queue.in_flight
+
+
+def test_pre_filter_result_nodes_keep_the_snapshot_order_looked_up_or_scanned():
+    """_pre_filter_nodes: a few names are looked up, many scanned; both give the snapshot's
+    order and leave out names of no node."""
+    from harness.scheduler.schedule_one import _pre_filter_nodes
+
+    s = new_scheduler(nodes_named(*[f"n{i}" for i in range(20)]))
+    all_nodes = s.snapshot.list()
+    order = [ni.node.name for ni in all_nodes]
+    for names in ({"n7", "n3", "ghost"}, {f"n{i}" for i in range(0, 20, 2)} | {"ghost"}, set()):
+        got = [ni.node.name for ni in _pre_filter_nodes(s.snapshot, all_nodes, names)]
+        assert got == [n for n in order if n in names]
