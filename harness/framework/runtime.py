@@ -140,6 +140,15 @@ def _filter_each(name: str, fn, state, pod, nodes) -> List[Optional[Status]]:
     return sts
 
 
+def _filter_verdict(name: str, st: Status) -> Status:
+    """A Filter plugin's non-success status as RunFilterPlugins returns it: a rejection named
+    after the plugin, anything else an Error "running "X" filter plugin: ..."."""
+    if st.code not in REJECTED_CODES:
+        st = Status(Code.Error, err=RuntimeError(f'running "{name}" filter plugin: {st.as_error()}'))
+    st.plugin = name
+    return st
+
+
 def _raised(exc: BaseException) -> Status:
     """A plugin that raises is treated as one that returned an Error status with that error."""
     if isinstance(exc, PluginResultError):
@@ -751,11 +760,7 @@ class Framework:
             except Exception as e:
                 s = _raised(e)
             if s is not None and s.code != 0:  # Code.Success
-                if not s.is_rejected():
-                    s = Status(Code.Error, err=RuntimeError(
-                        f'running "{name}" filter plugin: {s.as_error()}'))
-                s.plugin = name
-                return s
+                return _filter_verdict(name, s)
         return None
 
     def run_filter_plugins_batch(self, state: CycleState, pod, nodes: List[NodeInfo]) -> List[Optional[Status]]:
@@ -790,11 +795,7 @@ class Framework:
             still = []
             for i, s in zip(alive, sts):
                 if s is not None and s.code != 0:  # Code.Success
-                    if s.code not in REJECTED_CODES:
-                        s = Status(Code.Error, err=RuntimeError(
-                            f'running "{name}" filter plugin: {s.as_error()}'))
-                    s.plugin = name
-                    out[i] = s
+                    out[i] = _filter_verdict(name, s)
                 else:
                     still.append(i)
             alive = still
@@ -840,11 +841,7 @@ class Framework:
             still = []
             for i, s in zip(alive.tolist(), sts):
                 if s is not None and s.code != 0:  # Code.Success
-                    if s.code not in REJECTED_CODES:
-                        s = Status(Code.Error, err=RuntimeError(
-                            f'running "{name}" filter plugin: {s.as_error()}'))
-                    s.plugin = name
-                    out.set_status(i, s)
+                    out.set_status(i, _filter_verdict(name, s))
                 else:
                     still.append(i)
             alive = np.array(still, dtype=np.int64)
