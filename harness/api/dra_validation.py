@@ -270,9 +270,18 @@ def _request_names(devices: Mapping) -> Set[str]:
     return names
 
 
+def _no_duplicates(entries, show=None) -> None:
+    """The first (path, value) whose value came before is `Duplicate value` at its path (the
+    value as `show` words it)."""
+    seen = set()
+    for path, value in entries:
+        if value in seen:
+            _duplicate(path, show(value) if show else value)
+        seen.add(value)
+
+
 def _request_refs(obj: Mapping, path: str, names: Set[str]) -> None:
     """validateRequestNameRef over a set of names (duplicates refused)."""
-    seen: Set[str] = set()
     refs = _strs(obj, "requests", path)
     for i, name in enumerate(refs):
         p = f"{path}.requests[{i}]"
@@ -284,10 +293,7 @@ def _request_refs(obj: Mapping, path: str, names: Set[str]) -> None:
             _dns_label(seg, p)
         if name not in names:
             _invalid(p, name, msg)
-    for i, name in enumerate(refs):
-        if name in seen:
-            _duplicate(f"{path}.requests[{i}]", name)
-        seen.add(name)
+    _no_duplicates((f"{path}.requests[{i}]", name) for i, name in enumerate(refs))
     if len(refs) > DEVICE_REQUESTS_MAX:
         _too_many(f"{path}.requests", len(refs), DEVICE_REQUESTS_MAX)
 
@@ -304,16 +310,11 @@ def claim_spec(spec: Mapping, path: str, features=None) -> None:
         subs = _maps(req, "firstAvailable", rp)
         if subs:
             kinds += 1
-            seen: Set[str] = set()
             for sp, sub in subs:
                 sname = _str(sub, "name", sp)
                 _dns_label(sname, f"{sp}.name")
                 _exact_or_sub(sub, sp)
-            for sp, sub in subs:
-                sname = sub.get("name")
-                if sname in seen:
-                    _duplicate(f"{sp}.name", sname)
-                seen.add(sname)
+            _no_duplicates((f"{sp}.name", sub.get("name")) for sp, sub in subs)
             if len(subs) > FIRST_AVAILABLE_MAX:
                 _too_many(f"{rp}.firstAvailable", len(subs), FIRST_AVAILABLE_MAX)
         if req.get("exactly") is not None:
@@ -323,12 +324,7 @@ def claim_spec(spec: Mapping, path: str, features=None) -> None:
             _required(rp, "exactly one of `exactly` or `firstAvailable` is required")
         if kinds > 1:
             _invalid(rp, None, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set")
-    seen_req: Set[str] = set()
-    for rp, req in reqs:
-        name = req.get("name")
-        if name in seen_req:
-            _duplicate(f"{rp}.name", name)
-        seen_req.add(name)
+    _no_duplicates((f"{rp}.name", req.get("name")) for rp, req in reqs)
     if len(reqs) > DEVICE_REQUESTS_MAX:
         _too_many(f"{dp}.requests", len(reqs), DEVICE_REQUESTS_MAX)
     cons = _maps(devices, "constraints", dp)
@@ -513,11 +509,7 @@ def _request_policy(max_raw: Any, policy: Mapping, path: str) -> None:
         for i, q in enumerate(qs):
             if cap is not None and q > cap:
                 _invalid(f"{vp}[{i}]", _qstr(vals[i]), f"option is larger than capacity value: {_qstr(max_raw)}")
-        seen: Set[int] = set()
-        for i, v in enumerate(vals):
-            if _ival(v) in seen:
-                _duplicate(f"{vp}[{i}]", str(_ival(v)))
-            seen.add(_ival(v))
+        _no_duplicates(((f"{vp}[{i}]", _ival(v)) for i, v in enumerate(vals)), show=str)
         if dq not in qs:
             _invalid(vp, _qstr(default), "default value is not valid according to the requestPolicy")
         return
@@ -626,12 +618,7 @@ def resource_slice(obj: Mapping, features=None) -> None:
     per_device = bool(spec.get("perDeviceNodeSelection"))
     for dp, dev in devices:
         _device(dev, dp, counter_sets, per_device)
-    seen: Set[str] = set()
-    for dp, dev in devices:
-        name = dev.get("name")
-        if name in seen:
-            _duplicate(f"{dp}.name", name)
-        seen.add(name)
+    _no_duplicates((f"{dp}.name", dev.get("name")) for dp, dev in devices)
     if len(devices) > RESOURCE_SLICE_MAX_DEVICES:
         _too_many("spec.devices", len(devices), RESOURCE_SLICE_MAX_DEVICES)
 
