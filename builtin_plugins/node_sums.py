@@ -9,7 +9,7 @@ the snapshot's journal names (their old contribution out, the new one in)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Hashable, List, Optional
+from typing import Any, Callable, Dict, Hashable, List, Optional, Set
 
 # False: walk every node every cycle (the reference the property test compares against)
 ENABLED = True
@@ -23,23 +23,25 @@ class NodeSums:
     def __init__(self) -> None:
         self._prev: Optional[tuple] = None
 
-    def sums(self, snap: Any, sig: Optional[str], contrib: Callable[[Any], Contribution]) -> Dict[Hashable, int]:
-        """The sums over snap.node_info_list of contrib(node_info). `sig` None: not cacheable."""
+    def sums(self, snap: Any, sig: Optional[str], contrib: Callable[[Any], Contribution],
+             only: Optional[Set[str]] = None) -> Dict[Hashable, int]:
+        """The sums over snap.node_info_list of contrib(node_info). `sig` None: not cacheable.
+        `only`: the nodes whose contribution may be non-empty (node_index), the others skipped."""
         nodes = snap.node_info_list
         journal = getattr(snap, "journal", None)
         if not ENABLED or sig is None or journal is None:
             return _walk(nodes, contrib)[0]
         prev = self._prev
         if prev is not None:
-            psig, psnap, plist, epoch, pos, totals, per_node, values = prev
+            psig, psnap, plist, epoch, pos, totals, per_node, values, partial = prev
             if psig == sig and psnap is snap and plist is nodes and epoch == snap.journal_epoch:
                 ok = True
                 for name in dict.fromkeys(journal[pos:]):
                     ni = snap.node_info_map.get(name)
-                    if ni is None or ni.node is None or name not in per_node:
+                    if ni is None or ni.node is None or (name not in per_node and not partial):
                         ok = False
                         break
-                    for k, v in per_node[name].items():
+                    for k, v in per_node.get(name, _NOTHING).items():
                         t = totals[k]
                         t[0] -= v
                         t[1] -= 1
@@ -59,11 +61,18 @@ class NodeSums:
                         values[k] = totals[k][0]
                     per_node[name] = new
                 if ok:
-                    self._prev = (sig, snap, nodes, epoch, len(journal), totals, per_node, values)
+                    self._prev = (sig, snap, nodes, epoch, len(journal), totals, per_node, values, partial)
                     return dict(values)
+        partial = only is not None
+        if partial:
+            nodes = [ni for ni in nodes if ni.node.name in only]
         values, totals, per_node = _walk(nodes, contrib)
-        self._prev = (sig, snap, nodes, snap.journal_epoch, len(journal), totals, per_node, values)
+        self._prev = (sig, snap, snap.node_info_list, snap.journal_epoch, len(journal), totals, per_node, values,
+                      partial)
         return dict(values)
+
+
+_NOTHING: Contribution = {}
 
 
 def _walk(nodes: List[Any], contrib: Callable[[Any], Contribution]):

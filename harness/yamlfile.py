@@ -24,6 +24,7 @@ from typing import Any, List, Optional, Tuple, Type
 import yaml
 
 from .errors import UserError
+from .gcpause import collector_paused
 
 # sized for a 5000-node / 150,000-pod cluster: its `kubectl get -o yaml` dump with status and
 # managedFields is ~750 MB and ~40 million values (README, "Real clusters")
@@ -391,6 +392,7 @@ def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError]) ->
 _NO_FAST_PATH = object()
 
 
+@collector_paused()
 def load_yaml_text(text: str, source: str, error_cls: Type[UserError], all_documents: bool = False) -> Any:
     """The document (or, with all_documents, the list of documents) of YAML text. Lines of
     canonical JSON objects (json_line) are read by the JSON decoder, the rest by YAML."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Dict, Sequence
 
 from harness.framework import MAX_NODE_SCORE, NotFoundError, PodInfo, Status, hookimpl
 
+from ..node_index import index_of, union
 from ..topology_values import NodeColumns
 from .filtering import _sums, terms_signature
 
@@ -60,6 +61,32 @@ def process_terms(m: ScoreMap, terms: Sequence, pod: "Pod", ns_labels, node: "No
     """scoreMap.processTerms over (term, weight) pairs."""
     for term, weight in terms:
         process_term(m, term, weight, pod, ns_labels, node, multiplier)
+
+
+_ANY_LABELS = ("", None)  # the key of a term the index cannot narrow down (no `In` requirement)
+
+
+def _scored_term_keys(node_info) -> Dict[object, int]:
+    """node_index keys of a node: for each term processExistingPod weighs against the incoming
+    pod (required affinity, preferred affinity and anti-affinity) of its pods with affinity,
+    the (label key, value) pairs of the first `In` requirement of its selector (an incoming pod
+    the term matches has one of them), else _ANY_LABELS; a selector that matches nothing has none."""
+    out: Dict[object, int] = {}
+    for pi in node_info.pods_with_affinity:
+        terms = [*pi.required_affinity_terms, *(wt.term for wt in pi.preferred_affinity_terms),
+                 *(wt.term for wt in pi.preferred_anti_affinity_terms)]
+        for t in terms:
+            sel = t.selector
+            if sel.is_nothing():
+                continue
+            keys = None
+            for key, op, values in sel.requirements:
+                if op == "In":
+                    keys = [(key, v) for v in values]
+                    break
+            for k in keys if keys is not None else (_ANY_LABELS,):
+                out[k] = out.get(k, 0) + 1
+    return out
 
 
 def get_pre_score_state(cycle_state) -> PreScoreState:
@@ -161,7 +188,13 @@ class ScoringMixin:
                     self.process_existing_pod(s, existing, node_info, pod, m)
                 return {(k, v): n for k, vals in m.items() for v, n in vals.items()}
 
-            for (k, v), n in _sums(self, "_score_sums").sums(snapshot, sig, contribution).items():
+            only = None
+            if not has_constraints:
+                # only nodes with a pod whose term can match this pod's labels contribute
+                index = index_of(self, "_score_term_index", _scored_term_keys).of(snapshot)
+                if index is not None:
+                    only = union(index, [_ANY_LABELS, *pod.labels.items()])
+            for (k, v), n in _sums(self, "_score_sums").sums(snapshot, sig, contribution, only).items():
                 vals = topo_score.get(k)
                 if vals is None:
                     vals = topo_score[k] = {}

@@ -12,6 +12,7 @@ from importlib import resources
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..errors import CaseError
+from ..gcpause import collector_paused
 from ..versions import Features, case_features
 from .apiserver import NAMESPACED_KINDS
 from .steps import REPLICA_ACTIONS, Step, check_expect, check_references, check_replicas, parse_steps
@@ -206,6 +207,7 @@ def _objects_valid(data: Dict[str, Any]) -> bool:
             and all(_schema_object_ok(o) for o in cluster) and all(_schema_pod_ok(p) for p in pods))
 
 
+@collector_paused()
 def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
     """The case of a parsed case document. Running a case defaults its objects in place, so
     the case holds copies of the document's objects; `copy_objects=False` when the document is

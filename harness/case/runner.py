@@ -20,6 +20,7 @@ from ..config import loader as config_loader
 from ..config.defaults import set_defaults
 from ..errors import CaseError, UserError
 from ..framework import parallelize
+from ..gcpause import collector_paused, thaw
 from ..framework.custom_resources import custom_resources
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
@@ -133,6 +134,10 @@ class CaseRun:
     and what the case did to them (steps)."""
 
     def __init__(self, case: Case, registry=None, explain: bool = False):
+        with collector_paused(freeze=True):  # a big cluster's objects and cache at once (gcpause)
+            self._build(case, registry, explain)
+
+    def _build(self, case: Case, registry, explain: bool) -> None:
         self.case = case
         registry = registry or (build_registry(case.plugins) if case.plugins else default_registry())
         features = self.features = case.features
@@ -436,13 +441,19 @@ REPLICA_NAME = "scheduler-0"
 
 def build_scheduler(case: Case, registry=None) -> Scheduler:
     """The case's cluster and scheduler, started, before the first scheduling cycle."""
-    return CaseRun(case, registry).sched
+    try:
+        return CaseRun(case, registry).sched
+    finally:
+        thaw()  # nothing of it runs here: its cycles may be collected as usual
 
 
 def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
     case = case_or_path if isinstance(case_or_path, Case) else load_case(case_or_path)
     with parallelize.case_scope(case.parallel) as opts:
-        res = _run_case(case, registry, explain)
+        try:
+            res = _run_case(case, registry, explain)
+        finally:
+            thaw()  # CaseRun froze what it built
         if opts is not None:
             res.failures.extend(opts.failures())
             if opts.coverage is not None:
