@@ -294,6 +294,14 @@ def json_line(obj: Any) -> Optional[str]:
     return text
 
 
+def _json_values_bound(body: str) -> int:
+    """An upper bound of the YAML values (_check_bounds' count: keys, scalars and containers)
+    of canonical JSON text: every key is followed by a `:`, every other value but the outermost
+    by a `,`, `}` or `]` (each also counted where it sits inside a string, and `{}`, `[]` once
+    each, so never less than the true count)."""
+    return body.count(":") + body.count(",") + body.count("}") + body.count("]") + 1
+
+
 def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
     """The text with each canonical `- {...}` line at column 0 replaced by a placeholder entry,
     the objects those lines hold (in order), an upper bound of their YAML values and the
@@ -332,10 +340,7 @@ def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
             if (body.count("{") + body.count("[") > 100 or _long_key(body)
                     or _canonical(value) != body):
                 continue  # left to YAML
-            # every value is a string (two quotes), a container ({ or [) or a number or literal
-            # (after a `:`, a `,` or a `[`): an upper bound of what _check_bounds would count
-            bound += (body.count('"') // 2 + body.count("{") + 2 * body.count("[")
-                      + body.count(":") + body.count(","))
+            bound += _json_values_bound(body)
             lines[i] = f'- "{mark}"'
             objs.append(value)
     if not objs:

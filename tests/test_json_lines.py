@@ -5,7 +5,7 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from harness.errors import UserError
-from harness.yamlfile import _StrictLoader, json_line, load_yaml_text
+from harness.yamlfile import _StrictLoader, _check_bounds, _json_values_bound, json_line, load_yaml_text
 
 _text = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(), _text,
@@ -47,6 +47,27 @@ def test_any_lines_read_as_yaml_reads_them(bodies):
     except UserError:
         got = UserError
     assert got == want
+
+
+def _yaml_values(value) -> int:
+    """What _check_bounds counts: every container, key and scalar."""
+    if isinstance(value, dict):
+        return 1 + len(value) + sum(_yaml_values(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(_yaml_values(v) for v in value)
+    return 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(_obj)
+def test_the_values_bound_of_a_json_line_is_never_below_yamls_count(obj):
+    """The fast path refuses nothing YAML would accept: its bound is at least YAML's count."""
+    line = json_line(obj)
+    if line is None:
+        return
+    bound = _json_values_bound(line)
+    assert bound >= _yaml_values(obj)
+    assert _check_bounds(line, max_values=bound) is None
 
 
 def test_objects_that_have_no_json_line():
