@@ -318,7 +318,7 @@ class ImageStateSummary:
 # NodeInfo
 # ---------------------------------------------------------------------------------------------
 def _remove_from_slice(lst: List["PodInfo"], uid: str) -> Optional["PodInfo"]:
-    """removeFromSlice: swap the last element into the removed one's place."""
+    """removeFromSlice: the first pod with this UID goes; the last element takes its place."""
     for i, pi in enumerate(lst):
         if pi.pod.uid == uid:
             lst[i] = lst[-1]
@@ -326,12 +326,58 @@ def _remove_from_slice(lst: List["PodInfo"], uid: str) -> Optional["PodInfo"]:
             return pi
     return None
 
+
+# A pod list shorter than this is walked (as removeFromSlice does) rather than indexed.
+_INDEX_MIN = 32
+
+
+class _SliceIndex:
+    """Where each pod of one of NodeInfo's pod lists is (uid -> position), so that RemovePod
+    finds it without walking the list (a node with 20000 pods walked them on every assume and
+    confirm). It describes one list object (`lst`) and is kept in step by NodeInfo's add and
+    remove; removal is removeFromSlice's own swap (the last element into the removed one's
+    place), so the list's order is upstream's. It is given up (the walk again) when a UID shows
+    up twice, since removeFromSlice removes the first of them."""
+
+    __slots__ = ("lst", "pos")
+
+    def __init__(self, lst: List["PodInfo"]):
+        self.lst = lst
+        pos: Dict[str, int] = {}
+        for i, pi in enumerate(lst):
+            pos.setdefault(pi.pod.uid, i)
+        self.pos = pos
+
+    @classmethod
+    def of(cls, lst: List["PodInfo"]) -> Optional["_SliceIndex"]:
+        ix = cls(lst)
+        return ix if len(ix.pos) == len(lst) else None
+
+    def valid_for(self, lst: List["PodInfo"]) -> bool:
+        return self.lst is lst and len(self.pos) == len(lst)
+
+    def remove(self, uid: str) -> Optional["PodInfo"]:
+        """removeFromSlice through the index: the removed pod, or None when the index cannot
+        say (the pod is not there, an error upstream, or the list changed behind it)."""
+        lst = self.lst
+        i = self.pos.get(uid)
+        if i is None or i >= len(lst) or lst[i].pod.uid != uid:
+            return None
+        del self.pos[uid]
+        pi = lst[i]
+        last = lst.pop()
+        if i < len(lst):
+            lst[i] = last
+            self.pos[last.pod.uid] = i
+        return pi
+
+
 class NodeInfo:
     """framework.NodeInfo: a node and the pods on it, with their aggregated requests."""
 
     __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
                  "used_ports", "requested", "non_zero_requested", "allocatable", "image_states",
-                 "pvc_ref_counts", "generation", "__weakref__")
+                 "pvc_ref_counts", "generation", "_indexes", "__weakref__")
 
     def __init__(self, *pods: Pod):
         self.node: Optional[Node] = None
@@ -345,6 +391,8 @@ class NodeInfo:
         self.image_states: Dict[str, ImageStateSummary] = {}
         self.pvc_ref_counts: Dict[str, int] = {}
         self.generation = next_generation()
+        # _SliceIndex (or None) of pods, pods_with_affinity, pods_with_required_anti_affinity
+        self._indexes: List[Optional[_SliceIndex]] = [None, None, None]
         for p in pods:
             self.add_pod(p)
 
@@ -365,20 +413,48 @@ class NodeInfo:
         self.add_pod_info(PodInfo.of(pod))
 
     def add_pod_info(self, pi: PodInfo) -> None:
-        self.pods.append(pi)
+        self._append(0, self.pods, pi)
         if _pod_with_affinity(pi.pod):
-            self.pods_with_affinity.append(pi)
+            self._append(1, self.pods_with_affinity, pi)
         if _pod_with_required_anti_affinity(pi.pod):
-            self.pods_with_required_anti_affinity.append(pi)
+            self._append(2, self.pods_with_required_anti_affinity, pi)
         self._update(pi, 1)
+
+    def _append(self, which: int, lst: List[PodInfo], pi: PodInfo) -> None:
+        lst.append(pi)
+        ix = self._indexes[which]
+        if ix is not None:
+            uid = pi.pod.uid
+            if ix.lst is lst and uid not in ix.pos:
+                ix.pos[uid] = len(lst) - 1
+            else:
+                self._indexes[which] = None
+
+    def _remove(self, which: int, lst: List[PodInfo], uid: str) -> Optional[PodInfo]:
+        """removeFromSlice on one of the pod lists, through its index when it is long."""
+        if len(lst) < _INDEX_MIN:
+            self._indexes[which] = None
+            return _remove_from_slice(lst, uid)
+        ix = self._indexes[which]
+        if ix is None or not ix.valid_for(lst):
+            ix = self._indexes[which] = _SliceIndex.of(lst)
+            if ix is None:
+                return _remove_from_slice(lst, uid)
+        removed = ix.remove(uid)
+        if removed is None:
+            self._indexes[which] = None
+            return _remove_from_slice(lst, uid)
+        return removed
 
     def remove_pod(self, pod: Pod) -> None:
         """NodeInfo.RemovePod: by UID; as removeFromSlice, the last pod takes the removed one's
         place in each list."""
         uid = pod.uid
-        for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
-            _remove_from_slice(lst, uid)
-        removed = _remove_from_slice(self.pods, uid)
+        if self.pods_with_affinity:
+            self._remove(1, self.pods_with_affinity, uid)
+        if self.pods_with_required_anti_affinity:
+            self._remove(2, self.pods_with_required_anti_affinity, uid)
+        removed = self._remove(0, self.pods, uid)
         if removed is None:
             raise KeyError(f"no corresponding pod {pod.name} in pods of node {self.name}")
         self._update(removed, -1)
@@ -428,6 +504,7 @@ class NodeInfo:
         c.image_states = dict(self.image_states)
         c.pvc_ref_counts = dict(self.pvc_ref_counts)
         c.generation = self.generation
+        c._indexes = [None, None, None]  # built again if the copy has pods removed
         return c
 
     clone = snapshot

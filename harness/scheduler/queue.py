@@ -16,6 +16,7 @@ from ..api.objects import Pod
 from ..versions import DEFAULT as DEFAULT_FEATURES
 from ..framework.types import (ActionType, ClusterEvent, EventResource, PodInfo, QueuedPodInfo,
                                QueueingHint)
+from .unschedulable_pods import UnschedulablePods
 
 try:  # framework.PodSchedulingPropertiesChange
     from .events import pod_scheduling_properties_change
@@ -191,7 +192,7 @@ class SchedulingQueue:
         self.active: List[_ActiveItem] = []
         self.backoff: List[_BackoffItem] = []  # podBackoffQ
         self.error_backoff: List[_BackoffItem] = []  # podErrorBackoffQ
-        self.unschedulable: Dict[str, QueuedPodInfo] = {}
+        self.unschedulable = UnschedulablePods()  # uid -> QueuedPodInfo
         self.in_queue: Dict[str, str] = {}  # uid -> ACTIVE_Q / BACKOFF_Q / UNSCHEDULABLE_Q
         self.in_flight: Dict[str, int] = {}  # uid -> index into in_flight_events at pop
         self.in_flight_events: List[Tuple[ClusterEvent, object, object]] = []
@@ -246,10 +247,11 @@ class SchedulingQueue:
         s = fw.run_pre_enqueue_plugins(pinfo.pod)
         if s is None or s.is_success():
             pinfo.gating_plugin = ""
-            return
-        pinfo.unschedulable_plugins.add(s.plugin)
-        pinfo.gating_plugin = s.plugin
-        pinfo.gating_plugin_events = list(self.plugin_events.get(s.plugin, []))
+        else:
+            pinfo.unschedulable_plugins.add(s.plugin)
+            pinfo.gating_plugin = s.plugin
+            pinfo.gating_plugin_events = list(self.plugin_events.get(s.plugin, []))
+        self.unschedulable.refile(pinfo)
 
     def calculate_backoff_duration(self, count: int) -> float:
         """calculateBackoffDuration, in seconds (computed on nanoseconds as upstream)."""
@@ -413,6 +415,7 @@ class SchedulingQueue:
             pinfo.pending_plugins = set()
             pinfo.gating_plugin = ""
             pinfo.gating_plugin_events = []
+            self.unschedulable.refile(pinfo)
             return pinfo
 
     def done(self, uid: str) -> None:
@@ -550,7 +553,11 @@ class SchedulingQueue:
         """MoveAllToActiveOrBackoffQueue over the unschedulable pool."""
         if not self.is_event_of_interest(event):
             return
-        pods = [p for p in self.unschedulable.values() if pre_check is None or pre_check(p.pod)]
+        # the gated pods this event cannot move are left out here rather than one by one in
+        # move_pods_to_active_or_backoff (the same pods, in the same order)
+        pods = self.unschedulable.movable(event, match_cluster_events)
+        if pre_check is not None:
+            pods = [p for p in pods if pre_check(p.pod)]
         self.move_pods_to_active_or_backoff(pods, event, old, new)
 
     def move_pods_to_active_or_backoff(self, pods: Iterable[QueuedPodInfo], event: ClusterEvent,
