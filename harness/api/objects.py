@@ -156,15 +156,27 @@ _MISSING = object()
 
 def _resources_key(pod: Pod) -> str:
     """Everything of the pod that its resource requests are computed from, as one string
-    (repr of plain YAML values: equal strings mean equal contents)."""
+    (repr of plain YAML values: equal strings mean equal contents): of the container statuses
+    only what in-place resize reads (name, resources, allocatedResources: a running pod's
+    containerID and start times would make every replica's key its own), of the conditions only
+    PodResizePending's reason (IsPodResizeInfeasible)."""
     spec = pod.spec_
     status = pod.status
     return repr((
         [(c.get("name"), c.get("resources"), c.get("restartPolicy")) for c in spec.get("containers") or ()],
         [(c.get("name"), c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],
         spec.get("overhead"), spec.get("resources"),
-        status.get("containerStatuses"), status.get("initContainerStatuses"), status.get("conditions"),
+        _resize_part(status.get("containerStatuses")), _resize_part(status.get("initContainerStatuses")),
+        [(c.get("type"), c.get("reason")) if isinstance(c, dict) else c for c in status.get("conditions") or ()
+         if not isinstance(c, dict) or c.get("type") == "PodResizePending"],
         status.get("resize"), status.get("resources"), status.get("allocatedResources")))
+
+
+def _resize_part(statuses: Any) -> Any:
+    if not isinstance(statuses, list):
+        return statuses
+    return [(cs.get("name", ""), cs.get("resources"), cs.get("allocatedResources")) if isinstance(cs, dict) else cs
+            for cs in statuses]
 
 
 class Node(KubeObject):
