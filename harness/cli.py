@@ -131,7 +131,8 @@ def _cmd_run(args) -> int:
                 entries.append(_error_entry(case.path, res, case.name))
                 continue
             results.append(res)
-            entries.append(res.to_json())
+            if args.json:  # (the history of a big case's attempts is costly to build)
+                entries.append(res.to_json())
             if res.passed:
                 passed += 1
                 if not args.json:

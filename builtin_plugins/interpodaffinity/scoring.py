@@ -79,14 +79,49 @@ def _scored_term_keys(node_info) -> Dict[object, int]:
             sel = t.selector
             if sel.is_nothing():
                 continue
-            keys = None
-            for key, op, values in sel.requirements:
-                if op == "In":
-                    keys = [(key, v) for v in values]
-                    break
-            for k in keys if keys is not None else (_ANY_LABELS,):
+            first = _first_in(sel)
+            for k in [(first[0], v) for v in first[1]] if first is not None else (_ANY_LABELS,):
                 out[k] = out.get(k, 0) + 1
     return out
+
+
+def _pod_label_pairs(node_info) -> Dict[object, int]:
+    """node_index keys of a node: the (label key, value) pairs of its pods."""
+    out: Dict[object, int] = {}
+    for pi in node_info.pods:
+        for kv in pi.pod.labels.items():
+            out[kv] = out.get(kv, 0) + 1
+    return out
+
+
+def _first_in(selector):
+    """The (key, values) of the selector's first `In` requirement, or None."""
+    for key, op, values in selector.requirements:
+        if op == "In":
+            return key, values
+    return None
+
+
+def _contributing_nodes(pl, snapshot, pod, has_constraints: bool, own_terms):
+    """The nodes whose processExistingPod calls can add to the score map (node_index): those
+    with a pod whose term can match the incoming pod's labels and, when the incoming pod has
+    preferred terms of its own (own_terms), those with a pod its terms can match; None (every
+    node) when a term of its own has no `In` requirement or there is no index."""
+    index = index_of(pl, "_score_term_index", _scored_term_keys).of(snapshot)
+    if index is None:
+        return None
+    only = union(index, [_ANY_LABELS, *pod.labels.items()])
+    if has_constraints:
+        keys = []
+        for term, _ in own_terms:
+            if term.selector.is_nothing():
+                continue
+            first = _first_in(term.selector)
+            if first is None:
+                return None
+            keys.extend((first[0], v) for v in first[1])
+        only |= union(index_of(pl, "_score_label_index", _pod_label_pairs).of(snapshot), keys)
+    return only
 
 
 def get_pre_score_state(cycle_state) -> PreScoreState:
@@ -188,12 +223,8 @@ class ScoringMixin:
                     self.process_existing_pod(s, existing, node_info, pod, m)
                 return {(k, v): n for k, vals in m.items() for v, n in vals.items()}
 
-            only = None
-            if not has_constraints:
-                # only nodes with a pod whose term can match this pod's labels contribute
-                index = index_of(self, "_score_term_index", _scored_term_keys).of(snapshot)
-                if index is not None:
-                    only = union(index, [_ANY_LABELS, *pod.labels.items()])
+            only = _contributing_nodes(self, snapshot, pod, has_constraints,
+                                       preferred_affinity + preferred_anti_affinity)
             for (k, v), n in _sums(self, "_score_sums").sums(snapshot, sig, contribution, only).items():
                 vals = topo_score.get(k)
                 if vals is None:
