@@ -325,10 +325,15 @@ def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
     for k in range(0, len(where), _JSON_LINE_BATCH):
         batch = where[k:k + _JSON_LINE_BATCH]
         bodies = [lines[i][2:] for i in batch]
+        joined = ", ".join(bodies)
         try:  # one decode per batch: its keys are shared strings (the decoder's memo)
-            values = decoder.decode("[" + ", ".join(bodies) + "]")
+            values = decoder.decode("[" + joined + "]")
         except ValueError:
             values = None
+        # no line of the batch has a long key when the batch has no candidate for one
+        long_keys = len(joined) > 900 and ('\\"' in joined or _LONG_RUN.search(joined) is not None)
+        # the batch's bound covers its lines (and, over-counting, those left to YAML)
+        bound += _json_values_bound(joined)
         for j, i in enumerate(batch):
             body = bodies[j]
             if values is not None:
@@ -338,10 +343,9 @@ def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
                     value = decoder.decode(body)
                 except ValueError:
                     continue  # left to YAML
-            if (body.count("{") + body.count("[") > 100 or _long_key(body)
+            if (body.count("{") + body.count("[") > 100 or (long_keys and _long_key(body))
                     or _canonical(value) != body):
                 continue  # left to YAML
-            bound += _json_values_bound(body)
             lines[i] = f'- "{mark}"'
             objs.append(value)
     if not objs:

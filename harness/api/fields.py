@@ -415,10 +415,79 @@ def unknown_field(obj: Dict[str, Any], kind: str, minor: int = 34) -> Optional[s
     struct = _KINDS.get(kind)
     if struct is None:
         return None
-    return _walk(obj, struct, "", _table(minor))
+    bad = _find(obj, _compiled(minor)[struct], _compiled(minor), True)
+    return None if bad is None else _path(bad)
 
 
-def _walk(value: Any, struct: str, path: str, table: Dict[str, Dict[str, str]]) -> Optional[str]:
+# A struct compiled for the walk: field -> None (a leaf or free-form value) or (shape, struct),
+# shape "." (a struct), "[" (a list of it) or "{" (a map of it).
+_Compiled = Dict[str, Optional[Tuple[str, str]]]
+
+
+@lru_cache(maxsize=None)
+def _compiled(minor: int) -> Dict[str, _Compiled]:
+    out: Dict[str, _Compiled] = {}
+    for name, fields in _table(minor).items():
+        c: _Compiled = {}
+        for k, typ in fields.items():
+            if typ == _LEAF or typ == _FREE:
+                c[k] = None
+            elif typ.startswith("[") or typ.startswith("{"):
+                c[k] = (typ[0], typ[1:-1])
+            else:
+                c[k] = (".", typ)
+        out[name] = c
+    return out
+
+
+def _find(value: Any, fields: _Compiled, table: Dict[str, _Compiled], top: bool) -> Optional[list]:
+    """The first unknown field below value (a struct), as its path's segments in reverse, or
+    None; no path is built on the way (what made the walk cost most)."""
+    if not isinstance(value, dict):
+        return None  # a wrong type is the type check's to report
+    for k, v in value.items():
+        spec = fields.get(k, _UNKNOWN) if isinstance(k, str) else _UNKNOWN
+        if spec is None or v is None:
+            continue
+        if spec is _UNKNOWN:
+            return [k]
+        shape, inner = spec
+        sub = table[inner]
+        if shape == ".":
+            internal = top and k == "metadata"
+            if internal and isinstance(v, dict) and "x-creationIndex" in v:
+                v = {mk: mv for mk, mv in v.items() if mk != "x-creationIndex"}
+            bad = _find(v, sub, table, False)
+            if bad is not None:
+                bad.append(k)
+                return bad
+        elif shape == "[":
+            if isinstance(v, list):
+                for i, item in enumerate(v):
+                    bad = _find(item, sub, table, False)
+                    if bad is not None:
+                        bad.append(f"{k}[{i}]")
+                        return bad
+        elif isinstance(v, dict):
+            for mk, item in v.items():
+                bad = _find(item, sub, table, False)
+                if bad is not None:
+                    bad.append(mk)
+                    bad.append(k)
+                    return bad
+    return None
+
+
+_UNKNOWN: Any = object()
+
+
+def _path(reversed_segments: list) -> str:
+    return ".".join(str(seg) for seg in reversed(reversed_segments))
+
+
+def _walk_reference(value: Any, struct: str, path: str, table: Dict[str, Dict[str, str]]) -> Optional[str]:
+    """The walk written plainly, paths built on the way (what _find answers; the property test
+    compares the two)."""
     if not isinstance(value, dict):
         return None  # a wrong type is the type check's to report
     fields = table[struct]
@@ -435,18 +504,18 @@ def _walk(value: Any, struct: str, path: str, table: Dict[str, Dict[str, str]]) 
             if isinstance(v, list):
                 inner = typ[1:-1]
                 for i, item in enumerate(v):
-                    bad = _walk(item, inner, f"{here}[{i}]", table)
+                    bad = _walk_reference(item, inner, f"{here}[{i}]", table)
                     if bad:
                         return bad
         elif typ.startswith("{"):
             if isinstance(v, dict):
                 inner = typ[1:-1]
                 for mk, item in v.items():
-                    bad = _walk(item, inner, f"{here}.{mk}", table)
+                    bad = _walk_reference(item, inner, f"{here}.{mk}", table)
                     if bad:
                         return bad
         else:
-            bad = _walk(v, typ, here, table)
+            bad = _walk_reference(v, typ, here, table)
             if bad:
                 return bad
     return None

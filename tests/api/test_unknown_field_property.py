@@ -1,0 +1,46 @@
+"""Strict decoding's unknown-field walk (harness.api.fields._find, which builds no path until it
+finds a field) names the same first unknown field as the plain walk, for any object: fields of
+the kind's types mixed with unknown ones, wrong types and nesting, in any order."""
+
+from hypothesis import given, settings, strategies as st
+
+from harness.api import fields
+
+_KINDS = sorted(fields._KINDS)
+
+
+def _value_for(table, struct, draw, depth):
+    """A value for a field of the struct: mostly known fields, sometimes an unknown one."""
+    known = sorted(table[struct])
+    out = {}
+    for _ in range(draw(st.integers(0, 4))):
+        if known and draw(st.integers(0, 5)):
+            k = draw(st.sampled_from(known))
+            typ = table[struct][k]
+            out[k] = _typed(table, typ, draw, depth)
+        else:
+            out[draw(st.sampled_from(["bogus", "x-creationIndex", "resoruces", 7]))] = 1
+    return out
+
+
+def _typed(table, typ, draw, depth):
+    if depth > 3 or typ in (fields._LEAF, fields._FREE) or draw(st.integers(0, 9)) == 0:
+        return draw(st.one_of(st.none(), st.integers(), st.text(max_size=3), st.just({"bogus": 1})))
+    if typ.startswith("["):
+        return [_value_for(table, typ[1:-1], draw, depth + 1) for _ in range(draw(st.integers(0, 2)))]
+    if typ.startswith("{"):
+        return {draw(st.sampled_from(["a", "b"])): _value_for(table, typ[1:-1], draw, depth + 1)
+                for _ in range(draw(st.integers(0, 2)))}
+    return _value_for(table, typ, draw, depth + 1)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.data(), st.sampled_from([34, 35, 36]))
+def test_find_names_the_field_the_plain_walk_names(data, minor):
+    kind = data.draw(st.sampled_from(_KINDS))
+    table = fields._table(minor)
+    struct = fields._KINDS[kind]
+    obj = _value_for(table, struct, data.draw, 0)
+    if data.draw(st.booleans()) and isinstance(obj.get("metadata", {}), dict):
+        obj.setdefault("metadata", {})["x-creationIndex"] = 3  # the harness's own field
+    assert fields.unknown_field(obj, kind, minor) == fields._walk_reference(obj, struct, "", table)
