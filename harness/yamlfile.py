@@ -27,7 +27,7 @@ from .errors import UserError
 from .gcpause import collector_paused
 
 # sized for a 5000-node / 150,000-pod cluster: its `kubectl get -o yaml` dump with status and
-# managedFields is ~750 MB and ~40 million values (README, "Real clusters")
+# managedFields is ~785 MB and ~50 million values (README, "Real clusters")
 MAX_BYTES = 1024 * 1024 * 1024
 MAX_VALUES = 60_000_000
 MAX_OBJECTS = 250_000  # Kubernetes objects in one case (harness.case.loader)
