@@ -48,6 +48,8 @@ def _attempt(file: Optional[str], fn):
     error line printed and (False, that line): one bad file never stops the others."""
     try:
         return True, fn()
+    except BrokenPipeError:  # the reader of our output went away: main() stops quietly
+        raise
     except UserError as e:
         return False, _error(e)
     except RecursionError as e:
@@ -435,6 +437,18 @@ def _tolerant_output() -> None:
                 pass
 
 
+def _quiet_stdout() -> None:
+    """What is still buffered for a closed pipe goes nowhere (instead of a second error when
+    the interpreter flushes it at exit)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real stdout (in-process callers)
+        pass
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     import os
 
@@ -459,6 +473,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         _interrupted("stopped")
         return 130
+    except BrokenPipeError:  # `schedharness run cases/ | head`: stop as a command killed by SIGPIPE
+        _quiet_stdout()
+        return 141
     except RecursionError as e:
         _error(UserError(f"nested or recursive beyond Python's recursion limit ({e})"))
         return 2

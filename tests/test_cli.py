@@ -165,3 +165,29 @@ def test_explain_names_the_batch_hint():
     assert "OpportunisticBatching hint: n2" in proc.stdout
     assert "node n3: not evaluated (the batch's hint passed the filters)" in proc.stdout
     assert "picked: n2" in proc.stdout
+
+
+def test_a_reader_that_goes_away_stops_run_quietly(tmp_path):
+    """`schedharness run cases/ | head -1`: exit as a command killed by SIGPIPE (141), and no
+    "internal error" line. (600 PASS lines of 200 characters: more than a pipe holds, so the
+    command writes after the reader has gone, however its output is buffered.)"""
+    for i in range(600):
+        name = f"c{i:03d}-" + "x" * 195
+        (tmp_path / f"c{i:03d}.yaml").write_text(textwrap.dedent(f"""\
+            apiVersion: schedharness/v1alpha1
+            kind: Case
+            metadata: {{name: {name}}}
+            cluster:
+            - {{apiVersion: v1, kind: Node, metadata: {{name: n1}}, status: {{allocatable: {{cpu: "1", pods: "10"}}}}}}
+            pods:
+            - {{apiVersion: v1, kind: Pod, metadata: {{name: p}}, spec: {{containers: [{{name: c, image: i}}]}}}}
+            expect: {{bindings: {{p: n1}}}}
+            """))
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", str(tmp_path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away after one line, as `head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert first.startswith(b"PASS ")
+    assert "internal error" not in err and "Traceback" not in err
