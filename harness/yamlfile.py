@@ -83,6 +83,9 @@ def _go_float32_g(f: float) -> str:
     return f"{'-' if neg else ''}{whole}" + (f".{frac}" if frac else "")
 
 
+_RESOLVED: dict = {}  # a plain scalar's text -> its implicit tag (_StrictLoader.resolve)
+
+
 class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     """SafeLoader that refuses a key given twice in one mapping (merge keys `<<` excepted), keeps
     a timestamp-looking scalar as its text and turns integer, float and boolean keys into text,
@@ -91,6 +94,20 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def construct_yaml_timestamp(self, node):
         return self.construct_scalar(node)
+
+    def resolve(self, kind, value, implicit):
+        """Resolver.resolve, its answer for a plain scalar remembered per text (the same keys
+        and values recur in every object of a dump: a third of reading one, unremembered)."""
+        if kind is yaml.ScalarNode and not self.yaml_path_resolvers:
+            if not implicit[0]:
+                return self.DEFAULT_SCALAR_TAG
+            tag = _RESOLVED.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_RESOLVED) < 100_000:
+                    _RESOLVED[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
 
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, yaml.MappingNode):
