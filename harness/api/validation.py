@@ -8,8 +8,9 @@ match the whole string (Go's ``^...$`` without the multi-line flag: no trailing 
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import List
+from typing import Callable, List, Set
 
 __all__ = [
     "regex_error", "max_len_error", "empty_error", "is_qualified_name", "is_valid_label_value",
@@ -66,6 +67,24 @@ def _blen(s: str) -> int:
     return len(s.encode("utf-8"))
 
 
+def _remember_valid(check: Callable[[str], List[str]]) -> Callable[[str], List[str]]:
+    """The check, a string it found valid remembered (up to 100,000 of them: the same names,
+    label keys and values recur in every object of a big cluster)."""
+    valid: Set[str] = set()
+
+    @functools.wraps(check)
+    def remembered(value: str) -> List[str]:
+        if type(value) is str and value in valid:
+            return []
+        errs = check(value)
+        if not errs and type(value) is str and len(valid) < 100_000:
+            valid.add(value)
+        return errs
+
+    return remembered
+
+
+@_remember_valid
 def is_dns1123_subdomain(value: str) -> List[str]:
     """validation.IsDNS1123Subdomain."""
     errs: List[str] = []
@@ -76,6 +95,7 @@ def is_dns1123_subdomain(value: str) -> List[str]:
     return errs
 
 
+@_remember_valid
 def is_qualified_name(value: str) -> List[str]:
     """validation.IsQualifiedName."""
     errs: List[str] = []
@@ -102,6 +122,7 @@ def is_qualified_name(value: str) -> List[str]:
     return errs
 
 
+@_remember_valid
 def is_valid_label_value(value: str) -> List[str]:
     """validation.IsValidLabelValue."""
     errs: List[str] = []
