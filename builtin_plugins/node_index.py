@@ -48,13 +48,7 @@ class NodeKeyIndex:
                         del where[name]
                         if not where:
                             del index[k]
-                    new = per_node[name] = keys_of(ni)
-                    for k, n in new.items():
-                        where = index.get(k)
-                        if where is None:
-                            index[k] = {name: n}
-                        else:
-                            where[name] = n
+                    per_node[name] = _add(index, name, keys_of(ni))
                 else:
                     self._state = (snap, nodes, epoch, len(journal), index, per_node)
                     return index
@@ -63,15 +57,20 @@ class NodeKeyIndex:
         keys_of = self._keys_of
         for ni in nodes:
             name = ni.node.name
-            keys = per_node[name] = keys_of(ni)
-            for k, n in keys.items():
-                where = index.get(k)
-                if where is None:
-                    index[k] = {name: n}
-                else:
-                    where[name] = n
+            per_node[name] = _add(index, name, keys_of(ni))
         self._state = (snap, nodes, snap.journal_epoch, len(journal), index, per_node)
         return index
+
+
+def _add(index: Dict[Hashable, Dict[str, int]], name: str, keys: Keys) -> Keys:
+    """The node's keys entered in the index; returns them."""
+    for k, n in keys.items():
+        where = index.get(k)
+        if where is None:
+            index[k] = {name: n}
+        else:
+            where[name] = n
+    return keys
 
 
 def union(index: Dict[Hashable, Dict[str, int]], keys: Iterable[Hashable]) -> Set[str]:

@@ -53,3 +53,41 @@ def test_incremental_sums_equal_a_walk(n, steps):
         finally:
             node_sums.ENABLED = True
         assert got == want
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(n=st.integers(1, 5), steps=st.lists(st.tuples(st.integers(0, 4), contrib_st, st.sampled_from(["x", "x", "y"]),
+                                                     st.sets(st.integers(0, 4))), max_size=12))
+def test_sums_over_the_nodes_that_can_contribute_equal_a_walk(n, steps):
+    """With `only` (node_index's answer: every node outside it contributes nothing), partial walks
+    and their catch-up from the journal give the sums of a walk over every node."""
+    snap = _Snap(n)
+    sums = NodeSums()
+    contrib = lambda ni: dict(ni.contrib)  # noqa: E731
+    for idx, c, sig, extra in steps:
+        ni = snap.node_info_list[idx % n]
+        ni.contrib = c
+        snap.journal.append(ni.node.name)
+        only = {x.node.name for x in snap.node_info_list if x.contrib} | {f"n{i}" for i in extra}
+        got = sums.sums(snap, sig, contrib, only)
+        node_sums.ENABLED = False
+        try:
+            want = NodeSums().sums(snap, sig, contrib)
+        finally:
+            node_sums.ENABLED = True
+        assert got == want
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(n=st.integers(1, 5), steps=st.lists(st.tuples(st.integers(0, 4), contrib_st), max_size=12))
+def test_node_index_kept_from_the_journal_equals_a_fresh_one(n, steps):
+    from builtin_plugins.node_index import NodeKeyIndex
+
+    snap = _Snap(n)
+    keys_of = lambda ni: {k: v for k, v in ni.contrib.items() if v > 0}  # noqa: E731
+    index = NodeKeyIndex(keys_of)
+    for idx, c in steps:
+        ni = snap.node_info_list[idx % n]
+        ni.contrib = c
+        snap.journal.append(ni.node.name)
+        assert index.of(snap) == NodeKeyIndex(keys_of).of(snap)
