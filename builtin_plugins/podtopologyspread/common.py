@@ -4,11 +4,13 @@ select a pod (framework/plugins/helper/spread.go)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from harness.api import labels as labelsel
 from harness.api.nodeaffinity import RequiredNodeAffinity
 from harness.api.taints import do_not_schedule_taints_filter, find_matching_untolerated_taint
+
+from ..node_index import index_of, union
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
@@ -158,6 +160,49 @@ def count_pods_match_selector(pod_infos, selector: labelsel.Selector, ns: str) -
         if matches(p.labels):
             count += 1
     return count
+
+
+def pod_label_keys(node_info) -> Dict[tuple, int]:
+    """node_index keys of a node: (namespace, label key, value) of each pod countPodsMatchSelector
+    counts (terminating pods are not counted)."""
+    out: Dict[tuple, int] = {}
+    for pi in node_info.pods:
+        p = pi.pod
+        if p.deletion_timestamp is not None:
+            continue
+        ns = p.namespace
+        for k, v in p.labels.items():
+            key = (ns, k, v)
+            out[key] = out.get(key, 0) + 1
+    return out
+
+
+def matching_nodes(pl, snap, constraints, ns):
+    """The nodes with a pod of the namespace that a constraint's selector can match (by the
+    selector's smallest `In` requirement; node_index), or None when a constraint has no such
+    requirement or there is no index: on every other node countPodsMatchSelector is 0 for
+    each constraint."""
+    index = None
+    out = set()
+    for c in constraints:
+        sel = c.selector
+        if sel.is_nothing() or sel.empty():
+            continue  # counts nothing anywhere
+        best = None
+        for key, op, values in sel.requirements:
+            if op != "In":
+                continue
+            if index is None:
+                index = index_of(pl, "_pod_label_index", pod_label_keys).of(snap)
+                if index is None:
+                    return None
+            nodes = union(index, [(ns, key, v) for v in values])
+            if best is None or len(nodes) < len(best):
+                best = nodes
+        if best is None:
+            return None
+        out |= best
+    return out
 
 
 def pod_labels_match_spread_constraints(constraints: Sequence[TopologySpreadConstraint],

@@ -10,7 +10,7 @@ from harness.framework import CycleState, NotFoundError, Status
 from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, rejection
 from ..topology_values import NodeColumns
 from .common import (MAX_INT32, TopologySpreadConstraint,
-                     count_pods_match_selector, node_labels_match_spread_constraints,
+                     count_pods_match_selector, matching_nodes, node_labels_match_spread_constraints,
                      required_affinity_match, required_node_affinity)
 
 NAME = "PodTopologySpread"
@@ -122,18 +122,23 @@ def cal_pre_filter_state(pl, pod, all_nodes) -> PreFilterState:
     snap = getattr(getattr(pl, "handle", None), "snapshot", None)
     incremental = (USE_NODE_COUNTS_CACHE and snap is not None and getattr(snap, "journal", None) is not None
                    and all_nodes is snap.node_info_list)
+    only = None
     if incremental:
         totals = _incremental_totals(pl, snap, sig, pod, constraints, require, inclusion, ns)
         if totals is not None:
             s.tp_value_to_match_num = tp_maps = [dict(m) for m in totals]
             return _finish(s, tp_maps, constraints, pod)
+        # a node no constraint's selector can count on still gives its topology values (with
+        # 0): they are domains of the critical paths, in the order the walk meets them
+        only = matching_nodes(pl, snap, constraints, ns)
     for node_info in all_nodes:
         node = node_info.node
         entry = cache.get(node.name) if USE_NODE_COUNTS_CACHE else None
         if entry is not None and entry[0] == node_info.generation and entry[1] is node and entry[2] == sig:
             counts = entry[3]
         else:
-            counts = _node_counts(node_info, pod, constraints, require, inclusion, ns)
+            counts = _node_counts(node_info, pod, constraints, require, inclusion, ns,
+                                  count=only is None or node.name in only)
             cache[node.name] = (node_info.generation, node, sig, counts)
         for i, value, count in counts:
             m = tp_maps[i]
@@ -154,8 +159,9 @@ def _finish(s: PreFilterState, tp_maps, constraints, pod) -> PreFilterState:
     return s
 
 
-def _node_counts(node_info, pod, constraints, require, inclusion: bool, ns: str):
-    """One node's part of calPreFilterState: (constraint index, topology value, matching pods)."""
+def _node_counts(node_info, pod, constraints, require, inclusion: bool, ns: str, count: bool = True):
+    """One node's part of calPreFilterState: (constraint index, topology value, matching pods).
+    `count` False: the node has no pod the selectors can match (node_index), 0 for each."""
     node = node_info.node
     out = []
     if not inclusion:
@@ -167,7 +173,8 @@ def _node_counts(node_info, pod, constraints, require, inclusion: bool, ns: str)
     for i, c in enumerate(constraints):
         if inclusion and not c.match_node_inclusion_policies(pod, node, require):
             continue
-        out.append((i, node_labels[c.topology_key], count_pods_match_selector(node_info.pods, c.selector, ns)))
+        out.append((i, node_labels[c.topology_key],
+                    count_pods_match_selector(node_info.pods, c.selector, ns) if count else 0))
     return out
 
 

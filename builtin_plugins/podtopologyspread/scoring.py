@@ -10,10 +10,9 @@ from typing import Dict, List, Optional, Set
 
 from harness.framework import MAX_NODE_SCORE, CycleState, NotFoundError, Status
 
-from ..node_index import index_of, union
 from ..topology_values import NodeColumns
 from . import filtering
-from .common import (LABEL_HOSTNAME, TopologySpreadConstraint, count_pods_match_selector,
+from .common import (LABEL_HOSTNAME, TopologySpreadConstraint, count_pods_match_selector, matching_nodes,
                      node_labels_match_spread_constraints, required_affinity_match,
                      required_node_affinity)
 
@@ -211,7 +210,7 @@ def _score_totals(pl, snap, sig, pod, constraints, require, inclusion, require_a
     totals = [{} for _ in constraints]
     per_node = {}
     walk = nodes
-    only = _matching_nodes(pl, snap, constraints, ns)
+    only = matching_nodes(pl, snap, constraints, ns)
     if only is not None:  # the other nodes count 0 for every constraint
         walk = [ni for ni in nodes if ni.node.name in only]
     for ni in walk:
@@ -221,48 +220,6 @@ def _score_totals(pl, snap, sig, pod, constraints, require, inclusion, require_a
             totals[i][v] = totals[i].get(v, 0) + c
     pl._score_totals = (sig, snap, nodes, snap.journal_epoch, len(snap.journal), totals, per_node, only is not None)
     return totals
-
-
-def _pod_label_keys(node_info) -> Dict[tuple, int]:
-    """node_index keys of a node: (namespace, label key, value) of each pod countPodsMatchSelector
-    counts (terminating pods are not counted)."""
-    out: Dict[tuple, int] = {}
-    for pi in node_info.pods:
-        p = pi.pod
-        if p.deletion_timestamp is not None:
-            continue
-        ns = p.namespace
-        for k, v in p.labels.items():
-            key = (ns, k, v)
-            out[key] = out.get(key, 0) + 1
-    return out
-
-
-def _matching_nodes(pl, snap, constraints, ns):
-    """The nodes with a pod of the namespace that a constraint's selector can match (by the
-    selector's smallest `In` requirement), or None when a constraint has no such requirement or
-    there is no index."""
-    index = None
-    out = set()
-    for c in constraints:
-        sel = c.selector
-        if sel.is_nothing() or sel.empty():
-            continue  # counts nothing anywhere
-        best = None
-        for key, op, values in sel.requirements:
-            if op != "In":
-                continue
-            if index is None:
-                index = index_of(pl, "_pod_label_index", _pod_label_keys).of(snap)
-                if index is None:
-                    return None
-            nodes = union(index, [(ns, key, v) for v in values])
-            if best is None or len(nodes) < len(best):
-                best = nodes
-        if best is None:
-            return None
-        out |= best
-    return out
 
 
 def get_pre_score_state(cycle_state: CycleState) -> PreScoreState:
