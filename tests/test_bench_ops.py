@@ -393,3 +393,13 @@ def test_the_small_workloads_schedule_every_measured_pod(name, outcome):
         # 10; 100 ms at 1 ms per attempt: 100 pods
         assert result["scheduledPods"] == 100
         assert len(run.cluster.list("ResourceClaim", "init")) == 10
+
+
+def test_a_half_full_dra_cluster_with_the_node_table_schedules():
+    """SteadyStateClusterResourceClaimTemplate/half at 70 nodes (enough for the node table):
+    DynamicResources rejects full nodes with a Status subclass of its own, which the rejections
+    kept as columns must take as a Status (it ended the run with a TypeError)."""
+    [wl] = load_workloads(SHIPPED, "SteadyStateClusterResourceClaimTemplate/half_500nodes",
+                          {"nodesWithDRA": 70, "initClaims": 350, "duration": "300ms"})
+    result = WorkloadRun(wl, quiet=True).run()
+    assert result["scheduledPods"] == result["measuredPods"] > 0 and result["unscheduledPods"] == 0

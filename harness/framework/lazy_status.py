@@ -29,7 +29,7 @@ _new = object.__new__
 
 def make_status(kind: Any) -> Status:
     """The Status of a kind: a Status as it is, else a fresh Status(code, *reasons, plugin=)."""
-    if kind.__class__ is Status:
+    if isinstance(kind, Status):
         return kind
     code, reasons, plugin = kind
     s = _new(Status)
@@ -115,7 +115,7 @@ class ChunkVerdicts:
         self.kind_of[positions[rejected]] = other.kind_of[rejected] + base
 
     def has_error(self) -> bool:
-        return any(k.__class__ is Status and k.code not in REJECTED_CODES for k in self.kinds)
+        return any(isinstance(k, Status) and k.code not in REJECTED_CODES for k in self.kinds)
 
     def status(self, pos: int) -> Optional[Status]:
         k = int(self.kind_of[pos])
@@ -185,7 +185,7 @@ class LazyStatuses:
             for kind, c in zip(kinds, per_kind):
                 if not c:
                     continue
-                reasons = kind.get_reasons() if kind.__class__ is Status else kind[1]
+                reasons = kind.get_reasons() if isinstance(kind, Status) else kind[1]
                 for r in reasons:
                     counts[r] = counts.get(r, 0) + c
 
@@ -195,7 +195,7 @@ class LazyStatuses:
         for t, rows, kind_of, kinds in self.chunks:
             if t is not table:
                 return False
-            kc = np.array([int(k.code) if k.__class__ is Status else int(k[0]) for k in kinds], dtype=np.int64)
+            kc = np.array([int(k.code) if isinstance(k, Status) else int(k[0]) for k in kinds], dtype=np.int64)
             codes[rows] = kc[kind_of]
         return True
 

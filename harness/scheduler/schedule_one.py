@@ -636,7 +636,7 @@ class SchedulingCycles:
                 pieces.append(row_arr[kept_pos])
             rejected_pos = (~fits).nonzero()[0]
             nts.add_lazy(table, row_arr[rejected_pos], v.kind_of[rejected_pos], v.kinds)
-            for plugin, code in {(k.plugin, k.code) if k.__class__ is Status else (k[2], k[0]) for k in v.kinds}:
+            for plugin, code in {(k.plugin, k.code) if isinstance(k, Status) else (k[2], k[0]) for k in v.kinds}:
                 diagnosis.add_plugin_code(plugin, code)
         if pieces and len(feasible) > 1:
             return NodeRows(feasible, table, node_table.concat_rows(pieces))
