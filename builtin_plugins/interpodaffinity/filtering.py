@@ -13,6 +13,7 @@ from harness.framework import NotFoundError, PodInfo, Status, hookimpl
 from harness.framework.types import AffinityTerm
 
 from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, fill_rejections
+from ..node_index import index_of, union
 from ..node_sums import NodeSums
 from ..topology_values import NodeColumns
 
@@ -213,6 +214,49 @@ def _incoming_contribution(affinity_terms, anti_affinity_terms, node_info) -> Tu
     return aff, anti
 
 
+def pod_label_pairs(node_info) -> Dict[object, int]:
+    """node_index keys of a node: the (label key, value) pairs of its pods (all of them, as
+    PreFilter's and PreScore's walks over the incoming pod's terms read them)."""
+    out: Dict[object, int] = {}
+    for pi in node_info.pods:
+        for kv in pi.pod.labels.items():
+            out[kv] = out.get(kv, 0) + 1
+    return out
+
+
+def first_in(selector):
+    """The (key, values) of the selector's first `In` requirement, or None."""
+    for key, op, values in selector.requirements:
+        if op == "In":
+            return key, values
+    return None
+
+
+def _nodes_a_term_can_count(pl, snap, terms, every: bool):
+    """The nodes with a pod whose labels the terms can match (node_index): by each term's first
+    `In` requirement, or with `every` (a pod counts only if it matches every term) by the first
+    term that has one; None (every node) when a term (with `every`: each) has none."""
+    keys = []
+    for t in terms:
+        if t.selector.is_nothing():
+            if every:
+                return set()  # no pod matches every term
+            continue
+        first = first_in(t.selector)
+        if first is None:
+            if every:
+                continue
+            return None
+        keys.extend((first[0], v) for v in first[1])
+        if every:
+            break
+    else:
+        if every:
+            return None  # no term with an `In` requirement
+    index = index_of(pl, "_score_label_index", pod_label_pairs).of(snap)
+    return None if index is None else union(index, keys)
+
+
 def terms_signature(term_lists) -> Optional[str]:
     """What matching reads of a pod's terms; None when a term's namespaces depend on the
     cluster's namespaces (a merged namespaceSelector): such counts are not kept."""
@@ -308,19 +352,25 @@ class FilteringMixin:
             ns_labels = s.namespace_labels
             if nodes_with_required_anti_affinity_pods:
                 sig = repr((pod.namespace, pod.labels, ns_labels))
+                # (only the nodes with such pods contribute)
+                holders = {ni.node.name for ni in nodes_with_required_anti_affinity_pods}
                 s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
-                    snap, sig, lambda ni: _existing_contribution(pod, ns_labels, ni))
+                    snap, sig, lambda ni: _existing_contribution(pod, ns_labels, ni), holders)
                 # the topology keys of those pairs, for filter_nodes
                 s.existing_keys = _sums(self, "_existing_key_sums").sums(
-                    snap, sig, lambda ni: dict.fromkeys([k for k, _ in _existing_contribution(pod, ns_labels, ni)], 1))
+                    snap, sig, lambda ni: dict.fromkeys([k for k, _ in _existing_contribution(pod, ns_labels, ni)], 1),
+                    holders)
             if affinity_terms or anti_affinity_terms:
                 sig = terms_signature([affinity_terms, anti_affinity_terms])
+                # only nodes with a pod the terms can match contribute (node_index)
                 if affinity_terms:
                     s.affinity_counts = _sums(self, "_affinity_sums").sums(
-                        snap, sig, lambda ni: _incoming_contribution(affinity_terms, (), ni)[0])
+                        snap, sig, lambda ni: _incoming_contribution(affinity_terms, (), ni)[0],
+                        _nodes_a_term_can_count(self, snap, affinity_terms, every=True))
                 if anti_affinity_terms:
                     s.anti_affinity_counts = _sums(self, "_anti_affinity_sums").sums(
-                        snap, sig, lambda ni: _incoming_contribution((), anti_affinity_terms, ni)[1])
+                        snap, sig, lambda ni: _incoming_contribution((), anti_affinity_terms, ni)[1],
+                        _nodes_a_term_can_count(self, snap, anti_affinity_terms, every=False))
         else:
             s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
                 pod, s.namespace_labels, nodes_with_required_anti_affinity_pods)

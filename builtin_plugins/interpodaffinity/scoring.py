@@ -15,7 +15,7 @@ from harness.framework import MAX_NODE_SCORE, NotFoundError, PodInfo, Status, ho
 
 from ..node_index import index_of, union
 from ..topology_values import NodeColumns
-from .filtering import _sums, terms_signature
+from .filtering import _sums, first_in, pod_label_pairs, terms_signature
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness.api.objects import Node, Pod
@@ -79,27 +79,10 @@ def _scored_term_keys(node_info) -> Dict[object, int]:
             sel = t.selector
             if sel.is_nothing():
                 continue
-            first = _first_in(sel)
+            first = first_in(sel)
             for k in [(first[0], v) for v in first[1]] if first is not None else (_ANY_LABELS,):
                 out[k] = out.get(k, 0) + 1
     return out
-
-
-def _pod_label_pairs(node_info) -> Dict[object, int]:
-    """node_index keys of a node: the (label key, value) pairs of its pods."""
-    out: Dict[object, int] = {}
-    for pi in node_info.pods:
-        for kv in pi.pod.labels.items():
-            out[kv] = out.get(kv, 0) + 1
-    return out
-
-
-def _first_in(selector):
-    """The (key, values) of the selector's first `In` requirement, or None."""
-    for key, op, values in selector.requirements:
-        if op == "In":
-            return key, values
-    return None
 
 
 def _contributing_nodes(pl, snapshot, pod, has_constraints: bool, own_terms):
@@ -116,11 +99,11 @@ def _contributing_nodes(pl, snapshot, pod, has_constraints: bool, own_terms):
         for term, _ in own_terms:
             if term.selector.is_nothing():
                 continue
-            first = _first_in(term.selector)
+            first = first_in(term.selector)
             if first is None:
                 return None
             keys.extend((first[0], v) for v in first[1])
-        only |= union(index_of(pl, "_score_label_index", _pod_label_pairs).of(snapshot), keys)
+        only |= union(index_of(pl, "_score_label_index", pod_label_pairs).of(snapshot), keys)
     return only
 
 
