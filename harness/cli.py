@@ -210,7 +210,9 @@ def _cmd_explain(args) -> int:
     from .report import explain
 
     case = load_case(args.case)
-    res = run_case(case, _registry_for(case, args), explain=True)
+    # with a pod named, only its attempts are recorded node by node (a 5000-node case's 300
+    # pending pods would each keep 5000 nodes' filter tables)
+    res = run_case(case, _registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True)
     print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
     if args.pod and pod_ref(args.pod) not in known:
@@ -219,13 +221,13 @@ def _cmd_explain(args) -> int:
     return 0
 
 
-def _validate_case(path: str, args) -> str:
+def _validate_case(path: str, args, data=None) -> str:
     """Exactly what `run` does before scheduling: load, default and check every object, build
-    the profiles, check the expectations."""
-    from .case.loader import load_case
+    the profiles, check the expectations. `data`: the file's document, already read."""
+    from .case.loader import case_from_data, load_case
     from .case.runner import build_scheduler
 
-    case = load_case(path)
+    case = load_case(path) if data is None else case_from_data(data, path, copy_objects=False)
     build_scheduler(case, _registry_for(case, args))
     return f"{path}: valid case"
 
@@ -246,6 +248,16 @@ def _validate_config(path: str, data, args) -> str:
 
 
 def _validate_path(path: str, args, in_folder: bool) -> Optional[str]:
+    from .gcpause import collector_paused, thaw
+
+    try:
+        with collector_paused(freeze=True):  # as load_case: a big case's objects (gcpause)
+            return _validate_read(path, args, in_folder)
+    finally:
+        thaw()
+
+
+def _validate_read(path: str, args, in_folder: bool) -> Optional[str]:
     from .case.loader import classify_data, classify_file
     from .yamlfile import load_yaml_file
 
@@ -255,7 +267,7 @@ def _validate_path(path: str, args, in_folder: bool) -> Optional[str]:
     data = load_yaml_file(path, UserError)
     verdict, why = classify_data(data)
     if verdict in ("case", "invalid"):
-        return _validate_case(path, args)
+        return _validate_case(path, args, data)  # (read once: a big case twice would not fit)
     if in_folder and not (isinstance(data, dict) and data.get("kind") == "KubeSchedulerConfiguration"):
         return f"{path}: skipped: {why}"
     return _validate_config(path, data, args)

@@ -7,7 +7,7 @@ import contextlib
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import AbstractSet, Any, Dict, List, Optional, Union
 
 import copy
 
@@ -133,11 +133,11 @@ class CaseRun:
     """One case being run: the simulated API server with the case's objects, the scheduler,
     and what the case did to them (steps)."""
 
-    def __init__(self, case: Case, registry=None, explain: bool = False):
+    def __init__(self, case: Case, registry=None, explain: Union[bool, AbstractSet[str]] = False):
         with collector_paused(freeze=True):  # a big cluster's objects and cache at once (gcpause)
             self._build(case, registry, explain)
 
-    def _build(self, case: Case, registry, explain: bool) -> None:
+    def _build(self, case: Case, registry, explain: Union[bool, AbstractSet[str]]) -> None:
         self.case = case
         registry = registry or (build_registry(case.plugins) if case.plugins else default_registry())
         features = self.features = case.features
@@ -447,7 +447,7 @@ def build_scheduler(case: Case, registry=None) -> Scheduler:
         thaw()  # nothing of it runs here: its cycles may be collected as usual
 
 
-def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
+def run_case(case_or_path, registry=None, explain: Union[bool, AbstractSet[str]] = False) -> CaseResult:
     case = case_or_path if isinstance(case_or_path, Case) else load_case(case_or_path)
     with parallelize.case_scope(case.parallel) as opts:
         try:
@@ -462,8 +462,8 @@ def run_case(case_or_path, registry=None, explain: bool = False) -> CaseResult:
     return res
 
 
-def _run_case(case: Case, registry, explain: bool) -> CaseResult:
-    run = CaseRun(case, registry, explain=explain or has_decisions(case))
+def _run_case(case: Case, registry, explain: Union[bool, AbstractSet[str]]) -> CaseResult:
+    run = CaseRun(case, registry, explain=True if has_decisions(case) else explain)
     with _naming(case.path, "pods"):  # the first run schedules the case's pods
         run.run()
     res = CaseResult(case, True, scheduler=run.engine)

@@ -397,7 +397,7 @@ class SchedulingCycles:
         record.pre_filter = st
         if s.keep_records:  # read by reports and decision assertions only
             record.diagnosis, record.num_nodes = diagnosis, len(all_nodes)
-        if s.explain and (st is None or st.is_success()):
+        if s.explains(pod) and (st is None or st.is_success()):
             for ni in all_nodes:
                 record.filter_table[ni.node.name] = fw.run_filter_plugins_verbose(state, pod, ni)
                 added, state_n, ni_n, err = fw._add_ge_nominated_pods(pod, state, ni)
@@ -676,7 +676,7 @@ class SchedulingCycles:
         st = fw.run_pre_score_plugins(state, pod, nodes)
         if st is not None and not st.is_success():
             raise _CycleError(st)
-        detail = record.score_detail if (record is not None and self.sched.explain) else None
+        detail = record.score_detail if (record is not None and self.sched.explains(pod)) else None
         opts = parallelize.current()
         if opts is not None and opts.parallel and len(nodes) > 1:
             node_map = parallel_filter.score_node_map(opts, fw.parallelism)

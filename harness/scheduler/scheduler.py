@@ -159,7 +159,9 @@ class Scheduler:
         self._binding_seq = itertools.count()
         self._binding_of_pod: Dict[str, Any] = {}  # pod uid -> its waiting binding goroutine
         self._pod_of_binding: Dict[Any, str] = {}  # and back
-        self.explain = False  # record every filter status and score, for `schedharness explain`
+        # record every filter status and score, for `schedharness explain`: True for every pod,
+        # or the keys of the pods to record (explains)
+        self.explain = False
         self.keep_records = True  # keep each cycle's statuses and scores (reports); off in bench
         self.tracked_pods: List[str] = []
 
@@ -170,6 +172,11 @@ class Scheduler:
         """sched.Run -> SchedulingQueue.Run: the flush ticks count from now (the process starts
         scheduling when it becomes the leader)."""
         self.next_flush_tick = self.clock.now() + UNSCHEDULABLE_FLUSH_PERIOD
+
+    def explains(self, pod) -> bool:
+        """Are explain's records (every node's filter statuses, the score detail) kept for this pod?"""
+        e = self.explain
+        return bool(e) and (e is True or pod.key in e)
 
     def start(self) -> None:
         for node in sorted(self.cluster.list("Node"), key=lambda n: n.name):
