@@ -20,6 +20,19 @@ def _yaml(text):
     return yaml.load(text, Loader=_StrictLoader)
 
 
+def _reads_as_yaml(text):
+    """load_yaml_text gives YAML's value, or an error where YAML gives one."""
+    try:
+        want = _yaml(text)
+    except yaml.YAMLError:
+        want = UserError
+    try:
+        got = load_yaml_text(text, "t.yaml", UserError)
+    except UserError:
+        got = UserError
+    assert got == want
+
+
 @settings(max_examples=200, deadline=None)
 @given(_obj)
 def test_a_json_line_reads_back_as_yaml_reads_it(obj):
@@ -38,15 +51,7 @@ def test_a_json_line_reads_back_as_yaml_reads_it(obj):
 def test_any_lines_read_as_yaml_reads_them(bodies):
     """Canonical or not, valid or not: the result (or the error) is YAML's."""
     text = "kind: K\ncluster:\n" + "".join(f"- {b}\n" for b in bodies) + "pods: []\n"
-    try:
-        want = _yaml(text)
-    except yaml.YAMLError:
-        want = UserError
-    try:
-        got = load_yaml_text(text, "t.yaml", UserError)
-    except UserError:
-        got = UserError
-    assert got == want
+    _reads_as_yaml(text)
 
 
 def _yaml_values(value) -> int:
@@ -81,15 +86,7 @@ def test_objects_that_have_no_json_line():
 def test_a_placeholder_lookalike_in_a_quoted_scalar_is_yaml_read():
     # a `- {` line inside a multi-line quoted scalar belongs to the scalar, not to a sequence
     text = 'a: "one\n- {"b": 1}\n"\nc:\n- {"d": 2}\n'
-    try:
-        want = _yaml(text)
-    except yaml.YAMLError:
-        want = UserError
-    try:
-        got = load_yaml_text(text, "t.yaml", UserError)
-    except UserError:
-        got = UserError
-    assert got == want
+    _reads_as_yaml(text)
 
 
 def test_keys_as_long_as_yaml_allows():
