@@ -781,13 +781,7 @@ class Framework:
                 sub = nodes.take(alive)
             else:
                 sub = [nodes[i] for i in alive]
-            sts = None
-            bfn = batch.get(name) if self.use_batch else None
-            if bfn is not None:
-                try:
-                    sts = bfn(state, pod, sub)
-                except Exception:
-                    sts = None  # the per-node calls below give each node its own error
+            sts = self._batch_filter(batch, name, state, pod, sub)
             if sts is None:
                 sts = _filter_each(name, pc.fn, state, pod, sub)
             if not any(sts):  # all None (a Status is truthy): every node still feasible
@@ -802,6 +796,17 @@ class Framework:
             if not alive:
                 break
         return out
+
+    def _batch_filter(self, batch, name: str, state: CycleState, pod, sub):
+        """The plugin's batch Filter form over sub, or None: it has none, the batch forms are
+        off, or it raised (the per-node calls then give each node its own error)."""
+        bfn = batch.get(name) if self.use_batch else None
+        if bfn is None:
+            return None
+        try:
+            return bfn(state, pod, sub)
+        except Exception:
+            return None
 
     def run_filter_plugins_batch_lazy(self, state: CycleState, pod, nodes: NodeRows) -> ChunkVerdicts:
         """run_filter_plugins_batch on rows of the node table, as ChunkVerdicts: what a batch
@@ -818,13 +823,7 @@ class Framework:
             if name in skip:
                 continue
             sub = nodes if len(alive) == n else nodes.take(alive.tolist())
-            sts = None
-            bfn = batch.get(name) if self.use_batch else None
-            if bfn is not None:
-                try:
-                    sts = bfn(state, pod, sub)
-                except Exception:
-                    sts = None  # the per-node calls below give each node its own error
+            sts = self._batch_filter(batch, name, state, pod, sub)
             if sts.__class__ is StatusColumn:
                 rejected = out.set_column(alive, sts, name)
                 if rejected is not None:

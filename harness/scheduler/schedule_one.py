@@ -533,9 +533,7 @@ class SchedulingCycles:
             while i < n and len(feasible) < to_find:
                 size = min(to_find - len(feasible), n - i)
                 lo = (start + i) % n
-                chunk = nodes[lo:lo + size]
-                if len(chunk) < size:  # wraps around the end of the list
-                    chunk = chunk + nodes[:size - len(chunk)]
+                chunk = _wrapped_chunk(nodes, lo, size)
                 if table is not None:
                     chunk = NodeRows(chunk, table, node_table.rows_of_chunk(table, lo, size, n))
                 i += size
@@ -591,9 +589,7 @@ class SchedulingCycles:
         while i < n and len(feasible) < to_find:
             size = min(to_find - len(feasible), n - i)
             lo = (start + i) % n
-            chunk = nodes[lo:lo + size]
-            if len(chunk) < size:  # wraps around the end of the list
-                chunk = chunk + nodes[:size - len(chunk)]
+            chunk = _wrapped_chunk(nodes, lo, size)
             rows = node_table.rows_of_chunk(table, lo, size, n)
             chunk = NodeRows(chunk, table, rows)
             i += size
@@ -904,6 +900,15 @@ def _walk_nodes(nodes: List[NodeInfo], start: int, to_find: int, status_of, diag
             raise _FilterError(st, feasible)
         _record_rejection(diagnosis, statuses, ni, st)
     return feasible
+
+
+def _wrapped_chunk(nodes: List[NodeInfo], lo: int, size: int) -> List[NodeInfo]:
+    """nodes[lo:lo + size], wrapping around the end of the list (the walk starts at
+    nextStartNodeIndex)."""
+    chunk = nodes[lo:lo + size]
+    if len(chunk) < size:
+        chunk = chunk + nodes[:size - len(chunk)]
+    return chunk
 
 
 def _record_rejection(diagnosis: Diagnosis, statuses: Optional[Dict[str, Status]], ni: NodeInfo,
