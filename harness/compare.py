@@ -74,7 +74,6 @@ class CaseOutcome:
     failures: List[str] = field(default_factory=list)
     pods: Dict[str, PodOutcome] = field(default_factory=dict)
     attempts: Dict[str, Any] = field(default_factory=dict)  # pod -> its last Attempt
-    history: Dict[str, List[Dict[str, Any]]] = field(default_factory=dict)
     figures: Figures = field(default_factory=Figures)
     error: str = ""  # the one-line error of an invalid case or configuration
 
@@ -138,7 +137,6 @@ def outcome_of(res) -> CaseOutcome:
         recs = records.get(key) or []
         if recs:
             out.attempts[key] = attempt_of(recs[-1])
-            out.history[key] = [attempt_of(r).summary() for r in recs]
     out.figures = figures(res)
     return out
 
@@ -153,11 +151,12 @@ class Task:
     plugins: Tuple[str, ...] = ()
     kubernetes_version: Optional[str] = None  # replaces the case's own (diff --kubernetes-version)
     cwd: str = ""
+    explain: bool = True  # keep explain's per-node tables (diff's "why"; sweep reads figures only)
 
 
 def run_under(task: Task) -> CaseOutcome:
-    """Run the case under the task's configuration with explain's tables and return its outcome
-    (an invalid case or configuration: an outcome with `error` set)."""
+    """Run the case under the task's configuration (with explain's tables unless the task says
+    not) and return its outcome (an invalid case or configuration: an outcome with `error` set)."""
     import sys
 
     from .case.runner import run_case
@@ -173,7 +172,7 @@ def run_under(task: Task) -> CaseOutcome:
             case = dataclasses.replace(case, kubernetes_version=task.kubernetes_version, features=None)
         modules = list(task.plugins) + [m for m in case.plugins if m not in task.plugins]
         registry = build_registry(modules) if modules else default_registry()
-        res = run_case(case, registry, explain=True)
+        res = run_case(case, registry, explain=task.explain)
     except UserError as e:
         line = " ".join(f"error: {e}".split())
         return CaseOutcome(case.path, case.name, error=line[:1000])

@@ -141,7 +141,7 @@ def run_sweep(paths: List[str], points: List[Point], plugins: List[str], jobs: i
     """Fill each point's outcomes; returns the error lines of cases that could not be loaded."""
     cases, invalid = load_cases(paths)
     cwd = os.getcwd()
-    tasks = [Task(c, p.config, tuple(plugins), None, cwd) for p in points for c in cases]
+    tasks = [Task(c, p.config, tuple(plugins), None, cwd, explain=False) for p in points for c in cases]
     results = run_tasks(tasks, jobs, dask_scheduler)
     n = len(cases)
     for i, p in enumerate(points):
