@@ -24,9 +24,11 @@ class NodeSums:
         self._prev: Optional[tuple] = None
 
     def sums(self, snap: Any, sig: Optional[str], contrib: Callable[[Any], Contribution],
-             only: Optional[Set[str]] = None) -> Dict[Hashable, int]:
+             only: Optional[Callable[[], Optional[Set[str]]]] = None) -> Dict[Hashable, int]:
         """The sums over snap.node_info_list of contrib(node_info). `sig` None: not cacheable.
-        `only`: the nodes whose contribution may be non-empty (node_index), the others skipped."""
+        `only()`: the nodes whose contribution may be non-empty (node_index), or None; asked only
+        when the sums are walked anew (not when kept ones are brought up to date), the others
+        skipped."""
         nodes = snap.node_info_list
         journal = getattr(snap, "journal", None)
         if not ENABLED or sig is None or journal is None:
@@ -63,9 +65,10 @@ class NodeSums:
                 if ok:
                     self._prev = (sig, snap, nodes, epoch, len(journal), totals, per_node, values, partial)
                     return dict(values)
-        partial = only is not None
+        names = only() if only is not None else None
+        partial = names is not None
         if partial:
-            nodes = [ni for ni in nodes if ni.node.name in only]
+            nodes = [ni for ni in nodes if ni.node.name in names]
         values, totals, per_node = _walk(nodes, contrib)
         self._prev = (sig, snap, snap.node_info_list, snap.journal_epoch, len(journal), totals, per_node, values,
                       partial)

@@ -353,7 +353,9 @@ class FilteringMixin:
             if nodes_with_required_anti_affinity_pods:
                 sig = repr((pod.namespace, pod.labels, ns_labels))
                 # (only the nodes with such pods contribute)
-                holders = {ni.node.name for ni in nodes_with_required_anti_affinity_pods}
+                def holders():
+                    return {ni.node.name for ni in nodes_with_required_anti_affinity_pods}
+
                 s.existing_anti_affinity_counts = _sums(self, "_existing_sums").sums(
                     snap, sig, lambda ni: _existing_contribution(pod, ns_labels, ni), holders)
                 # the topology keys of those pairs, for filter_nodes
@@ -366,11 +368,11 @@ class FilteringMixin:
                 if affinity_terms:
                     s.affinity_counts = _sums(self, "_affinity_sums").sums(
                         snap, sig, lambda ni: _incoming_contribution(affinity_terms, (), ni)[0],
-                        _nodes_a_term_can_count(self, snap, affinity_terms, every=True))
+                        lambda: _nodes_a_term_can_count(self, snap, affinity_terms, every=True))
                 if anti_affinity_terms:
                     s.anti_affinity_counts = _sums(self, "_anti_affinity_sums").sums(
                         snap, sig, lambda ni: _incoming_contribution((), anti_affinity_terms, ni)[1],
-                        _nodes_a_term_can_count(self, snap, anti_affinity_terms, every=False))
+                        lambda: _nodes_a_term_can_count(self, snap, anti_affinity_terms, every=False))
         else:
             s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
                 pod, s.namespace_labels, nodes_with_required_anti_affinity_pods)

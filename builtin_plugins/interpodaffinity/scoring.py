@@ -206,8 +206,10 @@ class ScoringMixin:
                     self.process_existing_pod(s, existing, node_info, pod, m)
                 return {(k, v): n for k, vals in m.items() for v, n in vals.items()}
 
-            only = _contributing_nodes(self, snapshot, pod, has_constraints,
-                                       preferred_affinity + preferred_anti_affinity)
+            def only():
+                return _contributing_nodes(self, snapshot, pod, has_constraints,
+                                           preferred_affinity + preferred_anti_affinity)
+
             for (k, v), n in _sums(self, "_score_sums").sums(snapshot, sig, contribution, only).items():
                 vals = topo_score.get(k)
                 if vals is None:
