@@ -480,13 +480,8 @@ class MatchAttributeConstraint:
         self.attribute = None
         self.num_devices = 0
 
-    def _matches(self, request: str, sub: str) -> bool:
-        if not sub:
-            return request in self.request_names
-        return request in self.request_names or f"{request}/{sub}" in self.request_names
-
     def add(self, request: str, sub: str, device, device_id: DeviceID) -> bool:
-        if self.request_names and not self._matches(request, sub):
+        if not consumable.constraint_applies(self.request_names, request, sub):
             return True
         attr = lookup_attribute(device, device_id, self.attribute_name)
         if attr is None:
@@ -506,7 +501,7 @@ class MatchAttributeConstraint:
         return True
 
     def remove(self, request: str, sub: str, device, device_id: DeviceID) -> None:
-        if self.request_names and not self._matches(request, sub):
+        if not consumable.constraint_applies(self.request_names, request, sub):
             return
         self.num_devices -= 1
 

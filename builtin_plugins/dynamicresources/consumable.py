@@ -267,6 +267,15 @@ def new_share_id(rng: random.Random) -> str:
 
 # ---- constraint.go: distinctAttribute ------------------------------------------------------------
 
+def constraint_applies(request_names: Set[str], request: str, sub: str) -> bool:
+    """Does a match/distinct attribute constraint cover this request (its subrequest `sub`, if
+    any)? Every request when it names none; else the request's name, or `request/sub`. Shared by
+    MatchAttributeConstraint (allocator.py) and DistinctAttributeConstraint."""
+    if not request_names or request in request_names:
+        return True
+    return bool(sub) and f"{request}/{sub}" in request_names
+
+
 class DistinctAttributeConstraint:
     """distinctAttributeConstraint: each device's attribute must differ from those recorded, one
     per request name (a request's later device replaces its earlier one, and removing a device
@@ -280,14 +289,9 @@ class DistinctAttributeConstraint:
         self.num_devices = 0
         self.by_value = by_value
 
-    def _matches(self, request: str, sub: str) -> bool:
-        if not sub:
-            return request in self.request_names
-        return request in self.request_names or f"{request}/{sub}" in self.request_names
-
     def add(self, request: str, sub: str, device, device_id: DeviceID) -> bool:
         from .allocator import lookup_attribute
-        if self.request_names and not self._matches(request, sub):
+        if not constraint_applies(self.request_names, request, sub):
             return True
         attr = lookup_attribute(device, device_id, self.attribute_name)
         if attr is None:
@@ -316,7 +320,7 @@ class DistinctAttributeConstraint:
         return True
 
     def remove(self, request: str, sub: str, device, device_id: DeviceID) -> None:
-        if self.request_names and not self._matches(request, sub):
+        if not constraint_applies(self.request_names, request, sub):
             return
         self.attributes.pop(request, None)
         self.num_devices -= 1

@@ -406,7 +406,6 @@ def check_api_version(kind: str, api_version: Any) -> Optional[str]:
     return f'no matches for kind "{kind}" in version "{str(api_version)[:60]}"'
 
 
-_INTERNAL = {("metadata", "x-creationIndex")}  # what the harness itself stores in an object
 
 
 def unknown_field(obj: Dict[str, Any], kind: str, minor: int = 34) -> Optional[str]:
@@ -415,7 +414,8 @@ def unknown_field(obj: Dict[str, Any], kind: str, minor: int = 34) -> Optional[s
     struct = _KINDS.get(kind)
     if struct is None:
         return None
-    bad = _find(obj, _compiled(minor)[struct], _compiled(minor), True)
+    table = _compiled(minor)
+    bad = _find(obj, table[struct], table, True)
     return None if bad is None else _path(bad)
 
 
@@ -483,39 +483,3 @@ _UNKNOWN: Any = object()
 
 def _path(reversed_segments: list) -> str:
     return ".".join(str(seg) for seg in reversed(reversed_segments))
-
-
-def _walk_reference(value: Any, struct: str, path: str, table: Dict[str, Dict[str, str]]) -> Optional[str]:
-    """The walk written plainly, paths built on the way (what _find answers; the property test
-    compares the two)."""
-    if not isinstance(value, dict):
-        return None  # a wrong type is the type check's to report
-    fields = table[struct]
-    for k, v in value.items():
-        typ = fields.get(k) if isinstance(k, str) else None
-        if typ is None:
-            if k not in fields and (path, k) not in _INTERNAL:
-                return f"{path}.{k}" if path else str(k)
-            continue
-        if typ == _LEAF or typ == _FREE or v is None:
-            continue
-        here = f"{path}.{k}" if path else str(k)  # only for a field walked into
-        if typ.startswith("["):
-            if isinstance(v, list):
-                inner = typ[1:-1]
-                for i, item in enumerate(v):
-                    bad = _walk_reference(item, inner, f"{here}[{i}]", table)
-                    if bad:
-                        return bad
-        elif typ.startswith("{"):
-            if isinstance(v, dict):
-                inner = typ[1:-1]
-                for mk, item in v.items():
-                    bad = _walk_reference(item, inner, f"{here}.{mk}", table)
-                    if bad:
-                        return bad
-        else:
-            bad = _walk_reference(v, typ, here, table)
-            if bad:
-                return bad
-    return None
