@@ -304,24 +304,26 @@ def _patch_steady_state(op: Op, params: Dict[str, Any], file: str, key: str) -> 
     parameter (a string such as "10s"), `steadyStateParam` a boolean one; steady state needs a
     duration above zero and excludes skipWaitToCompletion."""
     raw = op.spec
+
+    def param(field: str) -> Tuple[str, Any]:
+        ref = raw[field]
+        name = ref[1:] if ref.startswith("$") else None
+        if name is None or name not in params:
+            raise UserError(f"parameter {ref!r} not found", file=file, key=f"{key}.{field}")
+        return name, params[name]
+
     if raw.get("durationParam"):
-        ref = raw["durationParam"]
-        name = ref[1:] if ref.startswith("$") else None
-        if name is None or name not in params:
-            raise UserError(f"parameter {ref!r} not found", file=file, key=f"{key}.durationParam")
-        if not isinstance(params[name], str):
+        name, value = param("durationParam")
+        if not isinstance(value, str):
             raise UserError(f'parameter "{name}" must be a duration string such as "10s", got '
-                            f'{_short(params[name])}', file=file, key=f"{key}.durationParam")
-        raw["duration"] = params[name]
+                            f'{_short(value)}', file=file, key=f"{key}.durationParam")
+        raw["duration"] = value
     if raw.get("steadyStateParam"):
-        ref = raw["steadyStateParam"]
-        name = ref[1:] if ref.startswith("$") else None
-        if name is None or name not in params:
-            raise UserError(f"parameter {ref!r} not found", file=file, key=f"{key}.steadyStateParam")
-        if not isinstance(params[name], bool):
-            raise UserError(f'parameter "{name}" must be true or false, got {_short(params[name])}',
+        name, value = param("steadyStateParam")
+        if not isinstance(value, bool):
+            raise UserError(f'parameter "{name}" must be true or false, got {_short(value)}',
                             file=file, key=f"{key}.steadyStateParam")
-        raw["steadyState"] = params[name]
+        raw["steadyState"] = value
     if raw.get("duration") is not None and not isinstance(raw["duration"], str):
         raise UserError(f"must be a duration such as 10s, got {_short(raw['duration'])}", file=file,
                         key=f"{key}.duration")
