@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional
 
 from ..errors import UserError
+from .reach import reach
 from .rules import RULES, Context, Finding
 from .world import Mutation, World, default_world
 
@@ -31,6 +32,7 @@ class Report:
     rules: List[str] = field(default_factory=list)
     shown: int = 3  # findings shown per rule by format()
     checks: Dict[str, int] = field(default_factory=dict)  # rule -> situations checked
+    grown_by: List[str] = field(default_factory=list)  # objects added for what the plugin reads
 
     @property
     def passed(self) -> bool:
@@ -49,6 +51,9 @@ class Report:
 
     def format(self) -> str:
         lines = [f"conformance of plugin {self.plugin} ({self.origin}) on the {self.world}:"]
+        if self.grown_by:
+            lines.append(f"  (the world grew by a node or a pod per label or annotation the plugin "
+                         f"reads: {', '.join(self.grown_by)})")
         idle = set(self.not_exercised())
         for rule in self.rules:
             if rule in self.skipped:
@@ -77,11 +82,12 @@ class Report:
 
 def check_plugin(name: str, *, registry=None, world: Optional[World] = None,
                  args: Optional[Dict[str, Any]] = None, rules: Optional[Iterable[str]] = None,
-                 modules: Iterable[str] = ()) -> Report:
+                 modules: Iterable[str] = (), grow: bool = True) -> Report:
     """Check one plugin (by its registered name) against the rules (all by default). `world`:
     the objects to run on (default_world(), or World.from_case(path)); `args`: the plugin's
     args (default: the world's case config's pluginConfig for it, else its defaults);
-    `modules`: plugin modules to load besides the installed entry points."""
+    `modules`: plugin modules to load besides the installed entry points; `grow`: first add to
+    the world nodes and pods carrying the labels and annotations the plugin reads (reach.reach)."""
     from ..framework.registry import build_registry, default_registry, origin
     from .subject import args_from_case_config
 
@@ -94,11 +100,13 @@ def check_plugin(name: str, *, registry=None, world: Optional[World] = None,
     if args is None and world.config is not None:
         import os
         args = args_from_case_config(world.config, name, os.path.dirname(world.path))
+    if grow:
+        world = reach(name, registry, world, args)
     selected = list(rules) if rules is not None else list(RULES)
     for r in selected:
         if r not in RULES:
             raise UserError(f"no conformance rule {r!r} (rules: {', '.join(RULES)})")
-    report = Report(name, origin(registry[name]), world.name, rules=selected)
+    report = Report(name, origin(registry[name]), world.name, rules=selected, grown_by=list(world.grown_by))
     ctx = Context(name, registry, world, args)
     done: Dict[Any, Optional[str]] = {}
     for r in selected:

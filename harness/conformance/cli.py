@@ -14,6 +14,9 @@ def add_parser(sub) -> None:
     c.add_argument("--args", default=None, help="a YAML file with the plugin's args")
     c.add_argument("-p", "--plugin-module", action="append", default=[],
                    help="a Python module to load as a plugin (besides installed entry points)")
+    c.add_argument("--no-grow", action="store_true",
+                   help="run on the world as given (default: first add nodes and pods carrying the "
+                        "labels and annotations the plugin reads)")
     c.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     from ..cli import version_options
     version_options(c)
@@ -39,7 +42,7 @@ def run(args) -> int:
     failed = False
     for world in worlds:
         report = check_plugin(args.plugin, world=world, args=plugin_args, rules=args.rule,
-                              modules=args.plugin_module)
+                              modules=args.plugin_module, grow=not args.no_grow)
         print(report.format())
         failed = failed or not report.passed
     return 1 if failed else 0

@@ -85,10 +85,11 @@ class World:
     config: Any = None  # a case's config (only its pluginConfig args for the plugin are used)
     path: str = "conformance.yaml"
     extra_mutations: List["Mutation"] = field(default_factory=list)
+    grown_by: List[str] = field(default_factory=list)  # what reach.reach added, as "node label k=v"
 
     def copy(self) -> "World":
         return World(copy.deepcopy(self.cluster), copy.deepcopy(self.pods), self.name, self.config,
-                     self.path, list(self.extra_mutations))
+                     self.path, list(self.extra_mutations), list(self.grown_by))
 
     @classmethod
     def from_case(cls, path: str) -> "World":

@@ -72,6 +72,9 @@ def test_example_coscheduling_conforms_on_its_cases(case):
     ("BareZeroScore", "hooks-return-well-formed"),
     ("Score500", "normalize-score-range"),
     ("PreflightRejecter", "hooks-return-well-formed"),
+    ("SpotOverscore", "normalize-score-range"),
+    ("TierRaiser", "hooks-return-well-formed"),
+    ("AnnotatedNodeMutator", "no-mutation-of-inputs"),
 ])
 def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
     report = check_plugin(plugin, modules=[BROKEN])
@@ -160,3 +163,24 @@ def test_custom_resource_update_requeues_through_its_gvk_event():
                           rules=["rejection-requeued-by-registered-events"])
     assert report.passed, report.format()
     assert report.checks["rejection-requeued-by-registered-events"] >= 2
+
+
+@pytest.mark.parametrize("plugin,added", [
+    ("SpotOverscore", "node label lifecycle=spot"),
+    ("TierRaiser", "pod label tier=batch, pod label tier=best-effort"),
+    ("AnnotatedNodeMutator", "node annotation example.com/pool=gpu"),
+])
+def test_world_grows_by_what_the_plugin_reads(plugin, added):
+    """The bug shows only on objects carrying a label or annotation the default world lacks: the
+    kit adds them (and says so); on the world as given the plugin passes."""
+    report = check_plugin(plugin, modules=[BROKEN])
+    assert not report.passed
+    assert f"the world grew by a node or a pod per label or annotation the plugin reads: {added}" in report.format()
+    assert check_plugin(plugin, modules=[BROKEN], grow=False).passed
+
+
+def test_world_grows_on_the_command_line(capsys):
+    assert main(["conformance", "SpotOverscore", "-p", BROKEN]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL normalize-score-range" in out and "node label lifecycle=spot" in out
+    assert main(["conformance", "SpotOverscore", "-p", BROKEN, "--no-grow"]) == 0

@@ -305,3 +305,43 @@ class PreflightRejecter(Plugin):
 PLUGINS += [PreflightRejecter]
 PLUGINS += [NodeLabeler, PodLabeler, PodAnnotator, PodStatusWriter, NeighbourRelabeler, Raiser,
             BareZeroScore, Score500]
+
+
+class SpotOverscore(Plugin):
+    """Score returns 500 only on nodes labelled lifecycle=spot (no node of the default world is):
+    the kit's world must grow such a node for the bug to show."""
+
+    name = "SpotOverscore"
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        return (500 if node_info.node.labels.get("lifecycle") == "spot" else 50), None
+
+
+class TierRaiser(Plugin):
+    """Filter raises only for pods whose tier label is one of two values no pod of the default
+    world carries."""
+
+    name = "TierRaiser"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if pod.labels.get("tier") in ("batch", "best-effort"):
+            raise RuntimeError("tier not handled")
+        return None
+
+
+class AnnotatedNodeMutator(Plugin):
+    """Filter writes into a node's labels only when the node carries an annotation no node of the
+    default world has."""
+
+    name = "AnnotatedNodeMutator"
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if node_info.node.annotations.get("example.com/pool", "").startswith("gpu"):
+            node_info.node.labels["seen"] = "yes"
+        return None
+
+
+PLUGINS += [SpotOverscore, TierRaiser, AnnotatedNodeMutator]
