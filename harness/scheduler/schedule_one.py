@@ -877,13 +877,16 @@ class SchedulingCycles:
             return
         else:
             pinfo.pod_info = PodInfo.of(current)
+            if s.features.has("FailurePatchJudgedOnInformerPod"):
+                attempted = pinfo.pod  # v1.36: `pod = podInfo.Pod`, the informer's copy
             s.queue.add_unschedulable_if_not_present(pinfo)
             s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
         if err is not None:
             # (a status without an error, every Bind plugin skipped: no pod update upstream)
-            # The change is judged on the pod this attempt had (its nominatedNodeName as it was
-            # popped: one the binding cycle patched since is not seen, and stays), the patch
-            # lands on the API server's pod.
+            # The change is judged on the pod this attempt had (v1.34/v1.35: its
+            # nominatedNodeName as it was popped, so one the binding cycle patched since is not
+            # seen, and stays; v1.36: the informer's copy, so clearNominatedNode clears it), the
+            # patch lands on the API server's pod.
             s.update_pod(attempted, {"type": "PodScheduled", "status": "False", "reason": reason,
                                      "message": msg}, nominating_info, current=current)
         if not current.node_name and not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
