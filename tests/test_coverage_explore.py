@@ -162,3 +162,21 @@ def test_explore_walk_puts_any_node_first_with_many_workers():
     firsts = {explore_walk(random.Random(seed), 16, None, None, nodes, 0, 3, lambda s, p, ni: None)[0][0]
               for seed in range(30)}
     assert firsts == {0, 1, 2}
+
+
+CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cases", "versions", "framework")
+
+
+def test_explore_of_the_tie_cases_per_version(capsys):
+    """cases/versions/framework/tie-feasible-order-*: every version's explore gives both tied
+    nodes (v1.34 by selectHost's draw, v1.35/v1.36 by the filter workers' order), and all pass
+    their widened expect; with one worker v1.36 gives node-a only."""
+    for version in ("v134", "v135", "v136"):
+        assert main(["explore", os.path.join(CASES, f"tie-feasible-order-{version}.yaml"), "--runs", "30"]) == 0
+        out = capsys.readouterr().out
+        assert "2 distinct outcome(s)" in out.splitlines()[0]
+        assert "[expect fails]" not in out
+        assert "web-1=node-a" in out and "web-1=node-b" in out
+    assert main(["explore", os.path.join(CASES, "tie-feasible-order-one-worker-v136.yaml"), "--runs", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "1 distinct outcome(s)" in out.splitlines()[0] and "web-1=node-a" in out
