@@ -119,10 +119,11 @@ def explore_walk(rng, parallelism: int, state, pod, nodes: List[NodeInfo], start
                  run: Callable) -> Tuple[List[int], List[int], List[Any]]:
     """One way upstream's workers may interleave (for `explore`): `workers` goroutines take
     chunks in order (one each as they start, the next when one is done) and process their
-    pieces; at each step a random worker finishes its next piece. When the `to_find`-th node passes (or a node gives an Error) the context is
-    cancelled: each other worker may still finish the piece it had started (a fair coin),
-    feasible ones beyond `to_find` being dropped (`length > numNodesToFind`). Returns the
-    feasible indices and the rejected indices reached, in completion order, and every status."""
+    pieces; at each step a random worker finishes its next piece. When the `to_find`-th node
+    passes (or a node gives an Error) the context is cancelled: each other worker may still
+    finish the piece it had started (a fair coin), feasible ones beyond `to_find` being dropped
+    (`length > numNodesToFind`). Returns the feasible indices and the rejected indices reached,
+    in completion order, and every status."""
     n = len(nodes)
     sts = [run(state, pod, nodes[(start + i) % n]) for i in range(n)]
     chunk = chunk_size_for(n, parallelism)
