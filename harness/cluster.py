@@ -36,6 +36,9 @@ class Cluster:
         self.failing_binds: Dict[str, int] = {}
         # pods whose latest Binding request failed by such an injection
         self.injected_failures: set = set()
+        # pod keys a DELETE reached while their graceful deletion had already started (the
+        # object is left as it is: the kubelet or the finalizers still have to finish it)
+        self.terminating_deletes: List[str] = []
 
     def subscribe(self, listener: Listener) -> None:
         """listener(kind, old, new): old None on add, new None on delete."""
@@ -96,6 +99,12 @@ class Cluster:
         self._writes[obj.kind] = self._writes.get(obj.kind, 0) + 1
         if old is not None and notify:
             self._notify(obj.kind, old, None)
+
+    def delete_terminating(self, obj: KubeObject) -> None:
+        """A DELETE of an object whose `deletionTimestamp` is already set: the API server
+        accepts it and changes nothing (no event); the request is remembered."""
+        if obj.key not in self.terminating_deletes:
+            self.terminating_deletes.append(obj.key)
 
     # writes with the API server's checks ---------------------------------------------------
     def create_exclusive(self, obj, notify: bool = True) -> KubeObject:

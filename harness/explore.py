@@ -2,11 +2,14 @@
 choices drawn at random, and print every distinct outcome with its frequency.
 
 What is varied in each run (everything else is as in `run`):
-- selectHost's tie-break among the top-scored nodes: the scheduler's random source is seeded
-  afresh for every run (the case's `seed` is replaced);
-- which feasible nodes findNodesThatPassFilters keeps when it stops at numFeasibleNodesToFind
-  (only with more nodes than that, i.e. 100 nodes or more): one random interleaving of the
-  Parallelizer's workers over their chunks (harness.scheduler.parallel_filter.explore_walk);
+- v1.34's selectHost tie-break among the top-scored nodes (and v1.35+'s Randomizer of nodes
+  an extender scored): the scheduler's random source is seeded afresh for every run (the
+  case's `seed` is replaced);
+- the order in which findNodesThatPassFilters' workers finish: one random interleaving of the
+  Parallelizer's workers over their chunks (harness.scheduler.parallel_filter.explore_walk).
+  It decides which feasible nodes are kept when the walk stops at numFeasibleNodesToFind
+  (100 nodes or more), and from v1.35, with `parallelism` above 1, the order of the feasible
+  list, whose first top-scored node takes a tie (newSortedNodeScores' heap);
 - DryRunPreemption's offset (upstream rand.Int31n(numNodes); `run` starts at 0): it changes
   the outcome only when fewer candidates are shortlisted than there are potential nodes (more
   than 100 of them with the default args).

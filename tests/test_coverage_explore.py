@@ -9,6 +9,7 @@ import random
 import sys
 
 import yaml
+from hypothesis import given, settings, strategies as st
 
 from harness.cli import main
 from harness.framework.status import Status
@@ -71,9 +72,19 @@ def test_json_without_coverage_has_no_coverage_key(tmp_path, capsys):
 
 def test_explore_shows_both_outcomes_of_a_tie(tmp_path, capsys):
     f = write_case(tmp_path, "tie", ["node-a", "node-b"], {"bindings": {"p": "node-a"}})
-    # v1.35 on, a tie goes to the heap's root (the first feasible node): one outcome
-    assert main(["explore", f, "--runs", "20", "--seed", "1", "--kubernetes-version", "v1.36"]) == 0
-    assert "1 distinct outcome(s)" in capsys.readouterr().out.splitlines()[0]
+    # v1.35 on, a tie goes to the heap's root, the first node of the feasible list, which is in
+    # the order the filter workers finished in: both outcomes
+    for version in ("v1.35", "v1.36"):
+        assert main(["explore", f, "--runs", "20", "--seed", "1", "--kubernetes-version", version]) == 0
+        out = capsys.readouterr().out
+        assert out.splitlines()[0] == "explore tie: 20 run(s), 2 distinct outcome(s)"
+        assert "[expect fails] bindings: default/p=node-b; preempted: -" in out
+    # ... but with one worker (parallelism: 1) the list is in node order: one outcome
+    one = write_case(tmp_path, "tie-one-worker", ["node-a", "node-b"], {"bindings": {"p": "node-a"}},
+                     {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                      "parallelism": 1})
+    assert main(["explore", one, "--runs", "20", "--seed", "1", "--kubernetes-version", "v1.36"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("  20/20 (100%) [expect passes]")
     # v1.34's selectHost samples the tied nodes at random
     assert main(["explore", f, "--runs", "20", "--seed", "1", "--kubernetes-version", "v1.34"]) == 0
     out = capsys.readouterr().out
@@ -125,3 +136,47 @@ def test_explore_draws_the_preemption_dry_run_offset():
     with using(RunSettings(explore_rng=random.Random(3))):
         offsets = {get(Fake(), 500)[0] for _ in range(20)}
     assert len(offsets) > 1 and all(0 <= o < 500 for o in offsets)
+
+
+@settings(max_examples=300, deadline=None)
+@given(fits=st.lists(st.booleans(), min_size=1, max_size=60), parallelism=st.integers(1, 20),
+       to_find=st.integers(1, 70), seed=st.integers(0, 2**32))
+def test_explore_walk_invariants(fits, parallelism, to_find, seed):
+    """Any interleaving keeps distinct feasible nodes only, as many as the walk wanted (all of
+    them when there are fewer); one worker walks in node order."""
+    nodes = list(range(len(fits)))
+    bad = Status.unschedulable("no")
+    feasible, rejected, _ = explore_walk(random.Random(seed), parallelism, None, None, nodes, 0, to_find,
+                                         lambda state, pod, ni: None if fits[ni] else bad)
+    assert len(set(feasible)) == len(feasible) and all(fits[i] for i in feasible)
+    assert all(not fits[i] for i in rejected) and not set(feasible) & set(rejected)
+    assert len(feasible) == min(to_find, sum(fits))
+    if parallelism == 1:
+        assert feasible == sorted(feasible) and feasible == [i for i in nodes if fits[i]][:to_find]
+
+
+def test_explore_walk_puts_any_node_first_with_many_workers():
+    """Three feasible nodes, three workers of one node each: each node comes first in some
+    interleaving (the feasible list's order decides v1.35+'s ties)."""
+    nodes = [0, 1, 2]
+    firsts = {explore_walk(random.Random(seed), 16, None, None, nodes, 0, 3, lambda s, p, ni: None)[0][0]
+              for seed in range(30)}
+    assert firsts == {0, 1, 2}
+
+
+CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cases", "versions", "framework")
+
+
+def test_explore_of_the_tie_cases_per_version(capsys):
+    """cases/versions/framework/tie-feasible-order-*: every version's explore gives both tied
+    nodes (v1.34 by selectHost's draw, v1.35/v1.36 by the filter workers' order), and all pass
+    their widened expect; with one worker v1.36 gives node-a only."""
+    for version in ("v134", "v135", "v136"):
+        assert main(["explore", os.path.join(CASES, f"tie-feasible-order-{version}.yaml"), "--runs", "30"]) == 0
+        out = capsys.readouterr().out
+        assert "2 distinct outcome(s)" in out.splitlines()[0]
+        assert "[expect fails]" not in out
+        assert "web-1=node-a" in out and "web-1=node-b" in out
+    assert main(["explore", os.path.join(CASES, "tie-feasible-order-one-worker-v136.yaml"), "--runs", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "1 distinct outcome(s)" in out.splitlines()[0] and "web-1=node-a" in out

@@ -10,7 +10,7 @@ import pytest
 
 from harness.case.loader import case_from_data
 from harness.case.runner import run_case
-from harness.errors import ConfigError
+from harness.errors import ConfigError, UserError
 
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample")
 if SAMPLE not in sys.path:
@@ -49,7 +49,10 @@ def test_a_plugin_written_for_v134_runs_unchanged_on_every_version(version):
     """The sample plugins implement v1.34's hooks only (no sign_pod, no pre_bind_pre_flight):
     on v1.35/v1.36 their profile schedules without OpportunisticBatching (a Filter/Score plugin
     that cannot sign turns signatures off, as upstream) and a PreBind-less profile patches no
-    nomination; the outcomes are v1.34's."""
+    nomination; the outcomes are v1.34's. Except Waiter's on v1.36: a pod that waits at Permit
+    gets a nomination from its binding cycle (NominatedNodeNameForExpectation), and v1.36's
+    failure handler clears it after each timeout (FailurePatchJudgedOnInformerPod), a pod
+    update that requeues a pod whose rejector registers no events: retried forever."""
     cfg = config(multiPoint={"enabled": [{"name": "GpuFirst", "weight": 5}]})
     res = run([node("cpu-only"), node("t4", gpu="t4"), node("a100", cpu="2", gpu="a100")],
               [pod("train"), pod("train-2"), pod("train-3", cpu="3")], cfg,
@@ -60,6 +63,10 @@ def test_a_plugin_written_for_v134_runs_unchanged_on_every_version(version):
               {"bindings": {"a": "n1", "b": "n1"}}, version)
     assert res.passed, res.failures
     cfg = config(permit={"enabled": [{"name": "Waiter"}]})
+    if version == "v1.36":
+        with pytest.raises(UserError, match="did not become quiet"):
+            run([node("n1")], [pod("p")], cfg, {"bindings": {"p": None}}, version)
+        return
     res = run([node("n1")], [pod("p")], cfg, {"bindings": {"p": None}}, version)
     assert res.passed, res.failures
     assert res.messages["default/p"] == ("0/1 nodes are available: 1 rejected due to timeout "
@@ -83,8 +90,9 @@ def test_plugin_that_raises_is_an_error_status_naming_it():
 
 
 def test_permit_wait_times_out_in_virtual_time():
+    # v1.35: on v1.36 the pod is retried forever (see the test above)
     cfg = config(permit={"enabled": [{"name": "Waiter"}]})
-    res = run([node("n1")], [pod("p")], cfg, {"bindings": {"p": None}})
+    res = run([node("n1")], [pod("p")], cfg, {"bindings": {"p": None}}, "v1.35")
     assert res.passed, res.failures
     assert res.messages["default/p"] == ("0/1 nodes are available: 1 rejected due to timeout "
                                          "after waiting 5s at plugin Waiter.")

@@ -4,7 +4,9 @@ close to each other.
 
 From v1.36 (ungated, kubernetes #135573; CHANGES "BalancedAllocationScoresChange") the score is
 the change in balance the pod makes: 50 + (50 + balance with the pod - balance without it) / 2,
-so an unchanged balance scores 75, perfectly balancing a node 100 and unbalancing it 50."""
+each balance already truncated to an integer (balancedResourceScore) and the division an
+integer one, so an unchanged balance scores 75, perfectly balancing a node 100 and unbalancing
+it 50."""
 
 from __future__ import annotations
 

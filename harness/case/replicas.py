@@ -118,6 +118,10 @@ class ProcessView:
         self._check("Delete", obj)
         self._cluster.delete(obj, notify)
 
+    def delete_terminating(self, obj) -> None:
+        self._check("Delete", obj)
+        self._cluster.delete_terminating(obj)
+
     def create_binding(self, pod, node_name: str):
         self._check("Post", pod, "binding")
         out = self._cluster.create_binding(pod, node_name)

@@ -229,6 +229,11 @@ class CaseRun:
             if not self._deleting:
                 self.preempted.append(old.key)
 
+    def preempted_keys(self) -> List[str]:
+        """The pods preemption deleted, and those it sent a DELETE while their deletion had
+        already started (v1.34.9's PreemptPod does), sorted."""
+        return sorted(set(self.preempted) | set(self.cluster.terminating_deletes))
+
     # ------------------------------------------------------------------------------------------
     def run(self) -> None:
         self.engine.run(None)
@@ -334,7 +339,7 @@ class CaseRun:
 
     # ------------------------------------------------------------------------------------------
     def observe(self) -> Observation:
-        obs = Observation(time=self.now(), preempted=sorted(self.preempted))
+        obs = Observation(time=self.now(), preempted=self.preempted_keys())
         pods = {p.key: p for p in self.cluster.list("Pod")}
         obs.lease = self.lease()
         obs.bound_by = self.bound_by()
@@ -359,7 +364,7 @@ class CaseRun:
         failures: List[str] = []
         prefix = "" if where == "expect" else f"{where.rsplit('.', 1)[0]}: "
         pods = {p.key: p for p in self.cluster.list("Pod")}
-        preempted = sorted(self.preempted)
+        preempted = self.preempted_keys()
 
         def known(ref: str, k: str) -> str:
             key = pod_ref(ref)

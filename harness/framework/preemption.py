@@ -599,7 +599,11 @@ class Evaluator:
             current = patched
         if current.deletion_timestamp is not None:
             # a DELETE of a pod whose graceful deletion has started (only v1.34 sends it): the
-            # API server leaves it pending, the kubelet still has to finish it
+            # API server leaves it pending, the kubelet still has to finish it; it is a
+            # preemption all the same (the victim gets its Preempted event)
+            delete_terminating = getattr(cluster, "delete_terminating", None)
+            if delete_terminating is not None:
+                delete_terminating(current)
             return
         cluster.delete(current)
 

@@ -105,20 +105,33 @@ def score_node_map(settings: RunSettings, parallelism: int) -> Callable:
     return node_map
 
 
+def feasible_order_drawn(features, parallelism: int) -> bool:
+    """Whether `explore` draws the order of findNodesThatPassFilters' feasible list even when
+    every node is filtered: from v1.35 that order decides ties between top-scored nodes
+    (newSortedNodeScores' heap puts the first of equal nodes at its root), and with more than
+    one worker it is the order the workers finished in (`feasibleNodes[length-1] = nodeInfo`
+    after an atomic increment). v1.34's selectHost draws uniformly among the tied nodes
+    whatever their order; one worker walks the nodes in order."""
+    return parallelism > 1 and features is not None and features.has("SelectHostFromScoreHeap")
+
+
 def explore_walk(rng, parallelism: int, state, pod, nodes: List[NodeInfo], start: int, to_find: int,
                  run: Callable) -> Tuple[List[int], List[int], List[Any]]:
     """One way upstream's workers may interleave (for `explore`): `workers` goroutines take
-    chunks in order and process their pieces; at each step a random worker finishes its next
-    piece. When the `to_find`-th node passes (or a node gives an Error) the context is
-    cancelled: each other worker may still finish the piece it had started (a fair coin),
-    feasible ones beyond `to_find` being dropped (`length > numNodesToFind`). Returns the
-    feasible indices and the rejected indices reached, in completion order, and every status."""
+    chunks in order (one each as they start, the next when one is done) and process their
+    pieces; at each step a random worker finishes its next piece. When the `to_find`-th node
+    passes (or a node gives an Error) the context is cancelled: each other worker may still
+    finish the piece it had started (a fair coin), feasible ones beyond `to_find` being dropped
+    (`length > numNodesToFind`). Returns the feasible indices and the rejected indices reached,
+    in completion order, and every status."""
     n = len(nodes)
     sts = [run(state, pod, nodes[(start + i) % n]) for i in range(n)]
     chunk = chunk_size_for(n, parallelism)
     workers = num_workers_for_chunk_size(parallelism, n, chunk)
     chunks = [list(range(c * chunk, min(c * chunk + chunk, n))) for c in range((n + chunk - 1) // chunk)]
-    queues: List[List[int]] = [[] for _ in range(workers)]
+    # every worker takes its first chunk as it starts (workqueue.ParallelizeUntil's goroutines
+    # all read the chunk channel at once), the later ones as it finishes the one before
+    queues: List[List[int]] = [chunks.pop(0) if chunks else [] for _ in range(workers)]
     feasible: List[int] = []
     rejected: List[int] = []
 

@@ -513,7 +513,8 @@ class SchedulingCycles:
         run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
         statuses = record.node_statuses if s.keep_records else None
         opts = parallelize.current()
-        if opts is not None and n > 1 and (opts.parallel or (opts.explore_rng is not None and to_find < n)):
+        if opts is not None and n > 1 and (opts.parallel or (opts.explore_rng is not None and self._explore_draws(
+                fw, to_find, n))):
             return self._find_nodes_that_pass_filters_parallel(opts, fw, state, pod, diagnosis, nodes,
                                                                start, to_find, run, statuses)
         if n > 1 and fw.use_batch:
@@ -638,15 +639,22 @@ class SchedulingCycles:
             return NodeRows(feasible, table, node_table.concat_rows(pieces))
         return feasible
 
+    def _explore_draws(self, fw: Framework, to_find: int, n: int) -> bool:
+        """`explore`: whether the filter workers' interleaving is drawn for this walk: it
+        decides which nodes are kept when the walk stops early, and (from v1.35, with
+        `parallelism` above 1) the feasible list's order, which breaks ties."""
+        return to_find < n or parallel_filter.feasible_order_drawn(self.sched.features, fw.parallelism)
+
     def _find_nodes_that_pass_filters_parallel(self, opts, fw: Framework, state: CycleState, pod,
                                                diagnosis: Diagnosis, nodes: List[NodeInfo], start: int,
                                                to_find: int, run, statuses) -> List[NodeInfo]:
         """findNodesThatPassFilters with its checkNode on Parallelizer.Until (`--parallel`: the
         results merged in node order, as the sequential walk gives them), or with one random
-        interleaving of its workers (`explore`: the feasible set beyond the stop point drawn)."""
+        interleaving of its workers (`explore`: the feasible set beyond the stop point, and the
+        feasible list's order where it breaks ties, drawn)."""
         n = len(nodes)
         order = [pc.name for pc in fw.filter_plugins]
-        if opts.explore_rng is not None and to_find < n:
+        if opts.explore_rng is not None and self._explore_draws(fw, to_find, n):
             fidx, ridx, sts = parallel_filter.explore_walk(opts.explore_rng, fw.parallelism, state, pod,
                                                            nodes, start, to_find, run)
             for i in ridx:
@@ -869,13 +877,16 @@ class SchedulingCycles:
             return
         else:
             pinfo.pod_info = PodInfo.of(current)
+            if s.features.has("FailurePatchJudgedOnInformerPod"):
+                attempted = pinfo.pod  # v1.36: `pod = podInfo.Pod`, the informer's copy
             s.queue.add_unschedulable_if_not_present(pinfo)
             s.queue.nominator.add_nominated_pod(pinfo.pod_info, nominating_info)
         if err is not None:
             # (a status without an error, every Bind plugin skipped: no pod update upstream)
-            # The change is judged on the pod this attempt had (its nominatedNodeName as it was
-            # popped: one the binding cycle patched since is not seen, and stays), the patch
-            # lands on the API server's pod.
+            # The change is judged on the pod this attempt had (v1.34/v1.35: its
+            # nominatedNodeName as it was popped, so one the binding cycle patched since is not
+            # seen, and stays; v1.36: the informer's copy, so clearNominatedNode clears it), the
+            # patch lands on the API server's pod.
             s.update_pod(attempted, {"type": "PodScheduled", "status": "False", "reason": reason,
                                      "message": msg}, nominating_info, current=current)
         if not current.node_name and not pinfo.unschedulable_plugins and not pinfo.pending_plugins:

@@ -34,6 +34,11 @@ CHANGES: Dict[str, int] = {
     # assumed pod that is deleted, or whose deletion starts, is forgotten at once
     # (handleAssumedPodDeletion) with an AssignedPodDelete move
     "AssumedPodDeletionHandling": 35,
+    # handleSchedulingFailure judges its status patch on the informer's copy of the pod, the one
+    # it requeues (`pod = podInfo.Pod` after the refresh): a nomination the binding cycle wrote
+    # is seen, and clearNominatedNode clears it (v1.34/v1.35 judge on the pod as popped: the
+    # nomination stays on the object and the informer's update nominates the pod again)
+    "FailurePatchJudgedOnInformerPod": 36,
     # schedulePod picks newSortedNodeScores(priorityList).Pop() instead of selectHost's
     # reservoir sampling: ties go by Randomizer, set (rand.Int()) only for nodes an extender
     # scored, else by container/heap's order over the feasible nodes, so equal nodes no longer

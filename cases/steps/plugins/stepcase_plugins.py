@@ -10,12 +10,16 @@
   allows it, so the wait ends in a timeout rejection. Neither plugin implements
   EnqueueExtensions, so (as kube-scheduler does for such plugins) a pod they rejected is
   requeued by every cluster event.
+- ``PatientPermit`` (Permit): SlowPermit with EnqueueExtensions: a pod it rejected is requeued
+  only by an update of its own ``permit-wait`` annotation (Pod/Update, hint Queue when the
+  annotation changed, else QueueSkip), not by the scheduler's own status patches.
 """
 
 from __future__ import annotations
 
 from harness.case.steps import parse_duration
-from harness.framework import Code, Plugin, Status, hookimpl
+from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource, Plugin,
+                               QueueingHint, Status, hookimpl)
 
 BACKEND_DOWN_UNTIL = "stepcases.example.com/backend-down-until"
 PERMIT_WAIT = "stepcases.example.com/permit-wait"
@@ -54,6 +58,21 @@ class SlowPermit(Plugin):
         return Status(Code.Wait), parse_duration(wait)
 
 
+class PatientPermit(SlowPermit):
+    """SlowPermit whose rejected pods wait for their own permit-wait annotation to change."""
+
+    name = "PatientPermit"
+
+    @hookimpl
+    def events_to_register(self):
+        def hint(pod, old, new):
+            if new is None or old is None or new.uid != pod.uid:
+                return QueueingHint.QueueSkip
+            changed = _annotation(old, PERMIT_WAIT) != _annotation(new, PERMIT_WAIT)
+            return QueueingHint.Queue if changed else QueueingHint.QueueSkip
+        return [ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.Update), hint)]
+
+
 @hookimpl
 def schedharness_plugins():
-    return [BackendDown, SlowPermit]
+    return [BackendDown, SlowPermit, PatientPermit]
