@@ -106,6 +106,6 @@ def write_diff_report(path: str, sides, changes, figures_rows: List[Dict[str, An
 
 
 def write_sweep_report(path: str, rows: List[Dict[str, Any]], svg: str, invalid: List[str],
-                       flips: Optional[List[Dict[str, Any]]] = None) -> None:
+                       flips: Optional[List[Dict[str, Any]]] = None, own_config: str = "") -> None:
     write(path, render("report.html.j2", kind="sweep", title="schedharness sweep", version=_version(),
-                       rows=rows, chart=Markup(svg), invalid=invalid, flips=flips or []))
+                       rows=rows, chart=Markup(svg), invalid=invalid, flips=flips or [], own_config=own_config))
