@@ -31,7 +31,7 @@ def nice_axis(lo: float, hi: float, n: int = 4, integer: bool = False) -> List[f
     import math
 
     lo, hi = min(lo, hi), max(lo, hi)
-    if hi == lo:
+    if hi - lo < 1e-9 * max(1.0, abs(hi)):  # one value (figures are rounded to 0.1)
         lo, hi = (lo - 1, hi + 1) if lo >= 1 else (lo, hi + 1)
     raw = (hi - lo) / n
     mag = 10 ** math.floor(math.log10(raw))
@@ -39,6 +39,8 @@ def nice_axis(lo: float, hi: float, n: int = 4, integer: bool = False) -> List[f
         mag = max(mag, 1)
     step = next(m * mag for m in ((1, 2, 5, 10) if integer else (1, 2, 2.5, 5, 10)) if m * mag >= raw - 1e-12)
     first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    first -= round(first * step, 10) > lo  # a value a rounding error below a tick
+    last += round(last * step, 10) < hi
     return [round(k * step, 10) for k in range(first, max(last, first + 1) + 1)]
 
 

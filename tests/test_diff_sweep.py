@@ -142,6 +142,50 @@ def test_diff_between_two_kubernetes_versions(cases, capsys):
                "--json", cases])
     data = json.loads(capsys.readouterr().out)
     assert data["sides"] == [f"{PACKING} @ v1.34", f"{PACKING} @ v1.36"]
-    assert rc == (1 if data["changes"] else 0)
+    assert rc == (1 if any(c["class"] == "real" for c in data["changes"]) else 0)
     assert main(["diff", "--kubernetes-version", "v1.34", "--kubernetes-version", "v1.20", cases]) == 2
     assert "--kubernetes-version" in capsys.readouterr().err
+
+
+def test_sweep_applies_a_value_on_top_of_a_cases_own_configuration(cases, tmp_path, capsys):
+    """Without --config, a case's own configuration stays and the value is applied on top of it
+    (so the default weight passes what `run` passes); --config BASE replaces it, and the
+    output says how many cases had one."""
+    own = os.path.join(cases, "own.yaml")
+    with open(os.path.join(cases, "pack.yaml")) as f:
+        text = f.read()
+    with open(own, "w") as f:  # packs under its own configuration: web -> node-a
+        f.write(text.replace("name: pack-or-spread", "name: packs-by-its-own-config")
+                .replace("web: node-b", "web: node-a")
+                .replace("cluster:", "config: " + PACKING + "\ncluster:", 1))
+    rc = main(["sweep", "--weight", "NodeResourcesFit=1", "--chart", "", cases])
+    out = capsys.readouterr().out.splitlines()
+    assert rc == 0
+    assert out[1].split()[-10] == "3"  # 3 of 3 cases pass, own.yaml under its MostAllocated
+    assert "1 of 3 case(s) have a configuration of their own: the value is applied on top of it" in out
+    rc = main(["sweep", "--config", DEFAULT, "--weight", "NodeResourcesFit=1", "--chart", "", "--json", cases])
+    data = json.loads(capsys.readouterr().out)
+    assert data["rows"][0]["cases passing"] == 2  # own.yaml now spreads
+    assert data["ownConfig"] == {"cases": 1, "mode": "replaced"}
+
+
+def test_sweep_leaves_a_score_plugin_a_profile_turned_off_off():
+    from harness.sweep import _weight_on
+
+    cfg = {"profiles": [{"schedulerName": "default-scheduler"},
+                        {"schedulerName": "no-scoring", "plugins": {"score": {"disabled": [{"name": "*"}]}}}]}
+    out = _weight_on(cfg, "NodeResourcesFit", 3)
+    assert out["profiles"][0]["plugins"]["score"]["enabled"] == [{"name": "NodeResourcesFit", "weight": 3}]
+    assert out["profiles"][1] == cfg["profiles"][1]
+
+
+def test_the_sweep_charts_axes_fit_the_data():
+    from harness.charts import sweep_panels
+
+    rows = [{"cases passing": v, "cases": 267, "nodes used": 10, "cpu mean %": 1.5, "memory mean %": 2.0,
+             "cpu max %": 3.0, "pods unbound": 0, "preemptions": 0} for v in (236, 227)]
+    panel = sweep_panels(rows, ["1", "5"])[0]
+    labels = [float(t) for _, t in panel["ticks"]]
+    assert labels[0] <= 227 and labels[-1] >= 236 and labels[-1] - labels[0] <= 20
+    (top, bottom) = (p[1] for p in panel["series"][0]["points"])
+    assert bottom - top > 0.5 * (panel["y1"] - panel["y0"])  # the drop spans most of the panel
