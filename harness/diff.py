@@ -251,13 +251,17 @@ def class_line(c: Change) -> str:
     """The text output's sentence on the change's class."""
     if c.klass == "tie-break":
         t = c.data["tie"]
-        return (f"tie-break: on {t['side']} {', '.join(t['nodes'])} tie at {t['score']}; {t['rule']}; "
+        nodes = ", ".join(t["nodes"]) if len(t["nodes"]) <= 4 else \
+            f"{len(t['nodes'])} nodes ({', '.join(c.nodes)} among them)"
+        return (f"tie-break: on {t['side']} {nodes} tie at {t['score']}; {t['rule']}; "
                 f"`schedharness explore {c.path} --kubernetes-version {t['version']} --runs 100` gives the odds "
                 f"(under the case's own configuration)")
     if c.klass == "knock-on":
         k = c.data["knockOn"]
-        where = f" (its decision differs only on {', '.join(k['nodes'])})" if k["nodes"] else ""
-        return f"knock-on: after {', '.join(k['after'])} changed{where}"
+        nodes = ", ".join(k["nodes"]) if len(k["nodes"]) <= 4 else f"{len(k['nodes'])} nodes those pods were on"
+        after = ", ".join(k["after"]) if len(k["after"]) <= 4 else f"{len(k['after'])} earlier changes"
+        where = f" (its decision differs only on {nodes})" if k["nodes"] else ""
+        return f"knock-on: after {after} changed{where}"
     return "real"
 
 

@@ -83,14 +83,17 @@ def write_run_report(path: str, results: List[Any], invalid: Optional[List[str]]
                        passed=sum(1 for c in cases if c["passed"]), failed=sum(1 for c in cases if not c["passed"])))
 
 
+MORE_TIED = 6  # tied (or knock-on's differing) nodes the tables show besides the pod's two
+
+
 def diff_view(change) -> Dict[str, Any]:
     """One change of `diff`: each side's last attempt as a decision table on the nodes of its
     why (the nodes the pod went to, and the tied nodes of a tie-break), and its class."""
     from .diff import class_line
 
     nodes = list(change.nodes)
-    nodes += [n for n in (change.data.get("tie") or {}).get("nodes", []) if n not in nodes]
-    nodes += [n for n in (change.data.get("knockOn") or {}).get("nodes", []) if n not in nodes]
+    nodes += [n for n in (change.data.get("tie") or {}).get("nodes", []) if n not in nodes][:MORE_TIED]
+    nodes += [n for n in (change.data.get("knockOn") or {}).get("nodes", []) if n not in nodes][:MORE_TIED]
     sides = []
     for side, a in zip(change.data.get("sides") or [], change.attempts):
         sides.append({"label": side["side"], "table": decision_table(a, nodes) if a is not None else None})
