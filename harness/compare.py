@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import pickle
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -76,6 +77,12 @@ class CaseOutcome:
     attempts: Dict[str, Any] = field(default_factory=dict)  # pod -> its last Attempt
     figures: Figures = field(default_factory=Figures)
     error: str = ""  # the one-line error of an invalid case or configuration
+    order: Dict[str, int] = field(default_factory=dict)  # pod -> when its last attempt started (a rank)
+    ties_random: bool = True  # equal top scores are broken at random (harness.versions.ties)
+    tie_rule: str = ""  # how this version and configuration break them, one sentence
+    own_config: bool = False  # the case has a configuration of its own (sweep says which it replaced)
+    plugin_args: Dict[str, List[Any]] = field(default_factory=dict)  # plugin -> its args per profile
+    version: str = ""  # the minor it ran on (v1.35)
 
 
 def figures(res) -> Figures:
@@ -122,6 +129,7 @@ def _victims_by_preemptor(res) -> Dict[str, List[str]]:
 
 def outcome_of(res) -> CaseOutcome:
     from .case.decisions import attempt_of
+    from .versions.ties import config_tie_break
 
     case = res.case
     out = CaseOutcome(case.path, case.name, res.passed, list(res.failures))
@@ -137,6 +145,14 @@ def outcome_of(res) -> CaseOutcome:
         recs = records.get(key) or []
         if recs:
             out.attempts[key] = attempt_of(recs[-1])
+            out.order[key] = recs[-1].seq
+    cfg = res.scheduler.config
+    out.version = case.features.version.name
+    out.ties_random, out.tie_rule = config_tie_break(case.features, cfg)
+    profiles = cfg.get("profiles") or []
+    for i, prof in enumerate(profiles):
+        for pc in prof.get("pluginConfig") or []:
+            out.plugin_args.setdefault(pc.get("name"), [None] * len(profiles))[i] = pc.get("args")
     out.figures = figures(res)
     return out
 
@@ -154,6 +170,13 @@ class Task:
     explain: bool = True  # keep explain's per-node tables (diff's "why"; sweep reads figures only)
 
 
+def private_copy(case: Any) -> Any:
+    """A deep copy of everything the case holds, made the way a worker process receives it
+    (pickled): running a case defaults and drops fields of its objects in place (the API
+    server's admission), and what one side's run changed must not reach the other side."""
+    return pickle.loads(pickle.dumps(case, protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def run_under(task: Task) -> CaseOutcome:
     """Run the case under the task's configuration (with explain's tables unless the task says
     not) and return its outcome (an invalid case or configuration: an outcome with `error` set)."""
@@ -164,7 +187,7 @@ def run_under(task: Task) -> CaseOutcome:
 
     if task.cwd and task.cwd not in sys.path:  # plugin modules of the current folder, in workers
         sys.path.append(task.cwd)
-    case = task.case
+    case = private_copy(task.case)
     try:
         if task.config is not None:
             case = dataclasses.replace(case, config=copy.deepcopy(task.config))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from .case.decisions import score_table
 from .compare import CaseOutcome, Figures, PodOutcome, Task, load_cases, run_tasks
@@ -21,6 +21,9 @@ class Side:
     kubernetes_version: Optional[str] = None
 
 
+CLASSES = ("real", "tie-break", "knock-on")
+
+
 @dataclass
 class Change:
     case: str
@@ -28,14 +31,18 @@ class Change:
     pod: str
     before: PodOutcome
     after: PodOutcome
-    why: List[str]
+    why: List[str]  # the text lines
+    klass: str = "real"  # real | tie-break | knock-on (README, "diff")
+    data: Dict[str, Any] = field(default_factory=dict)  # the why as data (--json, --html)
+    attempts: List[Any] = field(default_factory=list)  # each side's last Attempt (or None)
+    nodes: List[str] = field(default_factory=list)  # the nodes the why shows
 
     def to_json(self) -> Dict[str, Any]:
         def side(p: PodOutcome) -> Dict[str, Any]:
             return {"node": p.node, "preempted": p.preempted, "victims": p.victims, "message": p.message,
                     "nominated": p.nominated}
-        return {"case": self.case, "file": self.path, "pod": self.pod, "a": side(self.before),
-                "b": side(self.after), "why": self.why}
+        return {"case": self.case, "file": self.path, "pod": self.pod, "class": self.klass,
+                "a": side(self.before), "b": side(self.after), "why": self.data}
 
 
 def load_config_for_diff(path: str, plugins: List[str], version: Optional[str] = None) -> Dict[str, Any]:
@@ -84,15 +91,184 @@ def why_lines(label: str, attempt, nodes: List[str]) -> List[str]:
 
 
 def compare(a: CaseOutcome, b: CaseOutcome, labels: List[str]) -> List[Change]:
+    """The pods whose outcome differs between the two runs of one case, each classified."""
     out = []
     for pod in list(dict.fromkeys(list(a.pods) + list(b.pods))):
         pa, pb = a.pods.get(pod, PodOutcome(None)), b.pods.get(pod, PodOutcome(None))
         if not _changed(pa, pb):
             continue
         nodes = [n for n in dict.fromkeys([pa.node, pb.node]) if n]
-        why = why_lines(labels[0], a.attempts.get(pod), nodes) + why_lines(labels[1], b.attempts.get(pod), nodes)
-        out.append(Change(a.name, a.path, pod, pa, pb, why))
+        aa, ab = a.attempts.get(pod), b.attempts.get(pod)
+        why = why_lines(labels[0], aa, nodes) + why_lines(labels[1], ab, nodes)
+        out.append(Change(a.name, a.path, pod, pa, pb, why, attempts=[aa, ab], nodes=nodes))
+    classify(out, (a, b), labels)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Classification (README, "diff": real, tie-break, knock-on)
+
+
+def _node_rows(attempt) -> Dict[str, Tuple[Any, Any]]:
+    """Each node the attempt evaluated -> (its Filter rejection, its Score rows as (raw,
+    weight) per plugin or None when not scored): what decided the pod on that node, before
+    NormalizeScore (which rescales every node by the others)."""
+    nodes = dict.fromkeys(list(attempt.filter) + list(attempt.decisive) + list(attempt.final))
+    out = {}
+    for n in nodes:
+        v = attempt.decisive.get(n)
+        rejection = (attempt.rejected_by.get(n), v.code, v.message) if v is not None else None
+        scores = ({p: (sc.raw, sc.weight) for p, sc in attempt.scores.get(n, {}).items()}
+                  if n in attempt.final else None)
+        out[n] = (rejection, scores)
+    return out
+
+
+def differing_nodes(a, b) -> Set[str]:
+    """The nodes on which the two attempts' decision tables differ: a Filter rejection, whether
+    the node was scored, or a Score plugin's raw score or weight (a node evaluated on one side
+    only differs too)."""
+    ra, rb = _node_rows(a), _node_rows(b)
+    return {n for n in set(ra) | set(rb) if ra.get(n) != rb.get(n)}
+
+
+def _tie(attempt, nodes: List[str]) -> Optional[Tuple[int, List[str]]]:
+    """(top score, the tied nodes) when every node of `nodes` has the attempt's top final score
+    and at least two nodes share it."""
+    if attempt is None or not attempt.final:
+        return None
+    top = max(attempt.final.values())
+    tied = [n for n, v in attempt.final.items() if v == top]
+    if len(tied) > 1 and all(n in tied for n in nodes):
+        return top, tied
+    return None
+
+
+def _tie_break(c: Change, outcomes, tags) -> Optional[Dict[str, Any]]:
+    """A tie-break: the pod is bound on both sides, on different nodes, with nothing else
+    different, and on a side whose version and parallelism break ties at random both nodes
+    have that side's top final score."""
+    pa, pb = c.before, c.after
+    if not (pa.node and pb.node) or pa.preempted or pb.preempted or sorted(pa.victims) != sorted(pb.victims):
+        return None
+    for tag, attempt, o in zip(tags, c.attempts, outcomes):
+        t = _tie(attempt, [pa.node, pb.node])
+        if t is not None and o.ties_random:
+            return {"side": tag, "score": t[0], "nodes": t[1], "rule": o.tie_rule, "version": o.version}
+    return None
+
+
+def _knock_on(c: Change, changes: List[Change], outcomes) -> Optional[Dict[str, Any]]:
+    """A knock-on: the pod's own decision would be the same, but an earlier change of the same
+    case changed the cluster it saw (README, "diff"). Either it is a victim on one side of
+    another change's preemption and went to the same node on both sides, or it was attempted
+    on both sides and every node on which its last attempts' decision tables differ
+    (differing_nodes) held an earlier-changed pod on one side and not on the other (an earlier
+    change: a pod whose last attempt started before this pod's on either side; held: bound
+    or nominated there), a node that rejects the pod on one side only holds such a pod on
+    that side, and the plugins that score or reject on those nodes have the same args on both
+    sides (their weights are in the rows compared)."""
+    pa, pb = c.before, c.after
+    if pa.preempted != pb.preempted:
+        victim_side = 0 if pa.preempted else 1
+        by = [o.pod for o in changes if o is not c and c.pod in (o.before, o.after)[victim_side].victims]
+        attempts = [x for x in c.attempts if x is not None]
+        if by and len(attempts) == 2 and attempts[0].node == attempts[1].node:
+            return {"after": by, "nodes": [attempts[0].node] if attempts[0].node else []}
+        return None
+    if any(x is None for x in c.attempts):
+        return None
+    earlier = [o for o in changes if o is not c and o.pod != "(the case)" and any(
+        o.pod in out.order and c.pod in out.order and out.order[o.pod] < out.order[c.pod] for out in outcomes)]
+    held: List[Dict[str, Set[str]]] = [{}, {}]  # side -> node -> earlier-changed pods there
+    for o in earlier:
+        for side, p in enumerate((o.before, o.after)):
+            for n in {p.node, p.nominated} - {None}:
+                held[side].setdefault(n, set()).add(o.pod)
+    diff = differing_nodes(*c.attempts)
+    if not diff:
+        return None
+    plugins = {p for x in c.attempts for n in diff for p in list(x.scores.get(n, {})) + [x.rejected_by.get(n)]}
+    if any(outcomes[0].plugin_args.get(p) != outcomes[1].plugin_args.get(p) for p in plugins if p):
+        return None  # a plugin deciding on those nodes is configured otherwise: its rules changed
+    after: List[str] = []
+    for n in sorted(diff):
+        on = [held[0].get(n, set()), held[1].get(n, set())]
+        if on[0] == on[1]:
+            return None
+        rejects = [n in x.decisive for x in c.attempts]
+        if rejects[0] != rejects[1] and not on[rejects.index(True)] - on[rejects.index(False)]:
+            return None  # rejected where no more earlier-changed pods are: not their doing
+        after += sorted(on[0] ^ on[1])
+    return {"after": list(dict.fromkeys(after)), "nodes": sorted(diff)}
+
+
+def classify(changes: List[Change], outcomes, labels: List[str]) -> None:
+    """Set each change's class and its why as data: a tie-break first (it may vanish on
+    another run), then a knock-on, else real."""
+    tags = ["A", "B"]
+    for c in changes:
+        c.data = why_data(c, labels)
+        tie = _tie_break(c, outcomes, tags)
+        if tie is not None:
+            c.klass, c.data["tie"] = "tie-break", tie
+            continue
+        knock = _knock_on(c, changes, outcomes)
+        if knock is not None:
+            c.klass, c.data["knockOn"] = "knock-on", knock
+
+
+def _attempt_data(label: str, attempt, nodes: List[str]) -> Dict[str, Any]:
+    """One side's last attempt on the nodes of the why: its Score rows that differ across
+    them (raw, normalized, weight, weighted per node), the final scores, the Filter
+    rejections, the result and message, the preemption."""
+    if attempt is None:
+        return {"side": label, "attempt": None, "result": "never attempted"}
+    rows = []
+    plugins = list(dict.fromkeys(p for n in nodes for p in attempt.scores.get(n, {})))
+    for p in plugins:
+        cells = {n: attempt.scores.get(n, {}).get(p) for n in nodes}
+        if len(nodes) > 1 and len({sc.weighted if sc else None for sc in cells.values()}) == 1:
+            continue
+        rows.append({"plugin": p, "nodes": {n: ({"raw": sc.raw, "normalized": sc.normalized, "weight": sc.weight,
+                                                 "weighted": sc.weighted} if sc else None)
+                                            for n, sc in cells.items()}})
+    out = {"side": label, "attempt": attempt.attempt, "result": attempt.result, "node": attempt.node,
+           "scores": rows, "final": {n: attempt.final[n] for n in nodes if n in attempt.final},
+           "rejected": {n: {"plugin": attempt.rejected_by.get(n), "code": attempt.decisive[n].code,
+                            "message": attempt.decisive[n].message} for n in nodes if n in attempt.decisive},
+           "message": attempt.message}
+    if attempt.preemption is not None:
+        out["preemption"] = attempt.preemption
+    return out
+
+
+def why_data(c: Change, labels: List[str]) -> Dict[str, Any]:
+    return {"sides": [_attempt_data(label, x, c.nodes) for label, x in zip(labels, c.attempts)]}
+
+
+def class_line(c: Change) -> str:
+    """The text output's sentence on the change's class."""
+    if c.klass == "tie-break":
+        t = c.data["tie"]
+        nodes = ", ".join(t["nodes"]) if len(t["nodes"]) <= 4 else \
+            f"{len(t['nodes'])} nodes ({', '.join(c.nodes)} among them)"
+        return (f"tie-break: on {t['side']} {nodes} tie at {t['score']}; {t['rule']}; "
+                f"`schedharness explore {c.path} --kubernetes-version {t['version']} --runs 100` gives the odds "
+                f"(under the case's own configuration)")
+    if c.klass == "knock-on":
+        k = c.data["knockOn"]
+        nodes = ", ".join(k["nodes"]) if len(k["nodes"]) <= 4 else f"{len(k['nodes'])} nodes those pods were on"
+        after = ", ".join(k["after"]) if len(k["after"]) <= 4 else f"{len(k['after'])} earlier changes"
+        where = f" (its decision differs only on {nodes})" if k["nodes"] else ""
+        return f"knock-on: after {after} changed{where}"
+    return "real"
+
+
+def headline(changes: List[Change], n_cases: int) -> str:
+    counts = {k: sum(1 for c in changes if c.klass == k) for k in CLASSES}
+    tail = ": " + ", ".join(f"{counts[k]} {k}" for k in CLASSES) if changes else ""
+    return f"{len(changes)} pod(s) change in {len({c.path for c in changes})} of {n_cases} case(s){tail}"
 
 
 def figures_table(sides: List[str], figs: List[Figures]) -> List[str]:
@@ -122,8 +298,9 @@ def run_diff(paths: List[str], sides: List[Side], plugins: List[str], jobs: int 
             print(f"SKIP {a.path}: runs under neither configuration: {a.error}", file=sys.stderr)
         elif a.error or b.error:  # it cannot run under one side: that is a change too
             why = [f"{label}: {o.error}" for label, o in zip(labels, (a, b)) if o.error]
+            data = {"errors": [{"side": label, "error": o.error} for label, o in zip(labels, (a, b)) if o.error]}
             changes.append(Change(a.name, a.path, "(the case)", PodOutcome(None, a.error or "runs"),
-                                  PodOutcome(None, b.error or "runs"), why))
+                                  PodOutcome(None, b.error or "runs"), why, data=data))
         else:
             changes += compare(a, b, labels)
     return changes, per_side, invalid
@@ -153,23 +330,27 @@ def cmd_diff(args) -> int:
         print(line, file=sys.stderr)
     figs = [Figures.total([o.figures for o in outs if not o.error]) for outs in per_side]
     labels = ["A: " + sides[0].label, "B: " + sides[1].label]
+    shown = [c for c in changes if c.klass == "real"] if args.only_real else changes
+    n_cases = len(per_side[0])
     if args.json:
-        print(json.dumps({"sides": [s.label for s in sides], "changes": [c.to_json() for c in changes],
+        counts = {k: sum(1 for c in changes if c.klass == k) for k in CLASSES}
+        print(json.dumps({"sides": [s.label for s in sides], "changes": [c.to_json() for c in shown],
+                          "counts": {"changes": len(changes), **counts},
                           "summary": {s.label: f.row() for s, f in zip(sides, figs)}}, indent=2))
     else:
-        print_changes(changes, sides)
+        print_changes(shown, sides)
         print("\n".join(figures_table(labels, figs)))
-        n_cases = len(per_side[0])
-        print(f"{len(changes)} pod(s) change in {len({c.path for c in changes})} of {n_cases} case(s)")
+        print(headline(changes, n_cases) + (" (--only-real: the real ones listed)" if args.only_real and
+                                             len(shown) < len(changes) else ""))
     if args.html:
         from .html import write_diff_report
 
         rows = [f.row() for f in figs]
         table = [{"figure": k, labels[0]: rows[0][k], labels[1]: rows[1][k]} for k in rows[0]]
-        write_diff_report(args.html, sides, changes, table, invalid)
+        write_diff_report(args.html, sides, shown, table, invalid, headline(changes, n_cases))
     if invalid:
         return 2
-    return 1 if changes else 0
+    return 1 if any(c.klass == "real" for c in changes) else 0
 
 
 def print_changes(changes: List[Change], sides: List[Side]) -> None:
@@ -179,9 +360,11 @@ def print_changes(changes: List[Change], sides: List[Side]) -> None:
             print(f"{c.path} ({c.case}):")
             last = c.path
         if c.pod != "(the case)":
-            print(f"  {c.pod}: {c.before.text()} -> {c.after.text()}")
+            print(f"  {c.pod}: {c.before.text()} -> {c.after.text()} [{c.klass}]")
+            if c.klass != "real":
+                print("    " + class_line(c))
         else:
-            print("  the case runs under one side only:")
+            print("  the case runs under one side only [real]:")
         if c.pod == "(the case)":
             for line in c.why:
                 print("    " + line)
@@ -200,8 +383,10 @@ def add_parser(sub, plugin_option) -> None:
                                    "message) with the scores or Filter verdicts that made the difference, "
                                    "then per side: nodes used, mean and max cpu/memory requested share of "
                                    "the used nodes, pods left unbound, preemptions. Or the same cases on "
-                                   "two Kubernetes versions. Exit 1 when anything "
-                                   "changed, 0 otherwise, 2 on invalid input.")
+                                   "two Kubernetes versions. Each change is classed real, tie-break (equal top "
+                                   "scores on a side that breaks ties at random) or knock-on (caused by an "
+                                   "earlier change of the case). Exit 1 when anything real changed, 0 otherwise "
+                                   "(tie-breaks and knock-ons only), 2 on invalid input.")
     d.add_argument("paths", nargs="+", metavar="PATH", help="case files or folders")
     d.add_argument("--config", action="append", metavar="CONFIG",
                    help="a KubeSchedulerConfiguration file (give it twice: A, then B)")
@@ -209,6 +394,8 @@ def add_parser(sub, plugin_option) -> None:
                    help="a kube-scheduler version, v1.34, v1.35 or v1.36 (give it twice: A, then B); "
                         "every case runs on it, whatever its own kubernetesVersion")
     d.add_argument("--json", action="store_true", help="print the changes and figures as JSON")
+    d.add_argument("--only-real", action="store_true",
+                   help="list only the real changes (the headline still counts tie-breaks and knock-ons)")
     d.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="run the cases on N processes")
     d.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
                    help="run the cases on a Dask cluster (the `dask` extra)")

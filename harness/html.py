@@ -17,10 +17,13 @@ def _version() -> str:
     return v()
 
 
-def decision_table(a: Attempt) -> Dict[str, Any]:
+def decision_table(a: Attempt, only: Optional[List[str]] = None) -> Dict[str, Any]:
     """One attempt as a table: a row per node (its Filter verdict, each Score plugin's weighted
-    score with raw/normalized/weight as a tooltip, the total), the picked node marked."""
+    score with raw/normalized/weight as a tooltip, the total), the picked node marked; with
+    `only`, those nodes' rows (diff's why)."""
     nodes = list(dict.fromkeys(list(a.filter) + list(a.decisive) + list(a.final)))
+    if only is not None:
+        nodes = [n for n in only if n in nodes] + [n for n in only if n not in nodes]
     plugins: List[str] = []
     for row in a.scores.values():
         for p in row:
@@ -80,12 +83,32 @@ def write_run_report(path: str, results: List[Any], invalid: Optional[List[str]]
                        passed=sum(1 for c in cases if c["passed"]), failed=sum(1 for c in cases if not c["passed"])))
 
 
-def write_diff_report(path: str, sides, changes, figures_rows: List[Dict[str, Any]], invalid: List[str]) -> None:
+MORE_TIED = 6  # tied (or knock-on's differing) nodes the tables show besides the pod's two
+
+
+def diff_view(change) -> Dict[str, Any]:
+    """One change of `diff`: each side's last attempt as a decision table on the nodes of its
+    why (the nodes the pod went to, and the tied nodes of a tie-break), and its class."""
+    from .diff import class_line
+
+    nodes = list(change.nodes)
+    nodes += [n for n in (change.data.get("tie") or {}).get("nodes", []) if n not in nodes][:MORE_TIED]
+    nodes += [n for n in (change.data.get("knockOn") or {}).get("nodes", []) if n not in nodes][:MORE_TIED]
+    sides = []
+    for side, a in zip(change.data.get("sides") or [], change.attempts):
+        sides.append({"label": side["side"], "table": decision_table(a, nodes) if a is not None else None})
+    return {"change": change, "sides": sides, "errors": change.data.get("errors") or [],
+            "class_line": class_line(change) if change.klass != "real" else ""}
+
+
+def write_diff_report(path: str, sides, changes, figures_rows: List[Dict[str, Any]], invalid: List[str],
+                      headline: str = "") -> None:
     write(path, render("report.html.j2", kind="diff", title="schedharness diff", version=_version(),
-                       sides=[s.label for s in sides], changes=changes, figures=figures_rows, invalid=invalid))
+                       sides=[s.label for s in sides], changes=[diff_view(c) for c in changes],
+                       figures=figures_rows, invalid=invalid, headline=headline))
 
 
 def write_sweep_report(path: str, rows: List[Dict[str, Any]], svg: str, invalid: List[str],
-                       flips: Optional[List[Dict[str, Any]]] = None) -> None:
+                       flips: Optional[List[Dict[str, Any]]] = None, own_config: str = "") -> None:
     write(path, render("report.html.j2", kind="sweep", title="schedharness sweep", version=_version(),
-                       rows=rows, chart=Markup(svg), invalid=invalid, flips=flips or []))
+                       rows=rows, chart=Markup(svg), invalid=invalid, flips=flips or [], own_config=own_config))

@@ -9,7 +9,8 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from functools import partial
+from typing import Any, Callable, Dict, List, Optional
 
 from .compare import CaseOutcome, Figures, Task, load_cases, run_tasks
 from .errors import UserError
@@ -24,6 +25,8 @@ class Point:
     config: Dict[str, Any]
     outcomes: Optional[List[CaseOutcome]] = None
     axis: str = ""  # what varies, for the chart's x axis
+    # the value applied to a configuration (with_weight/with_arg); None: `config` is whole
+    apply: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None
 
     @property
     def short(self) -> str:
@@ -117,13 +120,66 @@ def points_of(args) -> List[Point]:
         for v in vals:
             if not isinstance(v, int) or isinstance(v, bool):
                 raise UserError(f"a Score weight is an integer, got {v!r}", key="--weight")
-        return [Point(f"{name} weight {v}", v, with_weight(base, name, v), axis=f"{name} weight") for v in vals]
+        return [Point(f"{name} weight {v}", v, with_weight(base, name, v), axis=f"{name} weight",
+                      apply=partial(_weight_on, name=name, weight=v)) for v in vals]
     target, _, spec = args.arg.partition("=")
     plugin, _, field = target.partition(".")
     if not plugin or not field or not spec:
         raise UserError(f"--arg is PLUGIN.FIELD[.FIELD...]=VALUES, got {args.arg!r}", key="--arg")
-    return [Point(f"{target}={v}", v, with_arg(base, plugin, field.split("."), v), axis=target)
+    return [Point(f"{target}={v}", v, with_arg(base, plugin, field.split("."), v), axis=target,
+                  apply=partial(_arg_on, plugin=plugin, path=field.split("."), value=v))
             for v in parse_values(spec, "--arg")]
+
+
+def score_disabled(profile: Dict[str, Any], plugin: str) -> bool:
+    """The profile turns the plugin's Score off: named (or '*') under score.disabled or
+    multiPoint.disabled and not enabled again under score.enabled (mergePlugins: a disabled
+    default stays off unless listed as enabled)."""
+    plugins = profile.get("plugins") or {}
+    names = lambda point, key: {e.get("name") for e in ((plugins.get(point) or {}).get(key) or [])}  # noqa: E731
+    off = (names("score", "disabled") | names("multiPoint", "disabled")) & {plugin, "*"}
+    return bool(off) and plugin not in names("score", "enabled") | names("multiPoint", "enabled")
+
+
+def _weight_on(cfg: Dict[str, Any], name: str, weight: int) -> Dict[str, Any]:
+    """with_weight on a case's own configuration, leaving a profile that turned the plugin's
+    Score off as it is (a weight of a plugin that does not score changes nothing)."""
+    cfg = copy.deepcopy(cfg)
+    off = [(i, p) for i, p in enumerate(_profiles(cfg)) if score_disabled(p, name)]
+    out = with_weight(cfg, name, weight)
+    for i, p in off:
+        out["profiles"][i] = p
+    return out
+
+
+def _arg_on(cfg: Dict[str, Any], plugin: str, path: List[str], value: Any) -> Dict[str, Any]:
+    return with_arg(cfg, plugin, path, value)
+
+
+def own_config(case) -> Optional[Dict[str, Any]]:
+    """The case's own configuration as a mapping (its file read), or None when it has none or
+    its file cannot be read (the run then reports that)."""
+    from .yamlfile import load_yaml_file
+
+    if case.config is None:
+        return None
+    if isinstance(case.config, dict):
+        return copy.deepcopy(case.config)
+    try:
+        data = load_yaml_file(case.config_path, UserError)
+    except UserError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def config_for(point: Point, case, on_own: bool) -> Dict[str, Any]:
+    """The configuration a case runs with at this point: the value applied on top of the
+    case's own configuration (`on_own`, for a case that has one), else the point's."""
+    if on_own and point.apply is not None and case.config is not None:
+        own = own_config(case)
+        if own is not None:
+            return point.apply(own)
+    return point.config
 
 
 def check_points(points: List[Point], plugins: List[str]) -> None:
@@ -137,16 +193,33 @@ def check_points(points: List[Point], plugins: List[str]) -> None:
 
 
 def run_sweep(paths: List[str], points: List[Point], plugins: List[str], jobs: int = 1,
-              dask_scheduler: Optional[str] = None) -> List[str]:
-    """Fill each point's outcomes; returns the error lines of cases that could not be loaded."""
+              dask_scheduler: Optional[str] = None, on_own: bool = False) -> List[str]:
+    """Fill each point's outcomes; returns the error lines of cases that could not be loaded.
+    `on_own`: a case with a configuration of its own runs with the value applied on top of it."""
     cases, invalid = load_cases(paths)
     cwd = os.getcwd()
-    tasks = [Task(c, p.config, tuple(plugins), None, cwd, explain=False) for p in points for c in cases]
+    tasks = [Task(c, config_for(p, c, on_own), tuple(plugins), None, cwd, explain=False)
+             for p in points for c in cases]
     results = run_tasks(tasks, jobs, dask_scheduler)
     n = len(cases)
     for i, p in enumerate(points):
         p.outcomes = results[i * n:(i + 1) * n]
+        for c, o in zip(cases, p.outcomes):
+            o.own_config = c.config is not None
     return invalid
+
+
+def own_config_line(points: List[Point], args) -> str:
+    """What became of the cases' own configurations (README, "sweep"); "" when none has one."""
+    outs = points[0].outcomes or [] if points else []
+    n, total = sum(1 for o in outs if o.own_config), len(outs)
+    if not n:
+        return ""
+    if args.configs:
+        return f"{n} of {total} case(s) have a configuration of their own: each --configs file replaced it"
+    if args.config:
+        return f"{n} of {total} case(s) have a configuration of their own: {args.config} with the value replaced it"
+    return f"{n} of {total} case(s) have a configuration of their own: the value is applied on top of it"
 
 
 def flips(points: List[Point]) -> List[Dict[str, Any]]:
@@ -177,9 +250,11 @@ def cmd_sweep(args) -> int:
     plugins = list(args.plugin or [])
     points = points_of(args)
     check_points(points, plugins)
-    invalid = run_sweep(args.paths, points, plugins, args.jobs, args.dask_scheduler)
+    on_own = not args.config and not args.configs
+    invalid = run_sweep(args.paths, points, plugins, args.jobs, args.dask_scheduler, on_own)
     for line in invalid:
         print(line, file=sys.stderr)
+    own = own_config_line(points, args)
     rows = [p.row() for p in points]
     svg = sweep_chart_svg(rows, [p.short for p in points], points[0].axis)
     if args.chart:
@@ -187,9 +262,14 @@ def cmd_sweep(args) -> int:
             f.write(svg)
     changing = flips(points)
     if args.json:
-        print(json.dumps({"rows": rows, "flips": changing, "chart": args.chart}, indent=2))
+        n_own = sum(1 for o in points[0].outcomes or [] if o.own_config)
+        print(json.dumps({"rows": rows, "flips": changing, "chart": args.chart,
+                          "ownConfig": {"cases": n_own, "mode": "replaced" if not on_own else "on top"}},
+                         indent=2))
     else:
         print("\n".join(table_lines(rows)))
+        if own:
+            print(own)
         if changing:
             print(f"cases whose result depends on the value ({len(changing)}):")
             print("\n".join("  " + line for line in table_lines(changing)))
@@ -198,7 +278,7 @@ def cmd_sweep(args) -> int:
     if args.html:
         from .html import write_sweep_report
 
-        write_sweep_report(args.html, rows, svg, invalid, changing)
+        write_sweep_report(args.html, rows, svg, invalid, changing, own)
     return 2 if invalid else 0
 
 
@@ -206,13 +286,17 @@ def add_parser(sub, plugin_option) -> None:
     s = sub.add_parser("sweep", help="vary one plugin weight or argument over cases; table and chart",
                        description="Run every case once per value of one plugin's Score weight "
                                    "(--weight), one field of a plugin's args (--arg) or per configuration "
-                                   "(--configs), the case's own `config` replaced, and report per value the "
+                                   "(--configs), and report per value the "
                                    "cases passing and the cluster figures (nodes used, mean/max cpu and "
                                    "memory requested share of the used nodes, pods unbound, preemptions), "
-                                   "as a table and as an SVG chart. Exit 0, or 2 on invalid input.")
+                                   "as a table and as an SVG chart. Without --config, a value is applied on top "
+                                   "of each case's own configuration (the defaults for a case without one); "
+                                   "--config BASE and --configs replace the cases' own. Exit 0, or 2 on invalid "
+                                   "input.")
     s.add_argument("paths", nargs="+", metavar="PATH", help="case files or folders")
     s.add_argument("--config", metavar="CONFIG", default=None,
-                   help="the KubeSchedulerConfiguration the values are applied to (default: v1.34's defaults)")
+                   help="the KubeSchedulerConfiguration the values are applied to, in place of each case's own "
+                        "(default: each case's own, or the defaults for a case without one)")
     s.add_argument("--weight", metavar="PLUGIN=VALUES",
                    help="a Score weight: e.g. NodeResourcesFit=1,2,5 or NodeResourcesFit=1:10:3 (inclusive)")
     s.add_argument("--arg", metavar="PLUGIN.FIELD=VALUES",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -87,6 +88,8 @@ class CycleRecord:
     extenders_passed: List[str] = field(default_factory=list)
     extender_errors: List[Tuple[str, str, str]] = field(default_factory=list)
     extender_scores: Dict[str, List[Tuple[str, int, int, int]]] = field(default_factory=dict)
+    # the order attempts started in, across pods and replicas (diff: which change came first)
+    seq: int = field(default_factory=itertools.count().__next__)
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
