@@ -103,6 +103,7 @@ def _cmd_run(args) -> int:
     entries: List[dict] = []  # --json: each case's result, or the error line of an invalid file, in order
     passed = failed = invalid = 0
     interrupted = False
+    _check_nodes(args)
     try:
         paths = find_cases(args.paths, skipped, missing)
         for path, why in skipped:
@@ -145,7 +146,7 @@ def _cmd_run(args) -> int:
                     _print_failures(case.name, res.failures)
                     if args.verbose:
                         from .report import explain_pods
-                        text = explain_pods(res, _failing_pods(res))
+                        text = explain_pods(res, _failing_pods(res), _view(res, args))
                         print("\n".join("    " + line for line in text.splitlines()))
             if res.coverage is not None and not args.json:
                 from .framework.coverage import format_lines
@@ -209,6 +210,7 @@ def _cmd_explain(args) -> int:
     from .case.runner import pod_ref
     from .report import explain
 
+    _check_nodes(args)
     case = load_case(args.case)
     # with a pod named, only its attempts are recorded node by node (a 5000-node case's 300
     # pending pods would each keep 5000 nodes' filter tables)
@@ -217,7 +219,7 @@ def _cmd_explain(args) -> int:
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
     if args.pod and pod_ref(args.pod) not in known:
         raise UserError(f"no pod {pod_ref(args.pod)} in the case", file=args.case, key="pod")
-    print(explain(res, args.pod))
+    print(explain(res, args.pod, _view(res, args)))
     return 0
 
 
@@ -355,6 +357,29 @@ def _plugin_option(parser) -> None:
                              "a case's own `plugins:` (repeatable; the current folder is importable)")
 
 
+def _nodes_options(parser) -> None:
+    from .report import DEFAULT_NODES
+
+    parser.add_argument("--nodes", type=int, default=None, metavar="N",
+                        help=f"show up to N nodes one by one (default {DEFAULT_NODES}): with more, nodes "
+                             f"with the same Filter verdict are grouped and only the N top-scored nodes "
+                             f"and preemption candidates are shown")
+    parser.add_argument("--all-nodes", action="store_true", help="show every node one by one")
+
+
+def _check_nodes(args) -> None:
+    n = getattr(args, "nodes", None)
+    if n is not None and n < 1:
+        raise UserError(f"must be at least 1, not {n}", key="--nodes")
+
+
+def _view(res, args):
+    """The report View of a case for --nodes/--all-nodes."""
+    from .report import view_of
+
+    return view_of(res, nodes=getattr(args, "nodes", None), all_nodes=bool(getattr(args, "all_nodes", False)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="schedharness",
                                 description="Run kube-scheduler v1.34's scheduling on YAML cases.")
@@ -382,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--html", metavar="REPORT.html", default=None,
                    help="also write a self-contained HTML report: per case pass/fail, bindings, each "
                         "pod's decision table per attempt, the attempt timeline of cases with steps")
+    _nodes_options(r)
     _plugin_option(r)
     version_options(r)
     r.set_defaults(func=_cmd_run)
@@ -393,6 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("pod", nargs="?", metavar="POD",
                    help="a pod reference, `name` (namespace default) or `namespace/name`; all pods "
                         "of the case when omitted")
+    _nodes_options(e)
     _plugin_option(e)
     version_options(e)
     e.set_defaults(func=_cmd_explain)

@@ -358,7 +358,7 @@ def test_explain_shows_only_the_filters_that_ran_and_preemption(tmp_path, capsys
     assert "node n2: rejected by TaintToleration" in first
     n2 = first.split("node n2:")[1].split("node ")[0]
     assert "filter TaintToleration: UnschedulableAndUnresolvable" in n2 and "NodeResourcesFit" not in n2
-    assert "n1: evict default/low (priority 0)" in first
+    assert "n1: evict default/low (priority 0, started " in first
     assert "n2: not a candidate" not in first  # UnschedulableAndUnresolvable nodes are not dry-run
     assert "preemption picked: n1" in first and "nominated node: n1" in first
     assert out.count("pod default/urgent") == 1
