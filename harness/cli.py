@@ -183,15 +183,9 @@ def _error_entry(path: str, line: str, name: Optional[str] = None) -> dict:
 
 def _versions_used(cases) -> str:
     """` (kube-scheduler v1.36.3)`, or per version how many cases ran on it."""
-    counts: dict = {}
-    for c in cases:
-        d = c.features.describe()
-        counts[d] = counts.get(d, 0) + 1
-    if not counts:
-        return ""
-    if len(counts) == 1:
-        return f" (kube-scheduler {next(iter(counts))})"
-    return " (kube-scheduler " + ", ".join(f"{d}: {n}" for d, n in sorted(counts.items())) + ")"
+    from .report import scheduler_versions
+
+    return f" ({scheduler_versions([c.features.describe() for c in cases])})" if cases else ""
 
 
 def _run_with(opts, case, registry, explain: bool):
@@ -381,10 +375,14 @@ def _view(res, args):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .versions import MODELLED, NEWEST
+
+    modelled = ", ".join(MODELLED.values())
     p = argparse.ArgumentParser(prog="schedharness",
-                                description="Run kube-scheduler v1.34's scheduling on YAML cases.")
+                                description=f"Run kube-scheduler's scheduling ({modelled}; a case names its "
+                                            f"kubernetesVersion, else {MODELLED[NEWEST]}) on YAML cases.")
     p.add_argument("--version", action="version",
-                   version=f"schedharness {_version()} (kube-scheduler v1.34)")
+                   version=f"schedharness {_version()} (models kube-scheduler {modelled}; default {MODELLED[NEWEST]})")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run cases (files or folders)",
                        description="Run cases and compare each outcome with its `expect`. Exit 0: all "

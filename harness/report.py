@@ -50,6 +50,21 @@ def view_of(res: CaseResult, nodes: Optional[int] = None, all_nodes: bool = Fals
                 parallelism=int(config.get("parallelism") or 16), version=features.describe())
 
 
+def scheduler_versions(described: List[str]) -> str:
+    """`kube-scheduler v1.36.3`, or per version how many cases ran on it (`v1.34.9: 3, ...`);
+    with none known, the modelled releases."""
+    counts: Dict[str, int] = {}
+    for d in described:
+        counts[d] = counts.get(d, 0) + 1
+    if not counts:
+        from .versions import MODELLED
+
+        return "kube-scheduler " + ", ".join(MODELLED.values())
+    if len(counts) == 1:
+        return f"kube-scheduler {next(iter(counts))}"
+    return "kube-scheduler " + ", ".join(f"{d}: {n}" for d, n in sorted(counts.items()))
+
+
 def _names(nodes: List[str]) -> str:
     """`a, b, c, ...`: the first GROUP_NAMES names of a group."""
     return ", ".join(nodes[:GROUP_NAMES]) + (", ..." if len(nodes) > GROUP_NAMES else "")

@@ -377,7 +377,14 @@ def test_run_verbose_prints_the_table_of_a_failing_pod_once(tmp_path, capsys):
 def test_version_and_help(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--version"])
-    assert e.value.code == 0 and "schedharness" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and "schedharness" in out
+    from harness.versions import MODELLED
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = " ".join(capsys.readouterr().out.split())
+    for release in MODELLED.values():  # the modelled versions, not one
+        assert release in out and release in top
     for cmd in ("run", "explain", "validate", "import"):
         with pytest.raises(SystemExit):
             main([cmd, "--help"])
