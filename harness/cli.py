@@ -93,76 +93,80 @@ def _print_failures(name: str, failures: List[str]) -> None:
 
 def _cmd_run(args) -> int:
     """Every valid case runs; every invalid file (or path, or case that raises) is one error
-    line and the others still run; exit 2 if any was invalid. Ctrl-C stops at once and prints
-    the summary (and --json) of what finished, exit 130."""
-    from .case import find_cases, load_case
+    line and the others still run; exit 2 if any was invalid. Each file is loaded when its turn
+    comes (a big file later in the list does not delay the first results); over 5 s, progress
+    on stderr. Ctrl-C stops at once and prints the summary (and --json) of what finished, exit
+    130."""
+    from .case.loader import count_case_files, iter_case_files, load_case
+    from .progress import Progress
 
-    skipped: List = []
-    missing: List[UserError] = []
-    results = []
+    results = []  # kept for --html only (each holds its scheduler)
+    versions: List[str] = []  # the release each case ran on, for the summary
+    coverages: List = []
     entries: List[dict] = []  # --json: each case's result, or the error line of an invalid file, in order
     passed = failed = invalid = 0
     interrupted = False
     _check_nodes(args)
+    opts = None
+    if getattr(args, "parallel", False) or getattr(args, "coverage", False):
+        from .framework.coverage import Coverage
+        from .framework.parallelize import RunSettings
+        opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
+    explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
     try:
-        paths = find_cases(args.paths, skipped, missing)
-        for path, why in skipped:
-            print(f"SKIP {path}: {why}", file=sys.stderr if args.json else sys.stdout)
-        for e in missing:
-            entries.append(_error_entry(e.file or "", _error(e)))
-            invalid += 1
-        if not paths and not missing:
+        total = count_case_files(args.paths)
+        progress = Progress("run")
+        seen = done = 0
+        for verdict, path, detail in iter_case_files(args.paths):
+            seen += 1
+            res = None
+            if verdict == "skip":
+                print(f"SKIP {path}: {detail}", file=sys.stderr if args.json else sys.stdout)
+            elif verdict == "missing":
+                entries.append(_error_entry(detail.file or "", _error(detail)))
+                invalid += 1
+            else:
+                ok, case = _attempt(path, lambda: load_case(path))
+                if not ok:
+                    invalid += 1
+                    entries.append(_error_entry(path, case))
+                else:
+                    ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args), explain))
+                    if not ok:
+                        invalid += 1
+                        entries.append(_error_entry(case.path, res, case.name))
+                        res = None
+                case = None
+            if res is not None:
+                done += 1
+                _report_case(args, res, entries)
+                versions.append(res.case.features.describe())
+                if res.passed:
+                    passed += 1
+                else:
+                    failed += 1
+                if res.coverage is not None:
+                    coverages.append(res.coverage)
+                if args.html:
+                    results.append(res)
+                res = None
+            progress.tick(f"{seen} of {total} files, {done} case(s) run")
+        if not done and not invalid:
             raise UserError("no case files found", file=" ".join(args.paths))
-        cases = []
-        for p in paths:  # every case is loaded before any runs
-            ok, case = _attempt(p, lambda: load_case(p))
-            if ok:
-                cases.append(case)
-            else:
-                invalid += 1
-                entries.append(_error_entry(p, case))
-        opts = None
-        if getattr(args, "parallel", False) or getattr(args, "coverage", False):
-            from .framework.coverage import Coverage
-            from .framework.parallelize import RunSettings
-            opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
-        explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
-        for case in cases:
-            ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args), explain))
-            if not ok:
-                invalid += 1
-                entries.append(_error_entry(case.path, res, case.name))
-                continue
-            results.append(res)
-            if args.json:  # (the history of a big case's attempts is costly to build)
-                entries.append(res.to_json())
-            if res.passed:
-                passed += 1
-                if not args.json:
-                    print(f"PASS {case.name}")
-            else:
-                failed += 1
-                if not args.json:
-                    _print_failures(case.name, res.failures)
-                    if args.verbose:
-                        from .report import explain_pods
-                        text = explain_pods(res, _failing_pods(res), _view(res, args))
-                        print("\n".join("    " + line for line in text.splitlines()))
-            if res.coverage is not None and not args.json:
-                from .framework.coverage import format_lines
-                print("\n".join(format_lines(res.coverage)))
         if opts is not None and opts.coverage is not None and not args.json:
             from .framework.coverage import format_lines, merge
-            print(f"coverage of extension points over {len(results)} case(s):")
-            print("\n".join(format_lines(merge([r.coverage for r in results if r.coverage is not None]))))
+            print(f"coverage of extension points over {len(coverages)} case(s):")
+            print("\n".join(format_lines(merge(coverages))))
     except KeyboardInterrupt:
         interrupted = True
         _interrupted("the cases that finished are reported below")
     if args.json:
         print(json.dumps(entries, indent=2))
     else:
+        from .report import scheduler_versions
+
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
-              + _versions_used([r.case for r in results]) + (" (interrupted)" if interrupted else ""))
+              + (f" ({scheduler_versions(versions)})" if versions else "") + (" (interrupted)" if interrupted else ""))
     if args.html:
         from .html import write_run_report
 
@@ -174,18 +178,30 @@ def _cmd_run(args) -> int:
     return 0 if failed == 0 else 1
 
 
+def _report_case(args, res, entries: List[dict]) -> None:
+    """A case's PASS/FAIL lines (with -v the decision tables of the pods it got wrong, with
+    --coverage its extension points), or its --json entry."""
+    if args.json:  # (the history of a big case's attempts is costly to build)
+        entries.append(res.to_json())
+        return
+    if res.passed:
+        print(f"PASS {res.case.name}")
+    else:
+        _print_failures(res.case.name, res.failures)
+        if args.verbose:
+            from .report import explain_pods
+            text = explain_pods(res, _failing_pods(res), _view(res, args))
+            print("\n".join("    " + line for line in text.splitlines()))
+    if res.coverage is not None:
+        from .framework.coverage import format_lines
+        print("\n".join(format_lines(res.coverage)))
+
+
 def _error_entry(path: str, line: str, name: Optional[str] = None) -> dict:
     """An invalid file in `run --json`: the error line `run` printed (without "error: "), as `error`."""
     import os
     return {"case": name or os.path.splitext(os.path.basename(path))[0], "file": path, "passed": False,
             "error": line[len("error: "):] if line.startswith("error: ") else line}
-
-
-def _versions_used(cases) -> str:
-    """` (kube-scheduler v1.36.3)`, or per version how many cases ran on it."""
-    from .report import scheduler_versions
-
-    return f" ({scheduler_versions([c.features.describe() for c in cases])})" if cases else ""
 
 
 def _run_with(opts, case, registry, explain: bool):
@@ -204,11 +220,16 @@ def _cmd_explain(args) -> int:
     from .case.runner import pod_ref
     from .report import explain
 
+    from .progress import Progress
+
     _check_nodes(args)
+    progress = Progress("explain")
     case = load_case(args.case)
+    progress.tick("case loaded, scheduling", force=True)
     # with a pod named, only its attempts are recorded node by node (a 5000-node case's 300
     # pending pods would each keep 5000 nodes' filter tables)
     res = run_case(case, _registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True)
+    progress.tick("scheduled, printing", force=True)
     print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
     if args.pod and pod_ref(args.pod) not in known:
@@ -272,30 +293,35 @@ def _validate_read(path: str, args, in_folder: bool) -> Optional[str]:
 def _cmd_validate(args) -> int:
     import os
 
+    from .progress import Progress
+
     invalid = 0
+    todo = []
     for top in args.paths:
         if os.path.isdir(top):
-            files = []
             for root, dirs, names in os.walk(top):
                 dirs.sort()
-                files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
-            todo = [(f, True) for f in files]
+                todo += [(os.path.join(root, n), True) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
         elif os.path.exists(top):
-            todo = [(top, False)]
+            todo.append((top, False))
         else:
-            _error(UserError("no such file or folder", file=top))
+            todo.append((top, None))
+    progress = Progress("validate")
+    for i, (path, in_folder) in enumerate(todo, 1):
+        if in_folder is None:
+            _error(UserError("no such file or folder", file=path))
             invalid += 1
             continue
-        for path, in_folder in todo:
-            try:
-                ok, msg = _attempt(path, lambda: _validate_path(path, args, in_folder))
-            except KeyboardInterrupt:
-                _interrupted(f"not validated from {path} on")
-                return 130
-            if not ok:
-                invalid += 1
-            elif msg:
-                print(msg)
+        try:
+            ok, msg = _attempt(path, lambda: _validate_path(path, args, in_folder))
+        except KeyboardInterrupt:
+            _interrupted(f"not validated from {path} on")
+            return 130
+        if not ok:
+            invalid += 1
+        elif msg:
+            print(msg)
+        progress.tick(f"{i} of {len(todo)} files")
     return 2 if invalid else 0
 
 

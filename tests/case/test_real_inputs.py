@@ -329,9 +329,9 @@ def test_import_names_the_dumps_own_item(tmp_path, capsys):
 
 
 def test_import_shows_progress_when_it_takes_time(tmp_path, capsys, monkeypatch):
-    from harness import importer
+    from harness import progress
 
-    monkeypatch.setattr(importer._Progress, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)
     dump = tmp_path / "dump.yaml"
     dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [NODE, pod("q")]}))
     assert main(["import", str(dump), "-o", str(tmp_path / "case.yaml")]) == 0
