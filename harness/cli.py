@@ -81,10 +81,10 @@ def _failing_pods(res) -> List[str]:
 
 
 def _print_failures(name: str, failures: List[str]) -> None:
-    """`FAIL name: a; b` on one line, or, when a failure carries a table (decision
-    assertions), one failure per line with its table under it."""
-    if not any("\n" in f for f in failures):
-        print(f"FAIL {name}: {'; '.join(failures)}")
+    """`FAIL name: what` for one failure; with several, or one that carries a table (decision
+    assertions), `FAIL name:` and each failure on its own line, its table under it."""
+    if len(failures) == 1 and "\n" not in failures[0]:
+        print(f"FAIL {name}: {failures[0]}")
         return
     print(f"FAIL {name}:")
     for f in failures:
