@@ -155,6 +155,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
         folder, base = os.path.split(os.path.abspath(output))
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+            os.chmod(tmp, _new_file_mode(output))  # mkstemp's 0600 -> what open(output, "w") gives
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 write(out)
         except OSError as e:
@@ -181,6 +182,18 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
           + (f"; dropped {summary}" if summary else "") + (f" -> {output}" if output else ""),
           file=sys.stderr)
     return 0
+
+
+def _new_file_mode(path: str) -> int:
+    """The mode open(path, "w") leaves: an existing file's own, else 0666 less the umask."""
+    import stat
+
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _object_text(obj: Dict[str, Any]) -> str:
