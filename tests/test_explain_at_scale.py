@@ -4,6 +4,8 @@ and the output stays short; `--all-nodes` lists every node."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -92,3 +94,52 @@ def test_nodes_must_be_positive(tmp_path, capsys, bad):
     assert main(["explain", _write(tmp_path, "v1.36"), "web", "--nodes", bad]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--nodes" in err[0]
+
+
+def _preemption_case(n: int) -> dict:
+    """n full nodes, each running one low-priority pod started at a different time; a
+    high-priority pod must preempt one: every node is a candidate with the same keys but the
+    start time, so pickOneNodeForPreemption takes the node whose victim started last."""
+    cluster = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+                "value": 1000}]
+    for i in range(n):
+        name = f"node-{i:03d}"
+        cluster.append({"apiVersion": "v1", "kind": "Node",
+                        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                        "status": {"allocatable": {"cpu": "1", "memory": "8Gi", "pods": "110"}}})
+        cluster.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"low-{i:03d}"},
+                        "spec": {"nodeName": name, "containers": [
+                            {"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]},
+                        "status": {"phase": "Running", "startTime": f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z"}})
+    return {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "metadata": {"name": "preempt"},
+            "cluster": cluster,
+            "pods": [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "urgent"},
+                      "spec": {"priorityClassName": "high", "containers": [
+                          {"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}],
+            "expect": {"preempted": [f"low-{n - 1:03d}"]}}
+
+
+@pytest.mark.parametrize("n", [3, 150])
+def test_preemption_shows_each_candidates_keys_with_start_times(tmp_path, capsys, n):
+    path = tmp_path / "preempt.yaml"
+    case = _preemption_case(n)
+    case["expect"] = {}
+    path.write_text(yaml.safe_dump(case))
+    out = _explain(capsys, str(path), "urgent")
+    lines = out.splitlines()
+    picked = next(line.split(": ")[1] for line in lines if line.strip().startswith("preemption picked:"))
+    if n == 3:
+        assert picked == "node-002"  # equal keys but the start time: the latest started victim
+    cands = [line.strip() for line in lines if ": evict default/low-" in line]
+    assert any(c.startswith(f"{picked}: evict default/low-{picked[-3:]} (priority 0, started 2026-01-01T00:")
+               for c in cands)
+    keys = [line.strip() for line in lines if line.strip().startswith("keys:")]
+    assert len(keys) == len(cands) == min(n, 10)
+    assert all("0 PDB violation(s), highest victim priority 0, sum of priorities 0" in k
+               and "1 victim, earliest start of the highest-priority victims 2026-01-01T00:" in k for k in keys)
+    assert "then latest earliest start time of the highest-priority victims" in out
+    if n > 10:  # the 10 best by the keys (best first: the latest start), the rest counted
+        starts = [k.rsplit(" ", 1)[1] for k in keys]
+        assert starts == sorted(starts, reverse=True) and cands[0].startswith(picked + ":")
+        assert re.search(r"\.\.\. \d+ more candidates", out)
+        assert len(lines) < 80
