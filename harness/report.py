@@ -168,9 +168,22 @@ def _filter_lines(rec, view: View) -> List[str]:
                 lines.append(f"    {_count(len(nodes))} ({_names(nodes)}): {verdict}")
             lines.extend(block)
     if not table:
-        for node, st in rec.node_statuses.items():
-            lines.append(f"    node {node}: {_status(st)}" + (f" ({st.plugin})" if st is not None and st.plugin else ""))
+        verdicts = [(node, _status(st) + (f" ({st.plugin})" if st is not None and st.plugin else ""))
+                    for node, st in rec.node_statuses.items()]
+        if view.fits(len(verdicts)):
+            lines.extend(f"    node {node}: {text}" for node, text in verdicts)
+        else:
+            lines.extend(_group_lines(verdicts, "    "))
     return lines
+
+
+def _group_lines(verdicts: List[Tuple[str, str]], indent: str) -> List[str]:
+    """`N nodes (a, b, c, ...): text` per distinct text of (node, text) pairs, most nodes first."""
+    by_text: Dict[str, List[str]] = {}
+    for node, text in verdicts:
+        by_text.setdefault(text, []).append(node)
+    return [f"{indent}{_count(len(nodes))} ({_names(nodes)}): {text}"
+            for text, nodes in sorted(by_text.items(), key=lambda g: -len(g[1]))]
 
 
 def _extender_rows(rec, by_extender) -> List[str]:
@@ -356,11 +369,7 @@ def _post_filter_lines(rec, view: View) -> List[str]:
             for node, s in items:
                 lines.append(f"      {node}: not a candidate: {_status(s)}")
         else:
-            groups: Dict[str, List[str]] = {}
-            for node, s in items:
-                groups.setdefault(_status(s), []).append(node)
-            for text, nodes in sorted(groups.items(), key=lambda g: -len(g[1])):
-                lines.append(f"      {_count(len(nodes))} ({_names(nodes)}): not a candidate: {text}")
+            lines.extend(_group_lines([(node, f"not a candidate: {_status(s)}") for node, s in items], "      "))
         if pre.get("picked"):
             lines.append(f"    preemption picked: {pre['picked']}")
     if getattr(rec, "nominated", ""):
