@@ -81,10 +81,10 @@ def _failing_pods(res) -> List[str]:
 
 
 def _print_failures(name: str, failures: List[str]) -> None:
-    """`FAIL name: a; b` on one line, or, when a failure carries a table (decision
-    assertions), one failure per line with its table under it."""
-    if not any("\n" in f for f in failures):
-        print(f"FAIL {name}: {'; '.join(failures)}")
+    """`FAIL name: what` for one failure; with several, or one that carries a table (decision
+    assertions), `FAIL name:` and each failure on its own line, its table under it."""
+    if len(failures) == 1 and "\n" not in failures[0]:
+        print(f"FAIL {name}: {failures[0]}")
         return
     print(f"FAIL {name}:")
     for f in failures:
@@ -93,75 +93,80 @@ def _print_failures(name: str, failures: List[str]) -> None:
 
 def _cmd_run(args) -> int:
     """Every valid case runs; every invalid file (or path, or case that raises) is one error
-    line and the others still run; exit 2 if any was invalid. Ctrl-C stops at once and prints
-    the summary (and --json) of what finished, exit 130."""
-    from .case import find_cases, load_case
+    line and the others still run; exit 2 if any was invalid. Each file is loaded when its turn
+    comes (a big file later in the list does not delay the first results); over 5 s, progress
+    on stderr. Ctrl-C stops at once and prints the summary (and --json) of what finished, exit
+    130."""
+    from .case.loader import count_case_files, iter_case_files, load_case
+    from .progress import Progress
 
-    skipped: List = []
-    missing: List[UserError] = []
-    results = []
+    results = []  # kept for --html only (each holds its scheduler)
+    versions: List[str] = []  # the release each case ran on, for the summary
+    coverages: List = []
     entries: List[dict] = []  # --json: each case's result, or the error line of an invalid file, in order
     passed = failed = invalid = 0
     interrupted = False
+    _check_nodes(args)
+    opts = None
+    if getattr(args, "parallel", False) or getattr(args, "coverage", False):
+        from .framework.coverage import Coverage
+        from .framework.parallelize import RunSettings
+        opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
+    explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
     try:
-        paths = find_cases(args.paths, skipped, missing)
-        for path, why in skipped:
-            print(f"SKIP {path}: {why}", file=sys.stderr if args.json else sys.stdout)
-        for e in missing:
-            entries.append(_error_entry(e.file or "", _error(e)))
-            invalid += 1
-        if not paths and not missing:
+        total = count_case_files(args.paths)
+        progress = Progress("run")
+        seen = done = 0
+        for verdict, path, detail in iter_case_files(args.paths):
+            seen += 1
+            res = None
+            if verdict == "skip":
+                print(f"SKIP {path}: {detail}", file=sys.stderr if args.json else sys.stdout)
+            elif verdict == "missing":
+                entries.append(_error_entry(detail.file or "", _error(detail)))
+                invalid += 1
+            else:
+                ok, case = _attempt(path, lambda: load_case(path))
+                if not ok:
+                    invalid += 1
+                    entries.append(_error_entry(path, case))
+                else:
+                    ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args), explain))
+                    if not ok:
+                        invalid += 1
+                        entries.append(_error_entry(case.path, res, case.name))
+                        res = None
+                case = None
+            if res is not None:
+                done += 1
+                _report_case(args, res, entries)
+                versions.append(res.case.features.describe())
+                if res.passed:
+                    passed += 1
+                else:
+                    failed += 1
+                if res.coverage is not None:
+                    coverages.append(res.coverage)
+                if args.html:
+                    results.append(res)
+                res = None
+            progress.tick(f"{seen} of {total} files, {done} case(s) run")
+        if not done and not invalid:
             raise UserError("no case files found", file=" ".join(args.paths))
-        cases = []
-        for p in paths:  # every case is loaded before any runs
-            ok, case = _attempt(p, lambda: load_case(p))
-            if ok:
-                cases.append(case)
-            else:
-                invalid += 1
-                entries.append(_error_entry(p, case))
-        opts = None
-        if getattr(args, "parallel", False) or getattr(args, "coverage", False):
-            from .framework.coverage import Coverage
-            from .framework.parallelize import RunSettings
-            opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
-        explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
-        for case in cases:
-            ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args), explain))
-            if not ok:
-                invalid += 1
-                entries.append(_error_entry(case.path, res, case.name))
-                continue
-            results.append(res)
-            if args.json:  # (the history of a big case's attempts is costly to build)
-                entries.append(res.to_json())
-            if res.passed:
-                passed += 1
-                if not args.json:
-                    print(f"PASS {case.name}")
-            else:
-                failed += 1
-                if not args.json:
-                    _print_failures(case.name, res.failures)
-                    if args.verbose:
-                        from .report import explain_pods
-                        text = explain_pods(res, _failing_pods(res))
-                        print("\n".join("    " + line for line in text.splitlines()))
-            if res.coverage is not None and not args.json:
-                from .framework.coverage import format_lines
-                print("\n".join(format_lines(res.coverage)))
         if opts is not None and opts.coverage is not None and not args.json:
             from .framework.coverage import format_lines, merge
-            print(f"coverage of extension points over {len(results)} case(s):")
-            print("\n".join(format_lines(merge([r.coverage for r in results if r.coverage is not None]))))
+            print(f"coverage of extension points over {len(coverages)} case(s):")
+            print("\n".join(format_lines(merge(coverages))))
     except KeyboardInterrupt:
         interrupted = True
         _interrupted("the cases that finished are reported below")
     if args.json:
         print(json.dumps(entries, indent=2))
     else:
+        from .report import scheduler_versions
+
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
-              + _versions_used([r.case for r in results]) + (" (interrupted)" if interrupted else ""))
+              + (f" ({scheduler_versions(versions)})" if versions else "") + (" (interrupted)" if interrupted else ""))
     if args.html:
         from .html import write_run_report
 
@@ -173,24 +178,30 @@ def _cmd_run(args) -> int:
     return 0 if failed == 0 else 1
 
 
+def _report_case(args, res, entries: List[dict]) -> None:
+    """A case's PASS/FAIL lines (with -v the decision tables of the pods it got wrong, with
+    --coverage its extension points), or its --json entry."""
+    if args.json:  # (the history of a big case's attempts is costly to build)
+        entries.append(res.to_json())
+        return
+    if res.passed:
+        print(f"PASS {res.case.name}")
+    else:
+        _print_failures(res.case.name, res.failures)
+        if args.verbose:
+            from .report import explain_pods
+            text = explain_pods(res, _failing_pods(res), _view(res, args))
+            print("\n".join("    " + line for line in text.splitlines()))
+    if res.coverage is not None:
+        from .framework.coverage import format_lines
+        print("\n".join(format_lines(res.coverage)))
+
+
 def _error_entry(path: str, line: str, name: Optional[str] = None) -> dict:
     """An invalid file in `run --json`: the error line `run` printed (without "error: "), as `error`."""
     import os
     return {"case": name or os.path.splitext(os.path.basename(path))[0], "file": path, "passed": False,
             "error": line[len("error: "):] if line.startswith("error: ") else line}
-
-
-def _versions_used(cases) -> str:
-    """` (kube-scheduler v1.36.3)`, or per version how many cases ran on it."""
-    counts: dict = {}
-    for c in cases:
-        d = c.features.describe()
-        counts[d] = counts.get(d, 0) + 1
-    if not counts:
-        return ""
-    if len(counts) == 1:
-        return f" (kube-scheduler {next(iter(counts))})"
-    return " (kube-scheduler " + ", ".join(f"{d}: {n}" for d, n in sorted(counts.items())) + ")"
 
 
 def _run_with(opts, case, registry, explain: bool):
@@ -209,15 +220,21 @@ def _cmd_explain(args) -> int:
     from .case.runner import pod_ref
     from .report import explain
 
+    from .progress import Progress
+
+    _check_nodes(args)
+    progress = Progress("explain")
     case = load_case(args.case)
+    progress.tick("case loaded, scheduling", force=True)
     # with a pod named, only its attempts are recorded node by node (a 5000-node case's 300
     # pending pods would each keep 5000 nodes' filter tables)
     res = run_case(case, _registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True)
+    progress.tick("scheduled, printing", force=True)
     print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
     if args.pod and pod_ref(args.pod) not in known:
         raise UserError(f"no pod {pod_ref(args.pod)} in the case", file=args.case, key="pod")
-    print(explain(res, args.pod))
+    print(explain(res, args.pod, _view(res, args)))
     return 0
 
 
@@ -276,30 +293,35 @@ def _validate_read(path: str, args, in_folder: bool) -> Optional[str]:
 def _cmd_validate(args) -> int:
     import os
 
+    from .progress import Progress
+
     invalid = 0
+    todo = []
     for top in args.paths:
         if os.path.isdir(top):
-            files = []
             for root, dirs, names in os.walk(top):
                 dirs.sort()
-                files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
-            todo = [(f, True) for f in files]
+                todo += [(os.path.join(root, n), True) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
         elif os.path.exists(top):
-            todo = [(top, False)]
+            todo.append((top, False))
         else:
-            _error(UserError("no such file or folder", file=top))
+            todo.append((top, None))
+    progress = Progress("validate")
+    for i, (path, in_folder) in enumerate(todo, 1):
+        if in_folder is None:
+            _error(UserError("no such file or folder", file=path))
             invalid += 1
             continue
-        for path, in_folder in todo:
-            try:
-                ok, msg = _attempt(path, lambda: _validate_path(path, args, in_folder))
-            except KeyboardInterrupt:
-                _interrupted(f"not validated from {path} on")
-                return 130
-            if not ok:
-                invalid += 1
-            elif msg:
-                print(msg)
+        try:
+            ok, msg = _attempt(path, lambda: _validate_path(path, args, in_folder))
+        except KeyboardInterrupt:
+            _interrupted(f"not validated from {path} on")
+            return 130
+        if not ok:
+            invalid += 1
+        elif msg:
+            print(msg)
+        progress.tick(f"{i} of {len(todo)} files")
     return 2 if invalid else 0
 
 
@@ -355,11 +377,38 @@ def _plugin_option(parser) -> None:
                              "a case's own `plugins:` (repeatable; the current folder is importable)")
 
 
+def _nodes_options(parser) -> None:
+    from .report import DEFAULT_NODES
+
+    parser.add_argument("--nodes", type=int, default=None, metavar="N",
+                        help=f"show up to N nodes one by one (default {DEFAULT_NODES}): with more, nodes "
+                             f"with the same Filter verdict are grouped and only the N top-scored nodes "
+                             f"and preemption candidates are shown")
+    parser.add_argument("--all-nodes", action="store_true", help="show every node one by one")
+
+
+def _check_nodes(args) -> None:
+    n = getattr(args, "nodes", None)
+    if n is not None and n < 1:
+        raise UserError(f"must be at least 1, not {n}", key="--nodes")
+
+
+def _view(res, args):
+    """The report View of a case for --nodes/--all-nodes."""
+    from .report import view_of
+
+    return view_of(res, nodes=getattr(args, "nodes", None), all_nodes=bool(getattr(args, "all_nodes", False)))
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .versions import MODELLED, NEWEST
+
+    modelled = ", ".join(MODELLED.values())
     p = argparse.ArgumentParser(prog="schedharness",
-                                description="Run kube-scheduler v1.34's scheduling on YAML cases.")
+                                description=f"Run kube-scheduler's scheduling ({modelled}; a case names its "
+                                            f"kubernetesVersion, else {MODELLED[NEWEST]}) on YAML cases.")
     p.add_argument("--version", action="version",
-                   version=f"schedharness {_version()} (kube-scheduler v1.34)")
+                   version=f"schedharness {_version()} (models kube-scheduler {modelled}; default {MODELLED[NEWEST]})")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run cases (files or folders)",
                        description="Run cases and compare each outcome with its `expect`. Exit 0: all "
@@ -382,6 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--html", metavar="REPORT.html", default=None,
                    help="also write a self-contained HTML report: per case pass/fail, bindings, each "
                         "pod's decision table per attempt, the attempt timeline of cases with steps")
+    _nodes_options(r)
     _plugin_option(r)
     version_options(r)
     r.set_defaults(func=_cmd_run)
@@ -393,6 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("pod", nargs="?", metavar="POD",
                    help="a pod reference, `name` (namespace default) or `namespace/name`; all pods "
                         "of the case when omitted")
+    _nodes_options(e)
     _plugin_option(e)
     version_options(e)
     e.set_defaults(func=_cmd_explain)

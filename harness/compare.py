@@ -202,9 +202,21 @@ def run_under(task: Task) -> CaseOutcome:
     return outcome_of(res)
 
 
-def run_tasks(tasks: List[Task], jobs: int = 1, dask_scheduler: Optional[str] = None) -> List[CaseOutcome]:
+def run_tasks(tasks: List[Task], jobs: int = 1, dask_scheduler: Optional[str] = None,
+              command: str = "") -> List[CaseOutcome]:
     """run_under over the tasks, in order: here (jobs 1), on a process pool (jobs > 1), or on
-    the Dask cluster at `dask_scheduler` (the `dask` extra)."""
+    the Dask cluster at `dask_scheduler` (the `dask` extra). command: print `command: N of M
+    case runs` progress on stderr (over 5 s, here and on the pool)."""
+    from .progress import Progress
+
+    progress = Progress(command, enabled=bool(command))
+
+    def collect(outcomes) -> List[CaseOutcome]:
+        out = []
+        for o in outcomes:
+            out.append(o)
+            progress.tick(f"{len(out)} of {len(tasks)} case runs")
+        return out
     if dask_scheduler:
         try:
             from distributed import Client
@@ -223,8 +235,8 @@ def run_tasks(tasks: List[Task], jobs: int = 1, dask_scheduler: Optional[str] = 
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(run_under, tasks, chunksize=max(1, len(tasks) // (4 * jobs))))
-    return [run_under(t) for t in tasks]
+            return collect(pool.map(run_under, tasks, chunksize=max(1, len(tasks) // (4 * jobs))))
+    return collect(run_under(t) for t in tasks)
 
 
 def run_on_dask(client, tasks: List[Task]) -> List[CaseOutcome]:

@@ -288,7 +288,7 @@ def run_diff(paths: List[str], sides: List[Side], plugins: List[str], jobs: int 
     cases, invalid = load_cases(paths)
     cwd = os.getcwd()
     tasks = [Task(c, s.config, tuple(plugins), s.kubernetes_version, cwd) for s in sides for c in cases]
-    results = run_tasks(tasks, jobs, dask_scheduler)
+    results = run_tasks(tasks, jobs, dask_scheduler, command="diff")
     n = len(cases)
     per_side = [results[i * n:(i + 1) * n] for i in range(len(sides))]
     changes: List[Change] = []

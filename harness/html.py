@@ -9,12 +9,30 @@ from markupsafe import Markup
 
 from .case.decisions import Attempt, attempt_of
 from .charts import render, timeline_svg
+from .report import scheduler_versions
 
 
 def _version() -> str:
     from .cli import _version as v
 
     return v()
+
+
+def _own_versions() -> str:
+    """The header of a report whose cases each ran on their own kubernetesVersion."""
+    from .versions import MODELLED
+
+    return "each case on its own kubernetesVersion of kube-scheduler " + ", ".join(MODELLED.values())
+
+
+def _sides_versions(sides) -> str:
+    """The header of a diff: the two sides' versions, when they name them."""
+    from .versions import parse_version
+
+    named = [getattr(s, "kubernetes_version", None) for s in sides]
+    if all(named):
+        return "kube-scheduler " + " vs ".join(parse_version(v).release for v in named)
+    return _own_versions()
 
 
 def decision_table(a: Attempt, only: Optional[List[str]] = None) -> Dict[str, Any]:
@@ -67,7 +85,7 @@ def case_view(res) -> Dict[str, Any]:
         timeline = timeline_svg({p["key"]: p["history"] for p in pods}, steps)
     return {"name": res.case.name, "path": res.case.path, "passed": res.passed, "failures": res.failures,
             "pods": pods, "preempted": res.preempted, "timeline": Markup(timeline),
-            "description": res.case.description}
+            "description": res.case.description, "version": res.case.features.describe()}
 
 
 def write(path: str, html: str) -> None:
@@ -79,7 +97,7 @@ def write_run_report(path: str, results: List[Any], invalid: Optional[List[str]]
     cases = [case_view(r) for r in results]
     cases.sort(key=lambda c: c["passed"])  # failing cases first
     write(path, render("report.html.j2", kind="run", title="schedharness run", version=_version(),
-                       cases=cases, invalid=invalid or [],
+                       scheduler=scheduler_versions([c["version"] for c in cases]), cases=cases, invalid=invalid or [],
                        passed=sum(1 for c in cases if c["passed"]), failed=sum(1 for c in cases if not c["passed"])))
 
 
@@ -104,11 +122,13 @@ def diff_view(change) -> Dict[str, Any]:
 def write_diff_report(path: str, sides, changes, figures_rows: List[Dict[str, Any]], invalid: List[str],
                       headline: str = "") -> None:
     write(path, render("report.html.j2", kind="diff", title="schedharness diff", version=_version(),
-                       sides=[s.label for s in sides], changes=[diff_view(c) for c in changes],
-                       figures=figures_rows, invalid=invalid, headline=headline))
+                       scheduler=_sides_versions(sides), sides=[s.label for s in sides],
+                       changes=[diff_view(c) for c in changes], figures=figures_rows, invalid=invalid,
+                       headline=headline))
 
 
 def write_sweep_report(path: str, rows: List[Dict[str, Any]], svg: str, invalid: List[str],
                        flips: Optional[List[Dict[str, Any]]] = None, own_config: str = "") -> None:
     write(path, render("report.html.j2", kind="sweep", title="schedharness sweep", version=_version(),
-                       rows=rows, chart=Markup(svg), invalid=invalid, flips=flips or [], own_config=own_config))
+                       scheduler=_own_versions(), rows=rows, chart=Markup(svg), invalid=invalid, flips=flips or [],
+                       own_config=own_config))

@@ -79,26 +79,6 @@ def check_output(output: Optional[str]) -> None:
         raise UserError("cannot write: permission denied", file=output, key="-o")
 
 
-class _Progress:
-    """`import: ...` lines on stderr, at most one per PROGRESS_SECONDS of wall time, none for an
-    import shorter than that (so a small import prints its summary or its error alone)."""
-
-    PROGRESS_SECONDS = 5.0
-
-    def __init__(self, enabled: bool):
-        import time
-
-        self.enabled = enabled
-        self.clock = time.monotonic
-        self.start = self.last = self.clock()
-
-    def tick(self, text: str, force: bool = False) -> None:
-        now = self.clock()
-        if self.enabled and now - (self.start if force else self.last) >= self.PROGRESS_SECONDS:
-            self.last = now
-            print(f"import: {text} ({now - self.start:.0f}s)", file=sys.stderr, flush=True)
-
-
 def import_dump(path: str, output: Optional[str], name: Optional[str] = None, progress: bool = True) -> int:
     """The `import` command: the dump read item by item (iter_dump_items), each object checked
     as it is read (an error names the dump's own item: `items[1234].spec...`) and kept as the
@@ -109,7 +89,9 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     from .yamlfile import iter_dump_items
 
     check_output(output)
-    prog = _Progress(progress)
+    from .progress import Progress
+
+    prog = Progress("import", progress)
     case_name = name or os.path.splitext(os.path.basename(path))[0]
     cluster: List[Tuple[str, str]] = []  # (the dump's key, the object's text in the case)
     pending: List[Tuple[Tuple[str, str, str], str, str]] = []  # (creation order, key, text)
@@ -173,6 +155,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
         folder, base = os.path.split(os.path.abspath(output))
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+            os.chmod(tmp, _new_file_mode(output))  # mkstemp's 0600 -> what open(output, "w") gives
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 write(out)
         except OSError as e:
@@ -199,6 +182,18 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
           + (f"; dropped {summary}" if summary else "") + (f" -> {output}" if output else ""),
           file=sys.stderr)
     return 0
+
+
+def _new_file_mode(path: str) -> int:
+    """The mode open(path, "w") leaves: an existing file's own, else 0666 less the umask."""
+    import stat
+
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _object_text(obj: Dict[str, Any]) -> str:

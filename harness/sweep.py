@@ -200,7 +200,7 @@ def run_sweep(paths: List[str], points: List[Point], plugins: List[str], jobs: i
     cwd = os.getcwd()
     tasks = [Task(c, config_for(p, c, on_own), tuple(plugins), None, cwd, explain=False)
              for p in points for c in cases]
-    results = run_tasks(tasks, jobs, dask_scheduler)
+    results = run_tasks(tasks, jobs, dask_scheduler, command="sweep")
     n = len(cases)
     for i, p in enumerate(points):
         p.outcomes = results[i * n:(i + 1) * n]

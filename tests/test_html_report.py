@@ -132,3 +132,96 @@ def test_failing_case_decision_table_renders_in_headless_chromium(report, tmp_pa
     pixels = _png_pixels(shot)
     assert _shows(pixels, FAIL_BADGE)  # the FAIL badge
     assert _shows(pixels, PICKED_ROW)  # the decision table's picked row, on screen
+
+
+# ---- layout at 1400 px ----------------------------------------------------------------------------
+# The report has no script; this test-only copy adds one that measures the laid-out page and
+# writes what it found into the DOM, which --dump-dom prints.
+LAYOUT_PROBE = """<script>
+window.addEventListener("load", () => {
+  const bad = [];
+  const clips = (el) => getComputedStyle(el).overflowX !== "visible";
+  const name = (el) => el.tagName.toLowerCase() + (el.className ? "." + String(el.className).split(" ").join(".") : "");
+  for (const el of document.body.querySelectorAll("*")) {
+    if (el.closest("details:not([open]) > :not(summary)")) continue;
+    let inScroller = false;
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) if (clips(a)) inScroller = true;
+    if (inScroller) continue;  // it scrolls inside its box
+    const parent = el.parentElement, r = el.getBoundingClientRect(), p = parent.getBoundingClientRect();
+    if (r.width && r.right > p.right + 1) bad.push("wider: " + name(el) + " in " + name(parent) + " " + Math.round(r.right) + " > " + Math.round(p.right));
+  }
+  if (document.documentElement.scrollWidth > window.innerWidth) bad.push("page scrolls sideways: " + document.documentElement.scrollWidth);
+  for (const el of document.querySelectorAll(".name")) if (el.getClientRects().length > 1) bad.push("name broken: " + el.textContent);
+  for (const el of document.querySelectorAll("p.caption")) {
+    const cs = getComputedStyle(el.parentElement);
+    const w = el.getBoundingClientRect().width;
+    const p = el.parentElement.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    if (w < p - 2) bad.push("caption narrower than its box: " + Math.round(w) + " < " + Math.round(p));
+  }
+  let scrolled = 0;
+  for (const el of document.querySelectorAll(".scroll")) if (el.scrollWidth > el.clientWidth) scrolled++;
+  const out = document.createElement("pre");
+  out.id = "layout-probe";
+  out.textContent = JSON.stringify({bad, scrolled, width: window.innerWidth});
+  document.body.appendChild(out);
+});
+</script>"""
+
+LONG = "ip-10-0-{}-17.eu-west-1.compute.internal"
+
+
+def _wide_case() -> dict:
+    """A failing case whose decision table has a Filter column with long reasons, long node
+    and pod names, and eight Score columns: wider than 1400 px."""
+    nodes = []
+    for i in range(4):
+        name = LONG.format(100 + i)
+        nodes.append({"apiVersion": "v1", "kind": "Node",
+                      "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
+                                                            "topology.kubernetes.io/zone": f"eu-west-1{'abc'[i % 3]}"}},
+                      "spec": {"taints": [{"key": "dedicated-for-the-payments-team", "value": "true",
+                                           "effect": "NoSchedule"}]} if i == 0 else {},
+                      "status": {"allocatable": {"cpu": "1" if i == 1 else "8", "memory": "16Gi", "pods": "110"}}})
+    labels = {"app": "checkout-service"}
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "checkout-service-7d9f8b6c5d-x2kqp-with-a-long-name", "labels": labels},
+           "spec": {"containers": [{"name": "c", "image": "registry.example/checkout:1.0",
+                                    "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}],
+                    "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 10, "preference": {"matchExpressions": [
+                            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["eu-west-1b"]}]}}]},
+                                 "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                                     {"weight": 5, "podAffinityTerm": {"labelSelector": {"matchLabels": labels},
+                                                                       "topologyKey": "topology.kubernetes.io/zone"}}]}},
+                    "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                                   "whenUnsatisfiable": "ScheduleAnyway",
+                                                   "labelSelector": {"matchLabels": labels}}]}}
+    return {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "metadata": {"name": "a-wide-decision-table"},
+            "kubernetesVersion": "v1.35", "cluster": nodes, "pods": [pod],
+            "expect": {"bindings": {pod["metadata"]["name"]: None}}}
+
+
+def test_report_fits_1400px_and_names_versions(tmp_path):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "a-wide.yaml").write_text(yaml.safe_dump(_wide_case()))
+    data = yaml.safe_load(open(PINNED))  # v1.34
+    (cases / "b-pinned.yaml").write_text(yaml.safe_dump(data))
+    report = tmp_path / "report.html"
+    assert main(["run", "--html", str(report), str(cases)]) == 1
+    html = report.read_text()
+    assert "<script" not in html
+    # the header names the versions the cases ran on; each case its own
+    header = re.search(r'<p class="muted" id="versions">(.*?)</p>', html).group(1)
+    assert "v1.34.9: 1" in header and "v1.35.6: 1" in header and "v1.34)" not in header
+    assert 'data-version="v1.35.6"' in html and 'data-version="v1.34.9"' in html
+    probe = tmp_path / "probe.html"
+    probe.write_text(html.replace("</body>", LAYOUT_PROBE + "</body>"))
+    dom = _headless(tmp_path, "--window-size=1400,1000", "--dump-dom", probe.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    import json
+    found = json.loads(re.search(r'<pre id="layout-probe">(.*?)</pre>', dom.stdout, re.S).group(1)
+                       .replace("&quot;", '"').replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&"))
+    assert found["width"] == 1400
+    assert found["bad"] == []
+    assert found["scrolled"] >= 1  # the wide table is wider than its box: it scrolls inside it

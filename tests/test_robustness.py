@@ -358,7 +358,7 @@ def test_explain_shows_only_the_filters_that_ran_and_preemption(tmp_path, capsys
     assert "node n2: rejected by TaintToleration" in first
     n2 = first.split("node n2:")[1].split("node ")[0]
     assert "filter TaintToleration: UnschedulableAndUnresolvable" in n2 and "NodeResourcesFit" not in n2
-    assert "n1: evict default/low (priority 0)" in first
+    assert "n1: evict default/low (priority 0, started " in first
     assert "n2: not a candidate" not in first  # UnschedulableAndUnresolvable nodes are not dry-run
     assert "preemption picked: n1" in first and "nominated node: n1" in first
     assert out.count("pod default/urgent") == 1
@@ -377,7 +377,14 @@ def test_run_verbose_prints_the_table_of_a_failing_pod_once(tmp_path, capsys):
 def test_version_and_help(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--version"])
-    assert e.value.code == 0 and "schedharness" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and "schedharness" in out
+    from harness.versions import MODELLED
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = " ".join(capsys.readouterr().out.split())
+    for release in MODELLED.values():  # the modelled versions, not one
+        assert release in out and release in top
     for cmd in ("run", "explain", "validate", "import"):
         with pytest.raises(SystemExit):
             main([cmd, "--help"])

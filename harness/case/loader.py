@@ -9,7 +9,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from ..errors import CaseError
 from ..gcpause import collector_paused
@@ -352,26 +352,50 @@ def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None
     wrong); any other YAML file is left out, with the reason appended to `skipped`. A path that
     does not exist raises, or with `missing` is appended to it (the other paths still count)."""
     out: List[str] = []
+    for verdict, path, detail in iter_case_files(paths):
+        if verdict == "skip":
+            if skipped is not None:
+                skipped.append((path, detail))
+        elif verdict == "missing":
+            if missing is None:
+                raise detail
+            missing.append(detail)
+        else:
+            out.append(path)
+    return out
+
+
+def _yaml_files(paths: List[str]) -> Iterator[Tuple[str, bool]]:
+    """(path, found in a folder) of every YAML file under the folders and every other path
+    given, in path order, without reading any."""
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs.sort()
                 for fn in sorted(files):
                     if fn.endswith((".yaml", ".yml")):
-                        full = os.path.join(root, fn)
-                        verdict, reason = classify_file(full)
-                        if verdict == "skip":
-                            if skipped is not None:
-                                skipped.append((full, reason))
-                        else:
-                            out.append(full)
-        elif os.path.exists(p):
-            out.append(p)
-        elif missing is not None:
-            missing.append(CaseError("no such file or folder", file=p))
+                        yield os.path.join(root, fn), True
         else:
-            raise CaseError("no such file or folder", file=p)
-    return out
+            yield p, False
+
+
+def count_case_files(paths: List[str]) -> int:
+    """How many files iter_case_files will look at (a folder's YAML files, the other paths)."""
+    return sum(1 for _ in _yaml_files(paths))
+
+
+def iter_case_files(paths: List[str]) -> Iterator[Tuple[str, str, Any]]:
+    """find_cases one file at a time, each classified when its turn comes (`run` streams: a big
+    file later in the list does not delay the first results): ("case", path, None), ("skip",
+    path, why) or ("missing", path, the CaseError)."""
+    for path, in_folder in _yaml_files(paths):
+        if in_folder:
+            verdict, reason = classify_file(path)
+            yield ("skip", path, reason) if verdict == "skip" else ("case", path, None)
+        elif os.path.exists(path):
+            yield "case", path, None
+        else:
+            yield "missing", path, CaseError("no such file or folder", file=path)
 
 
 _CASE_KEYS = ("cluster", "pods", "expect")

@@ -28,6 +28,7 @@ from .apiserver import ApiServerDefaults
 from .checks import (check_cluster, check_decision_names, check_expect, check_step_changes, check_step_objects,
                      has_decisions)
 from .decisions import DecisionCheck, history
+from .failures import Failure, failure_json, show
 from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case
 from ..leaderelection.kube_scheduler import check_leader_elector_config
@@ -91,7 +92,7 @@ class CaseResult:
                "featureGates": dict(sorted(self.case.features.overrides.items())),
                "passed": self.passed, "bindings": self.bindings,
                "preempted": self.preempted, "nominated": self.nominated, "messages": self.messages,
-               "failures": self.failures}
+               "failures": [failure_json(f) for f in self.failures]}
         if self.case.steps or self.lease_history is not None:
             out["time"] = self.final.time if self.final else 0.0
             out["queue"] = self.final.queue if self.final else {}
@@ -372,48 +373,55 @@ class CaseRun:
                 raise CaseError(f"no pod {key} in the case", file=self.case.path, key=f"{where}.{k}.{ref}")
             return key
 
+        step = None if where == "expect" else where.rsplit(".", 1)[0]
+
+        def fail(text: str, pod: Optional[str], fld: str, want: Any, got: Any) -> None:
+            failures.append(Failure(prefix + text, pod=pod, field=fld, expected=want, got=got, step=step))
+
         for ref, want in (exp.get("bindings") or {}).items():
             key = known(ref, "bindings")
             got = pods[key].node_name or None if key in pods else None
             ok = (got is None) if want is None else (got in want if isinstance(want, list) else got == want)
             if not ok:
                 why = (_pod_condition_message(pods[key]) if key in pods else "") or sched_error(engine, key)
-                failures.append(f"{prefix}{key}: expected {_fmt(want)}, got {got or 'unbound'}"
-                                + (f" ({why})" if why and got is None else ""))
+                fail(f"{key}: expected {_fmt(want)}, got {got or 'unbound'}" + (f" ({why})" if why and got is None else ""),
+                     key, "bindings", want, got)
         if "preempted" in exp:
             want = sorted(pod_ref(r) for r in exp["preempted"] or [])
             if want != preempted:
-                failures.append(f"{prefix}preempted: expected {want}, got {preempted}")
+                fail(f"preempted: expected {show(want)}, got {show(preempted)}", None, "preempted", want, preempted)
         for ref, sub in (exp.get("messages") or {}).items():
             key = known(ref, "messages")
             got = _pod_condition_message(pods[key]) if key in pods else ""
             if sub not in got:
-                failures.append(f"{prefix}{key}: message {got!r} does not contain {sub!r}")
+                fail(f'{key}: message "{got}" does not contain "{sub}"', key, "messages", sub, got)
         for ref, want in (exp.get("nominated") or {}).items():
             key = known(ref, "nominated")
             got = pods[key].nominated_node_name if key in pods else ""
             if (got or None) != want:
-                failures.append(f"{prefix}{key}: nominatedNodeName expected {want!r}, got {got or None!r}")
+                fail(f"{key}: nominatedNodeName expected {show(want)}, got {show(got or None)}", key, "nominated",
+                     want, got or None)
         for ref, want in (exp.get("queue") or {}).items():
             key = known(ref, "queue")
             got = self.queue_state(pods[key]) if key in pods else "deleted"
             if got != want:
-                failures.append(f"{prefix}{key}: queue expected {want}, got {got}")
+                fail(f"{key}: queue expected {want}, got {got}", key, "queue", want, got)
         for ref, want in (exp.get("attempts") or {}).items():
             key = known(ref, "attempts")
             got = self.attempts(pods[key]) if key in pods else 0
             if got != want:
-                failures.append(f"{prefix}{key}: attempts expected {want}, got {got}")
+                fail(f"{key}: attempts expected {want}, got {got}", key, "attempts", want, got)
         if "lease" in exp:
             lease = self.lease()
             for k, want in exp["lease"].items():
                 if lease.get(k) != want:
-                    failures.append(f"{prefix}lease.{k}: expected {want!r}, got {lease.get(k)!r}")
+                    fail(f"lease.{k}: expected {show(want)}, got {show(lease.get(k))}", None, f"lease.{k}", want,
+                         lease.get(k))
         for ref, want in (exp.get("boundBy") or {}).items():
             key = known(ref, "boundBy")
             got = self.bound_by().get(key)
             if got != want:
-                failures.append(f"{prefix}{key}: boundBy expected {want!r}, got {got!r}")
+                fail(f"{key}: boundBy expected {show(want)}, got {show(got)}", key, "boundBy", want, got)
         if "decisions" in exp or "history" in exp:
             dc = DecisionCheck(engine, prefix)
             dc.decisions(exp.get("decisions") or {})

@@ -329,9 +329,9 @@ def test_import_names_the_dumps_own_item(tmp_path, capsys):
 
 
 def test_import_shows_progress_when_it_takes_time(tmp_path, capsys, monkeypatch):
-    from harness import importer
+    from harness import progress
 
-    monkeypatch.setattr(importer._Progress, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)
     dump = tmp_path / "dump.yaml"
     dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [NODE, pod("q")]}))
     assert main(["import", str(dump), "-o", str(tmp_path / "case.yaml")]) == 0
@@ -347,3 +347,23 @@ def test_fields_a_newer_minor_adds_are_known_from_that_minor(tmp_path, capsys):
             'unknown field "status.declaredFeatures"')
     refused(write(tmp_path, "gone", pods=[pod("web", workloadRef={"name": "w"})], kubernetesVersion="v1.36"),
             capsys, 'unknown field "spec.workloadRef"')
+
+
+def test_imported_case_has_a_normal_files_mode(tmp_path, capsys):
+    """Written through a temporary file, the case still gets the mode open(..., "w") gives:
+    0666 less the umask for a new file, an existing file's own mode kept."""
+    import os
+    import stat
+
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [NODE, pod("q")]}))
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "case.yaml"
+        assert main(["import", str(dump), "-o", str(out)]) == 0
+        assert stat.S_IMODE(os.stat(out).st_mode) == 0o644
+        os.chmod(out, 0o640)
+        assert main(["import", str(dump), "-o", str(out)]) == 0
+        assert stat.S_IMODE(os.stat(out).st_mode) == 0o640
+    finally:
+        os.umask(old)
