@@ -32,7 +32,7 @@ class Change:
     before: PodOutcome
     after: PodOutcome
     why: List[str]  # the text lines
-    klass: str = "real"  # real | tie-break | knock-on (README, "diff")
+    klass: str = "real"  # real | tie-break | knock-on (README, "Comparing configurations and versions")
     data: Dict[str, Any] = field(default_factory=dict)  # the why as data (--json, --html)
     attempts: List[Any] = field(default_factory=list)  # each side's last Attempt (or None)
     nodes: List[str] = field(default_factory=list)  # the nodes the why shows
@@ -106,7 +106,7 @@ def compare(a: CaseOutcome, b: CaseOutcome, labels: List[str]) -> List[Change]:
 
 
 # --------------------------------------------------------------------------------------------
-# Classification (README, "diff": real, tie-break, knock-on)
+# Classification (README, "Comparing configurations and versions": real, tie-break, knock-on)
 
 
 def _node_rows(attempt) -> Dict[str, Tuple[Any, Any]]:
@@ -160,9 +160,9 @@ def _tie_break(c: Change, outcomes, tags) -> Optional[Dict[str, Any]]:
 
 def _knock_on(c: Change, changes: List[Change], outcomes) -> Optional[Dict[str, Any]]:
     """A knock-on: the pod's own decision would be the same, but an earlier change of the same
-    case changed the cluster it saw (README, "diff"). Either it is a victim on one side of
-    another change's preemption and went to the same node on both sides, or it was attempted
-    on both sides and every node on which its last attempts' decision tables differ
+    case changed the cluster it saw (README, "Comparing configurations and versions"). Either
+    it is a victim on one side of another change's preemption and went to the same node on
+    both sides, or it was attempted on both sides and every node on which its last attempts' decision tables differ
     (differing_nodes) held an earlier-changed pod on one side and not on the other (an earlier
     change: a pod whose last attempt started before this pod's on either side; held: bound
     or nominated there), a node that rejects the pod on one side only holds such a pod on
@@ -285,7 +285,7 @@ def figures_table(sides: List[str], figs: List[Figures]) -> List[str]:
 def run_diff(paths: List[str], sides: List[Side], plugins: List[str], jobs: int = 1,
              dask_scheduler: Optional[str] = None):
     """Load every case, run it under each side; returns (changes, per-side outcomes, invalid lines)."""
-    cases, invalid = load_cases(paths)
+    cases, invalid = load_cases(paths, frozen=True)
     cwd = os.getcwd()
     tasks = [Task(c, s.config, tuple(plugins), s.kubernetes_version, cwd) for s in sides for c in cases]
     results = run_tasks(tasks, jobs, dask_scheduler, command="diff")

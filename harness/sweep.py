@@ -196,7 +196,7 @@ def run_sweep(paths: List[str], points: List[Point], plugins: List[str], jobs: i
               dask_scheduler: Optional[str] = None, on_own: bool = False) -> List[str]:
     """Fill each point's outcomes; returns the error lines of cases that could not be loaded.
     `on_own`: a case with a configuration of its own runs with the value applied on top of it."""
-    cases, invalid = load_cases(paths)
+    cases, invalid = load_cases(paths, frozen=True)
     cwd = os.getcwd()
     tasks = [Task(c, config_for(p, c, on_own), tuple(plugins), None, cwd, explain=False)
              for p in points for c in cases]
@@ -210,7 +210,8 @@ def run_sweep(paths: List[str], points: List[Point], plugins: List[str], jobs: i
 
 
 def own_config_line(points: List[Point], args) -> str:
-    """What became of the cases' own configurations (README, "sweep"); "" when none has one."""
+    """What became of the cases' own configurations (README, "Comparing configurations and
+    versions"); "" when none has one."""
     outs = points[0].outcomes or [] if points else []
     n, total = sum(1 for o in outs if o.own_config), len(outs)
     if not n:

@@ -356,3 +356,31 @@ def test_a_chart_axis_covers_its_data_in_a_few_even_steps(lo, span, integer):
     assert max(steps) - min(steps) <= 1e-6 * steps[0]
     if integer:
         assert all(float(t).is_integer() for t in ticks)
+
+
+def test_a_preemption_made_needed_by_an_earlier_change_is_a_knock_on(tmp_path, capsys):
+    """`low` (2 cpu) goes to empty node-a when spreading and to node-b (1 cpu used) when
+    packing: real. `high` (3 cpu, node-a only, created afterwards) must then evict `low` when
+    spreading, not when packing: its own decision is the same, a knock-on of low's move."""
+    case = tmp_path / "victim.yaml"
+    case.write_text(textwrap.dedent("""\
+        apiVersion: schedharness/v1alpha1
+        kind: Case
+        metadata: {name: preempts-where-low-went}
+        """) + TWO_NODES + textwrap.dedent("""\
+          - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: urgent}, value: 1000}
+          - {apiVersion: v1, kind: Pod, metadata: {name: load, namespace: default}, spec: {nodeName: node-b, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]}}
+        pods:
+          - {apiVersion: v1, kind: Pod, metadata: {name: low}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "2", memory: 1Gi}}}]}}
+        steps:
+          - create:
+              - {apiVersion: v1, kind: Pod, metadata: {name: high}, spec: {priorityClassName: urgent, nodeSelector: {kubernetes.io/hostname: node-a}, containers: [{name: c, image: i, resources: {requests: {cpu: "3", memory: 1Gi}}}]}}
+        expect: {}
+        """))
+    rc, data = _diff(capsys, str(case))
+    assert rc == 1
+    low, high = data["changes"]
+    assert (low["pod"], low["a"]["preempted"], low["b"]["node"], low["class"]) == ("default/low", True, "node-b", "real")
+    assert (high["pod"], high["a"]["victims"], high["b"]["victims"], high["class"]) == \
+        ("default/high", ["default/low"], [], "knock-on")
+    assert high["why"]["knockOn"]["after"] == ["default/low"]
