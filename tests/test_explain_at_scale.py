@@ -143,3 +143,21 @@ def test_preemption_shows_each_candidates_keys_with_start_times(tmp_path, capsys
         assert starts == sorted(starts, reverse=True) and cands[0].startswith(picked + ":")
         assert re.search(r"\.\.\. \d+ more candidates", out)
         assert len(lines) < 80
+
+
+def test_statuses_without_filter_tables_are_grouped_too():
+    """An attempt recorded without per-node filter tables (PreFilter decided): its node
+    statuses, one line per node up to --nodes, grouped beyond."""
+    from harness.framework.status import Code, Status
+    from harness.report import View, attempt_lines
+    from harness.scheduler.schedule_one import CycleRecord
+
+    rec = CycleRecord(pod="default/p", attempt=1)
+    for i in range(30):
+        st = Status(Code.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector")
+        st.plugin = "NodeAffinity"
+        rec.node_statuses[f"n{i:02d}"] = st
+    grouped = attempt_lines(rec, View(nodes=10))
+    assert ("    30 nodes (n00, n01, n02, ...): UnschedulableAndUnresolvable: node(s) didn't match Pod's "
+            "node affinity/selector (NodeAffinity)") in grouped
+    assert sum(line.startswith("    node n") for line in attempt_lines(rec, View(all_nodes=True))) == 30
