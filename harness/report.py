@@ -291,7 +291,8 @@ def _tie_lines(rec, view: View, tied: List[str], best: int) -> List[str]:
         how = ("the heap orders equal totals by a random Randomizer given to the nodes an extender "
                "scored, then by their place in the feasible list")
     else:
-        how = "among equal totals the heap returns the first met in the feasible list's heap order"
+        how = ("among equal totals the heap (container/heap over the feasible list) returns the one first "
+               "met in a pre-order walk of its tree, which is decided by the list's order alone")
     order = ("the feasible list is in node order (parallelism 1)" if view.parallelism == 1 else
              f"with parallelism {view.parallelism} the feasible list is in the order the filter "
              f"workers finished, which varies between runs (the harness takes node order)")
