@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from .case.decisions import Attempt, attempt_of
 from .charts import render, timeline_svg
-from .report import scheduler_versions
+from .report import DEFAULT_NODES, sample_names, scheduler_versions
 
 
 def _version() -> str:
@@ -35,36 +35,65 @@ def _sides_versions(sides) -> str:
     return _own_versions()
 
 
-def decision_table(a: Attempt, only: Optional[List[str]] = None) -> Dict[str, Any]:
+def decision_table(a: Attempt, limit: Optional[int] = DEFAULT_NODES,
+                   only: Optional[List[str]] = None) -> Dict[str, Any]:
     """One attempt as a table: a row per node (its Filter verdict, each Score plugin's weighted
-    score with raw/normalized/weight as a tooltip, the total), the picked node marked; with
-    `only`, those nodes' rows (diff's why)."""
+    score with raw/normalized/weight as a tooltip, the total), the picked node marked. With more
+    than `limit` nodes (None: no limit), as `explain` prints them: the `limit` top-scored nodes
+    (and the picked one) in full, the others one row per verdict (`1,703 nodes (a, b, c, ...)`).
+    With `only`, those nodes' rows alone (diff's why)."""
     nodes = list(dict.fromkeys(list(a.filter) + list(a.decisive) + list(a.final)))
     if only is not None:
         nodes = [n for n in only if n in nodes] + [n for n in only if n not in nodes]
+        limit = None
     plugins: List[str] = []
     for row in a.scores.values():
         for p in row:
             if p not in plugins:
                 plugins.append(p)
-    rows = []
-    for n in nodes:
+
+    def verdict_of(n: str):
         if n in a.decisive:
-            verdict = f"rejected by {a.rejected_by.get(n, '-')}: {a.decisive[n].text()}"
-            cls = "rejected"
-        elif n in a.feasible:
-            verdict, cls = "feasible", "feasible"
-        else:
-            verdict, cls = "not evaluated", "skipped"
+            return f"rejected by {a.rejected_by.get(n, '-')}: {a.decisive[n].text()}", "rejected"
+        if n in a.feasible:
+            return "feasible", "feasible"
+        return "not evaluated", "skipped"
+
+    def row(n: str) -> Dict[str, Any]:
+        verdict, cls = verdict_of(n)
         cells = []
         for p in plugins:
             s = a.scores.get(n, {}).get(p)
             cells.append({"text": str(s.weighted) if s else "", "title": f"{p}: {s.text()}" if s else ""})
-        rows.append({"node": n, "verdict": verdict, "cls": cls + (" picked" if n == a.node else ""),
-                     "cells": cells, "final": a.final.get(n, "")})
+        return {"node": n, "verdict": verdict, "cls": cls + (" picked" if n == a.node else ""),
+                "cells": cells, "final": a.final.get(n, "")}
+
+    tie = ""
+    if len(a.final) > 1:
+        best = max(a.final.values())
+        tied = sum(1 for v in a.final.values() if v == best)
+        if tied > 1:
+            tie = f"{tied:,} nodes share the top score {best}; the version's selectHost broke the tie (see explain)"
+    if limit is None or len(nodes) <= limit:
+        rows = [row(n) for n in nodes]
+    else:
+        full = sorted(a.final, key=lambda n: -a.final[n])[:limit]
+        if a.node and a.node not in full:
+            full = full[:-1] + [a.node] if full else [a.node]
+        rows = [row(n) for n in full]
+        groups: Dict[Any, List[str]] = {}
+        for n in nodes:
+            if n not in full:
+                groups.setdefault(verdict_of(n), []).append(n)
+        for (verdict, cls), members in sorted(groups.items(), key=lambda g: -len(g[1])):
+            finals = [a.final[n] for n in members if n in a.final]
+            rows.append({"node": f"{len(members):,} nodes ({sample_names(members)})", "verdict": verdict, "cls": cls,
+                         "cells": [{"text": "", "title": ""} for _ in plugins],
+                         "final": (f"{min(finals)}-{max(finals)}" if min(finals) != max(finals) else finals[0])
+                         if finals else ""})
     return {"attempt": a.attempt, "time": a.time, "event": a.event, "result": a.result, "node": a.node,
             "message": a.message, "plugins": plugins, "rows": rows, "rejected": a.rejected,
-            "preemption": a.preemption, "nominated": a.nominated}
+            "preemption": a.preemption, "nominated": a.nominated, "tie": tie}
 
 
 def case_view(res) -> Dict[str, Any]:
@@ -114,7 +143,7 @@ def diff_view(change) -> Dict[str, Any]:
     nodes += [n for n in (change.data.get("knockOn") or {}).get("nodes", []) if n not in nodes][:MORE_TIED]
     sides = []
     for side, a in zip(change.data.get("sides") or [], change.attempts):
-        sides.append({"label": side["side"], "table": decision_table(a, nodes) if a is not None else None})
+        sides.append({"label": side["side"], "table": decision_table(a, only=nodes) if a is not None else None})
     return {"change": change, "sides": sides, "errors": change.data.get("errors") or [],
             "class_line": class_line(change) if change.klass != "real" else ""}
 

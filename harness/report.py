@@ -65,7 +65,7 @@ def scheduler_versions(described: List[str]) -> str:
     return "kube-scheduler " + ", ".join(f"{d}: {n}" for d, n in sorted(counts.items()))
 
 
-def _names(nodes: List[str]) -> str:
+def sample_names(nodes: List[str]) -> str:
     """`a, b, c, ...`: the first GROUP_NAMES names of a group."""
     return ", ".join(nodes[:GROUP_NAMES]) + (", ..." if len(nodes) > GROUP_NAMES else "")
 
@@ -165,7 +165,7 @@ def _filter_lines(rec, view: View) -> List[str]:
             if len(nodes) == 1:
                 lines.append(f"    node {nodes[0]}: {verdict}")
             else:
-                lines.append(f"    {_count(len(nodes))} ({_names(nodes)}): {verdict}")
+                lines.append(f"    {_count(len(nodes))} ({sample_names(nodes)}): {verdict}")
             lines.extend(block)
     if not table:
         verdicts = [(node, _status(st) + (f" ({st.plugin})" if st is not None and st.plugin else ""))
@@ -182,7 +182,7 @@ def _group_lines(verdicts: List[Tuple[str, str]], indent: str) -> List[str]:
     by_text: Dict[str, List[str]] = {}
     for node, text in verdicts:
         by_text.setdefault(text, []).append(node)
-    return [f"{indent}{_count(len(nodes))} ({_names(nodes)}): {text}"
+    return [f"{indent}{_count(len(nodes))} ({sample_names(nodes)}): {text}"
             for text, nodes in sorted(by_text.items(), key=lambda g: -len(g[1]))]
 
 
@@ -282,7 +282,7 @@ def _score_lines(rec, view: View) -> List[str]:
 
 def _tie_lines(rec, view: View, tied: List[str], best: int) -> List[str]:
     """How selectHost broke a tie at the top score, as the case's version does."""
-    head = f"    tie: {_count(len(tied))} share the top score {best} ({_names(tied)})"
+    head = f"    tie: {_count(len(tied))} share the top score {best} ({sample_names(tied)})"
     if not view.heap_select:  # v1.34: reservoir sampling over the tied nodes
         return [head + ";",
                 f"      selectHost ({view.version or 'v1.34'}) picks one of them uniformly at random "
@@ -291,7 +291,8 @@ def _tie_lines(rec, view: View, tied: List[str], best: int) -> List[str]:
         how = ("the heap orders equal totals by a random Randomizer given to the nodes an extender "
                "scored, then by their place in the feasible list")
     else:
-        how = "among equal totals the heap returns the first met in the feasible list's heap order"
+        how = ("among equal totals the heap (container/heap over the feasible list) returns the one first "
+               "met in a pre-order walk of its tree, which is decided by the list's order alone")
     order = ("the feasible list is in node order (parallelism 1)" if view.parallelism == 1 else
              f"with parallelism {view.parallelism} the feasible list is in the order the filter "
              f"workers finished, which varies between runs (the harness takes node order)")

@@ -143,3 +143,32 @@ def test_preemption_shows_each_candidates_keys_with_start_times(tmp_path, capsys
         assert starts == sorted(starts, reverse=True) and cands[0].startswith(picked + ":")
         assert re.search(r"\.\.\. \d+ more candidates", out)
         assert len(lines) < 80
+
+
+def test_statuses_without_filter_tables_are_grouped_too():
+    """An attempt recorded without per-node filter tables (PreFilter decided): its node
+    statuses, one line per node up to --nodes, grouped beyond."""
+    from harness.framework.status import Code, Status
+    from harness.report import View, attempt_lines
+    from harness.scheduler.schedule_one import CycleRecord
+
+    rec = CycleRecord(pod="default/p", attempt=1)
+    for i in range(30):
+        st = Status(Code.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector")
+        st.plugin = "NodeAffinity"
+        rec.node_statuses[f"n{i:02d}"] = st
+    grouped = attempt_lines(rec, View(nodes=10))
+    assert ("    30 nodes (n00, n01, n02, ...): UnschedulableAndUnresolvable: node(s) didn't match Pod's "
+            "node affinity/selector (NodeAffinity)") in grouped
+    assert sum(line.startswith("    node n") for line in attempt_lines(rec, View(all_nodes=True))) == 30
+
+
+def test_html_report_groups_the_same_way(tmp_path, capsys):
+    report = tmp_path / "r.html"
+    assert main(["run", "--html", str(report), _write(tmp_path, "v1.36")]) == 1
+    html = report.read_text()
+    table = re.search(r'<table class="decision".*?</table>', html, re.S).group(0)
+    assert table.count("<tr") == 1 + 10 + 3  # header, the 10 top-scored, three groups
+    assert "<td>200 nodes (node-000, node-001, node-002, ...)</td>" in table
+    assert "<td>40 nodes (node-260, node-261, node-262, ...)</td>" in table  # the rest of the tied nodes
+    assert "50 nodes share the top score" in html
