@@ -29,7 +29,7 @@ from .checks import (check_cluster, check_decision_names, check_expect, check_st
                      has_decisions)
 from .decisions import DecisionCheck, history
 from .controllers import claim_outcomes, start_controllers
-from .loader import Case, load_case
+from .loader import Case, load_case, plugin_modules
 from ..leaderelection.kube_scheduler import check_leader_elector_config
 from .replicas import World
 from .steps import Step, carry_over_update, object_ref
@@ -118,14 +118,15 @@ def pod_ref(ref: str) -> str:
 
 
 def extender_handlers(case: Case) -> Dict[str, Any]:
-    """The case's `extenders`: urlPrefix -> the Python callable answering that extender."""
+    """The case's `extenders`: urlPrefix -> the Python callable answering that extender (its
+    module found in the case's tree, the callable marked @extender)."""
     from ..scheduler.extender import load_handler
+    from .loader import extender_module
 
-    folder = os.path.dirname(os.path.abspath(case.path))
     out: Dict[str, Any] = {}
     for i, e in enumerate(case.extenders):
-        out[str(e.get("urlPrefix") or "")] = load_handler(str(e.get("python") or ""), folder, case.path,
-                                                          f"extenders[{i}].python")
+        attr, module = extender_module(e, i, case.path, case.tree)
+        out[str(e.get("urlPrefix") or "")] = load_handler(module, attr, case.path, f"extenders[{i}].python")
     return out
 
 
@@ -139,7 +140,9 @@ class CaseRun:
 
     def _build(self, case: Case, registry, explain: Union[bool, AbstractSet[str]]) -> None:
         self.case = case
-        registry = registry or (build_registry(case.plugins) if case.plugins else default_registry())
+        if registry is None:
+            modules = plugin_modules(case.plugins, case.path, case.tree)
+            registry = build_registry(modules) if modules else default_registry()
         features = self.features = case.features
         if case.config is None:
             cfg = set_defaults({}, registry, features)

@@ -15,6 +15,8 @@ def add_parser(sub) -> None:
     c.add_argument("-p", "--plugin-module", action="append", default=[],
                    help="a Python module to load as a plugin (besides installed entry points)")
     c.add_argument("--list-rules", action="store_true", help="list the rules and exit")
+    c.add_argument("--allow-outside-root", action="store_true", default=False,
+                   help="let a --case read files outside its folder (see `run --help`)")
     from ..cli import version_options
     version_options(c)
     c.set_defaults(func=run)

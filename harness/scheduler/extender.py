@@ -16,7 +16,6 @@ HTTP calls take no virtual time (as every API call in the harness); the timeout 
 from __future__ import annotations
 
 import http.client
-import importlib
 import json
 import os
 import socket
@@ -182,27 +181,31 @@ class PythonTransport:
         return code, json.dumps(doc).encode()
 
 
-def load_handler(spec: str, base_dir: str, source: str, key: str) -> Handler:
-    """`module:callable` (the module looked up beside the case file, then on sys.path)."""
-    mod_name, sep, attr = spec.partition(":")
-    if not sep or not mod_name or not attr:
-        raise UserError(f'extender handler "{spec}" is not of the form module:callable', file=source, key=key)
-    if base_dir:
-        sys.path.insert(0, base_dir)  # the case's folder first
+def load_handler(module: Any, attr: str, source: str, key: str) -> Handler:
+    """The callable `attr` of `module` (a trust.LocalModule found in the case's tree, or the name
+    of an installed entry point's module), imported in isolation; it must be marked @extender
+    (harness.framework.extender), so that a case names no other callable."""
+    import importlib
+
+    from ..framework.extender_handler import is_extender
+    from ..trust import LocalModule, guarded_import, import_local
+
+    name = module.name if isinstance(module, LocalModule) else str(module)
+    what = f"cannot import extender module {name!r}"
     try:
-        module = importlib.import_module(mod_name)
-    except ImportError as e:
-        raise UserError(f"cannot import extender module {mod_name!r}: {e}", file=source, key=key) from None
-    finally:
-        if base_dir:
-            sys.path.pop(0)
-    fn = module
+        if isinstance(module, LocalModule):
+            fn = import_local(module, what + f" ({module.file})")
+        else:
+            fn = guarded_import(lambda: importlib.import_module(name), what)
+    except UserError as e:
+        raise UserError(e.detail, file=source, key=key) from None
     for part in attr.split("."):
         fn = getattr(fn, part, None)
         if fn is None:
-            raise UserError(f"module {mod_name!r} has no {attr!r}", file=source, key=key)
-    if not callable(fn):
-        raise UserError(f"{spec} is not callable", file=source, key=key)
+            raise UserError(f"module {name!r} has no {attr!r}", file=source, key=key)
+    if not is_extender(fn):
+        raise UserError(f"{name}:{attr} is not marked as an extender: a case may name only callables "
+                        f"marked @extender (from harness.framework import extender)", file=source, key=key)
     return fn
 
 
