@@ -14,6 +14,7 @@ with symlinks resolved on both sides, as kustomize does.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import os
 import sys
@@ -101,6 +102,34 @@ def resolve_path(name: str, case_path: str, tree: Tree, file: str, key: str) -> 
     if not _inside(_real(full), tree.root):
         raise CaseError(_outside(f"{name[:200]!r}", tree), file=file, key=key)
     return full
+
+
+# the case whose configuration is being loaded: files its extenders' tlsConfig names are opened
+# only inside its tree (check_open)
+_READING: "contextvars.ContextVar[Optional[Tuple[Tree, str, str]]]" = contextvars.ContextVar(
+    "schedharness_reading_for", default=None)
+
+
+@contextlib.contextmanager
+def reading_for(tree: Optional[Tree], case_path: str, key: str = "config"):
+    """While loading the configuration of the case at case_path (its `config` key): the files
+    it names are checked by check_open."""
+    token = _READING.set((tree, case_path, key) if tree is not None else None)
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
+def check_open(path: str, key: str) -> None:
+    """Before a file a configuration names is opened (Go opens it relative to the current
+    folder): inside the tree of the case being loaded, if any, or a CaseError."""
+    cur = _READING.get()
+    if cur is None or cur[0].allow_outside:
+        return
+    tree, case_path, config_key = cur
+    if not _inside(_real(path), tree.root):
+        raise CaseError(_outside(f"{path[:200]!r}", tree), file=case_path, key=f"{config_key}: {key}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,6 +262,6 @@ def guarded_import(load, what: str):
     return result
 
 
-__all__ = ["ALLOW_OUTSIDE_ROOT_FLAG", "LocalModule", "Tree", "guarded_import", "import_local",
+__all__ = ["ALLOW_OUTSIDE_ROOT_FLAG", "check_open", "reading_for", "LocalModule", "Tree", "guarded_import", "import_local",
            "is_entry_point_module", "resolve_module", "resolve_path", "restore_roots", "set_roots",
            "tree_of"]

@@ -21,6 +21,7 @@ from ..config.defaults import set_defaults
 from ..errors import CaseError, UserError
 from ..framework import parallelize
 from ..gcpause import collector_paused, thaw
+from ..trust import reading_for
 from ..framework.custom_resources import custom_resources
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
@@ -150,10 +151,12 @@ class CaseRun:
             path = case.config_path
             if not os.path.exists(path):
                 raise CaseError(f"config file {path} does not exist", file=case.path, key="config")
-            cfg = config_loader.load_config_file(path, registry, features)
+            with reading_for(case.tree, case.path):  # the files it names stay in the case's tree
+                cfg = config_loader.load_config_file(path, registry, features)
         else:
-            cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config",
-                                                 features=features)
+            with reading_for(case.tree, case.path):
+                cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config",
+                                                     features=features)
         self.config = cfg
         self.api = ApiServerDefaults(case.cluster, case.path, features, custom_resources(registry))
         self.cluster = Cluster(features)
