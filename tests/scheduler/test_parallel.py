@@ -4,6 +4,7 @@ for thread-safe plugins, and flag by name a plugin that is not."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 import pytest
@@ -72,7 +73,7 @@ def case(points, parallel=False, nodes=40):
             "cluster": [node(f"n{i:02d}") for i in range(nodes)], "pods": [pod("p1"), pod("p2")], "expect": {}}
     if parallel:
         data["parallel"] = True
-    return case_from_data(data, "inline.yaml")
+    return case_from_data(data, os.path.join(SAMPLE, "inline.yaml"))  # its module in its tree
 
 
 def test_unsynchronized_state_in_self_is_flagged_by_name():
@@ -104,6 +105,7 @@ def test_cli_parallel_prints_a_fail_line_naming_the_plugin(tmp_path, capsys):
             "plugins": c.plugins, "config": c.config, "cluster": c.cluster, "pods": c.pods}
     f = tmp_path / "racy.yaml"
     f.write_text(yaml.safe_dump(data))
+    shutil.copy(os.path.join(SAMPLE, "schedharness_parallel_plugins.py"), tmp_path)  # in the case's tree
     assert main(["run", str(f)]) == 0
     capsys.readouterr()
     assert main(["run", "--parallel", str(f)]) == 1
