@@ -36,13 +36,22 @@ def pytest_configure(config):
     from .trust import set_roots
 
     # a case's tree under pytest is the rootdir (as conftest.py files come from it down)
-    set_roots([str(config.rootpath)], bool(config.getoption("schedharness_allow_outside_root", False)
-                                           or config.getini("schedharness_allow_outside_root")))
+    config._schedharness_saved_roots = set_roots(  # restored at unconfigure (pytester runs in-process)
+        [str(config.rootpath)], bool(config.getoption("schedharness_allow_outside_root", False)
+                                     or config.getini("schedharness_allow_outside_root")))
     version = config.getoption("kubernetes_version", None) or config.getini("kubernetes_version") or None
     try:
         set_run_defaults(version)
     except UserError as e:
         raise pytest.UsageError(str(e)) from None
+
+
+def pytest_unconfigure(config):
+    from .trust import restore_roots
+
+    saved = getattr(config, "_schedharness_saved_roots", None)
+    if saved is not None:
+        restore_roots(saved)
 
 
 def pytest_report_header(config):

@@ -6,9 +6,11 @@ modules it names (`plugins`, the modules of `extenders[].python`) are installed
 come from the rootdir down. `--allow-outside-root` lifts the restriction on paths and files
 (the user's choice, on the command line); `-p MODULE` on the command line may import any module.
 
-A case's tree is its root folder: the folder given on the command line that holds the case
-(`run cases/`), else the case file's own folder; under pytest, the rootdir. Paths are compared
-with symlinks resolved on both sides, as kustomize does.
+A case's tree is its root folder: the rootdir pytest would pick for the folder given on the
+command line that holds the case (its nearest ancestor with a pytest.ini, pyproject.toml, tox.ini
+or setup.cfg: the project it belongs to), else that folder itself (`run cases/`: `cases/`; `run
+cases/a.yaml`: `cases/`); for a case no folder on the command line holds, its own folder; under
+pytest, the rootdir. Paths are compared with symlinks resolved on both sides, as kustomize does.
 """
 
 from __future__ import annotations
@@ -61,9 +63,26 @@ def set_roots(paths: Iterable[str], allow_outside: bool = False) -> Tuple[Tuple[
     for p in paths:
         if not isinstance(p, str) or not p or "\0" in p:
             continue
-        roots.append(_real(p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p))))
+        folder = _real(p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)))
+        roots.append(project_root(folder) or folder)
     _ROOTS, _ALLOW_OUTSIDE = tuple(roots), bool(allow_outside)
     return saved
+
+
+PROJECT_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+
+def project_root(folder: str) -> Optional[str]:
+    """The folder, or its nearest ancestor, holding one of pytest's ini files (pytest.ini,
+    pyproject.toml, tox.ini, setup.cfg): the rootdir pytest would pick for it; None if none."""
+    here = folder
+    while True:
+        if any(os.path.isfile(os.path.join(here, f)) for f in PROJECT_FILES):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 def restore_roots(saved: Tuple[Tuple[str, ...], bool]) -> None:

@@ -181,3 +181,11 @@ def test_a_custom_kind_may_not_shadow_a_core_kind(tmp_path, capsys):
         "    return [CustomResource('evil.example.com', 'v1', 'Node', namespaced=False)]\n")
     path = _case(tmp_path, plugins=["trust_node_crd"])
     _refused(capsys, ["run", path], "plugins", 'the kind "Node" is a core kind')
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_an_extender_module_calling_sys_exit_at_import_is_one_error_line(tmp_path, capsys, command):
+    (tmp_path / "ext_exits.py").write_text("import sys\nsys.exit(3)\n")
+    path = _case(tmp_path, config=_extender_config("filter"),
+                 extenders=[{"urlPrefix": "http://x.example/", "python": "ext_exits:handle"}])
+    _refused(capsys, [command, path], "extenders[0].python", "sys.exit(3)")
