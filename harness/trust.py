@@ -234,14 +234,12 @@ def import_local(mod: LocalModule, what: str) -> object:
     a silent substitute."""
     import importlib
 
-    top = mod.name.split(".")[0]
-    for n in (top, mod.name):
-        have = sys.modules.get(n)
-        if have is not None and n == mod.name:
-            if _module_file(have) == mod.file:
-                return have
-            raise UserError(f"{what}: the name {mod.name!r} is taken by a module already imported "
-                            f"from {_module_file(have) or 'the interpreter'}; rename {mod.file}")
+    have = sys.modules.get(mod.name)
+    if have is not None:
+        if _module_file(have) == mod.file:
+            return have
+        raise UserError(f"{what}: the name {mod.name!r} is taken by a module already imported "
+                        f"from {_module_file(have) or 'the interpreter'}; rename {mod.file}")
     sys.path.insert(0, mod.base)
     try:
         module = guarded_import(lambda: importlib.import_module(mod.name), what)

@@ -5,10 +5,12 @@ them.
 Each extender speaks the exact JSON of k8s.io/kube-scheduler/extender/v1 (ExtenderArgs,
 ExtenderFilterResult, HostPriorityList, ExtenderBindingArgs / ExtenderBindingResult,
 ExtenderPreemptionArgs / ExtenderPreemptionResult), POSTed to `urlPrefix/verb` with the
-configured `httpTimeout` (default 5s) and, with `enableHTTPS`, TLS per `tlsConfig`. A case may
-answer an extender with a Python callable instead (the case's `extenders:` key, README "Keys the
-harness has added"): `handler(verb, args) -> result`, given and returning the same JSON
-documents, so that cases stay hermetic.
+configured `httpTimeout` (default 5s) and, with `enableHTTPS`, TLS per `tlsConfig`, through a
+client that behaves as client-go's http.Client (one deadline, Go's redirects, a bound on the
+answer) and answers decoded as encoding/json decodes them (gojson). A case may answer an
+extender with a Python callable marked @extender instead (the case's `extenders:` key, README
+"Keys the harness has added"): `handler(verb, args) -> result`, given and returning the same
+JSON documents, so that cases stay hermetic.
 
 HTTP calls take no virtual time (as every API call in the harness); the timeout is a real one.
 """

@@ -22,6 +22,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..config.validation import _json_kind  # UnmarshalTypeError's Value: the JSON kind
+
 
 class _Number(float):
     """A JSON number that was written with a fraction or an exponent (its text kept)."""
@@ -43,20 +45,6 @@ def first_value(text: str) -> Tuple[Any, bool]:
         return None, False
     value, _ = json.JSONDecoder(parse_float=_parse_float).raw_decode(stripped)
     return value, True
-
-
-def _json_kind(v: Any) -> str:
-    """UnmarshalTypeError's Value: the JSON kind of v ("number 1.5" for a non-integer number
-    into an integer is built by the caller)."""
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, list):
-        return "array"
-    return "object"
 
 
 def go_type(t: Tuple) -> str:
