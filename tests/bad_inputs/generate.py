@@ -642,11 +642,12 @@ def trust_inputs() -> None:
     case("trust-extender-no-colon.yaml", "extenders[0].python", ext_case("builtins"))
     case("trust-extender-file-path.yaml", "extenders[0].python", ext_case("./ext.py:handle"))
     for n, mod in (("this", "this"), ("os-path", "os.path"), ("site-packages", "yaml"),
-                   ("harness-internal", "harness.cli"), ("antigravity", "antigravity")):
+                   ("antigravity", "antigravity"), ("pytest", "pytest")):
         case(f"trust-plugins-{n}.yaml", "plugins[0]", lambda c, m=mod: c.update(plugins=[m]))
     case("trust-plugins-relative.yaml", "plugins[0]", lambda c: c.update(plugins=[".sibling"]))
     case("trust-plugins-file-path.yaml", "plugins[0]", lambda c: c.update(plugins=["plugins/x.py"]))
-    for n, path in (("etc-shadow", "/etc/shadow"), ("dotdot", "../../x.yaml"), ("home", "~/.kube/config")):
+    # (the corpus lives in this repository, whose pyproject.toml makes it the tree: ../../../.. leaves it)
+    for n, path in (("etc-shadow", "/etc/shadow"), ("dotdot", "../../../../x.yaml"), ("home", "~/.kube/config")):
         fragment = "outside the case's tree" if n != "home" else "config"
         case(f"trust-config-{n}.yaml", fragment, lambda c, p=path: c.update(config=p))
         case(f"trust-cluster-files-{n}.yaml", "cluster.files[0]",
