@@ -16,8 +16,8 @@ import pytest
 from harness.config.loader import load_config_data
 from harness.errors import ConfigError
 from harness.framework.registry import default_registry
-from harness.framework.types import NodeInfo
 from harness.scheduler.extender import ExtenderError, new_http_extender
+from harness.framework.types import NodeInfo
 from harness.testing import make_node, make_pod
 
 
@@ -63,12 +63,22 @@ def server():
 
 
 def _nodes(*names):
-    out = []
-    for n in names:
-        ni = NodeInfo()
-        ni.set_node(make_node(n))
-        out.append(ni)
-    return out
+    infos = [NodeInfo() for _ in names]
+    for ni, name in zip(infos, names):
+        ni.set_node(make_node(name))
+    return infos
+
+
+def _trickle(h, data, delay=0.1):
+    """Write data one byte every `delay` seconds (each read quick, the whole slow), until the
+    client goes away."""
+    try:
+        for c in data:
+            h.wfile.write(bytes([c]))
+            h.wfile.flush()
+            time.sleep(delay)
+    except OSError:
+        pass
 
 
 def _ext(url, **kw):
@@ -86,13 +96,7 @@ def test_a_server_trickling_its_body_fails_at_the_deadline(server):
         h.send_response(200)
         h.send_header("Content-Length", "100000")
         h.end_headers()
-        try:
-            for _ in range(200):  # one byte every 0.1 s: each read is quick, the whole is not
-                h.wfile.write(b" ")
-                h.wfile.flush()
-                time.sleep(0.1)
-        except OSError:
-            pass
+        _trickle(h, b" " * 200)
     Handler.route = {"/filter": trickle}
     t0 = time.monotonic()
     with pytest.raises(ExtenderError, match=r"^context deadline exceeded \(Client.Timeout or context "
@@ -102,15 +106,7 @@ def test_a_server_trickling_its_body_fails_at_the_deadline(server):
 
 
 def test_a_server_trickling_its_headers_fails_awaiting_headers(server):
-    def trickle(h):
-        try:
-            for c in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 200:
-                h.wfile.write(bytes([c]))
-                h.wfile.flush()
-                time.sleep(0.1)
-        except OSError:
-            pass
-    Handler.route = {"/filter": trickle}
+    Handler.route = {"/filter": lambda h: _trickle(h, b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 200)}
     t0 = time.monotonic()
     with pytest.raises(ExtenderError) as e:
         _ext(server, httpTimeout="1s").filter(make_pod("p"), _nodes("a"))
