@@ -66,8 +66,10 @@ def _registry_for(case, args):
     """The registry for a case: installed plugins, `-p` modules and the case's own `plugins:`."""
     from .framework.registry import build_registry, default_registry
 
-    modules = list(getattr(args, "plugin", None) or []) + [m for m in case.plugins
-                                                            if m not in (getattr(args, "plugin", None) or [])]
+    from .case.loader import plugin_modules
+
+    given = list(getattr(args, "plugin", None) or [])
+    modules = given + [m for m in plugin_modules(case.plugins, case.path, case.tree) if m.name not in given]
     try:
         return build_registry(modules) if modules else default_registry()
     except UserError as e:
@@ -372,9 +374,24 @@ def apply_version_options(args) -> None:
 
 
 def _plugin_option(parser) -> None:
+    """-p MODULE and --allow-outside-root: the options of every command that reads cases."""
     parser.add_argument("-p", "--plugin", action="append", default=[], metavar="MODULE",
                         help="a Python module to load as a plugin, besides installed entry points and "
-                             "a case's own `plugins:` (repeatable; the current folder is importable)")
+                             "a case's own `plugins:` (repeatable; the current folder is importable; "
+                             "any importable module: this is your choice, not the case's)")
+    parser.add_argument("--allow-outside-root", action="store_true", default=False,
+                        help="let cases read files (config, cluster.files) and plugin modules outside "
+                             "their tree (the folder given on the command line, or the case's own "
+                             "folder); by default a case reaches nothing outside it")
+
+
+def _case_roots(args) -> List[str]:
+    """The folders (or files) given on the command line that hold cases: the cases' trees."""
+    out: List[str] = []
+    for name in ("paths", "case"):
+        v = getattr(args, name, None)
+        out += [v] if isinstance(v, str) else [p for p in (v or []) if isinstance(p, str)]
+    return out
 
 
 def _nodes_options(parser) -> None:
@@ -524,9 +541,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         cwd = None
     if cwd is not None and cwd not in sys.path:  # `-p module` and a case's `plugins:` can name local modules
         sys.path.append(cwd)
+    from .trust import restore_roots, set_roots
     from .versions import restore_run_defaults, run_defaults
 
     saved = run_defaults()  # the options hold for this command only (main() may run in-process)
+    saved_roots = set_roots(_case_roots(args), getattr(args, "allow_outside_root", False))
     try:
         apply_version_options(args)
         return args.func(args)
@@ -548,6 +567,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     finally:
         restore_run_defaults(saved)
+        restore_roots(saved_roots)
 
 
 def console_main() -> None:

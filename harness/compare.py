@@ -210,7 +210,10 @@ def run_under(task: Task) -> CaseOutcome:
             case = dataclasses.replace(case, config=copy.deepcopy(task.config))
         if task.kubernetes_version is not None:  # the case's own featureGates checked anew
             case = dataclasses.replace(case, kubernetes_version=task.kubernetes_version, features=None)
-        modules = list(task.plugins) + [m for m in case.plugins if m not in task.plugins]
+        from .case.loader import plugin_modules
+
+        modules = list(task.plugins) + [m for m in plugin_modules(case.plugins, case.path, case.tree)
+                                        if m.name not in task.plugins]
         registry = build_registry(modules) if modules else default_registry()
         res = run_case(case, registry, explain=task.explain)
     except UserError as e:

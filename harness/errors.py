@@ -25,3 +25,15 @@ class ConfigError(UserError):
 
 class CaseError(UserError):
     """An invalid case file."""
+
+
+_FIELD_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./$[]")
+
+
+def shown_key(key: str) -> str:
+    """A mapping key as an error may show it: a key that could be a field name (or a path of
+    them) as it is; anything else, such as a line of a file that is not YAML read as a key,
+    only by its length, so that an error never echoes a file's content beyond its key path."""
+    if 0 < len(key) <= 200 and all(c in _FIELD_NAME_CHARS for c in key):
+        return key
+    return f"<a key of {len(key)} characters that is no field name>"

@@ -21,6 +21,11 @@ def pytest_addoption(parser):
                          "$SCHEDHARNESS_KUBERNETES_VERSION, then the newest modelled)")
     parser.addini("kubernetes_version", default=None,
                   help="schedharness: kube-scheduler version of the cases without kubernetesVersion")
+    group.addoption("--schedharness-allow-outside-root", action="store_true", default=False,
+                    help="let cases read files and plugin modules outside pytest's rootdir (their "
+                         "tree; default: refused, as `schedharness run` refuses them)")
+    parser.addini("schedharness_allow_outside_root", type="bool", default=False,
+                  help="schedharness: let cases read files and plugin modules outside the rootdir")
 
 
 def pytest_configure(config):
@@ -28,11 +33,25 @@ def pytest_configure(config):
     $SCHEDHARNESS_KUBERNETES_VERSION (tox's k8s13x factors), else the newest modelled."""
     from .versions import set_run_defaults
 
+    from .trust import set_roots
+
+    # a case's tree under pytest is the rootdir (as conftest.py files come from it down)
+    config._schedharness_saved_roots = set_roots(  # restored at unconfigure (pytester runs in-process)
+        [str(config.rootpath)], bool(config.getoption("schedharness_allow_outside_root", False)
+                                     or config.getini("schedharness_allow_outside_root")))
     version = config.getoption("kubernetes_version", None) or config.getini("kubernetes_version") or None
     try:
         set_run_defaults(version)
     except UserError as e:
         raise pytest.UsageError(str(e)) from None
+
+
+def pytest_unconfigure(config):
+    from .trust import restore_roots
+
+    saved = getattr(config, "_schedharness_saved_roots", None)
+    if saved is not None:
+        restore_roots(saved)
 
 
 def pytest_report_header(config):

@@ -35,8 +35,7 @@ def write_case(tmp_path, name, nodes, expect, config=None):
             "metadata": {"name": name, "description": "two equal empty nodes, one pod: a tie"},
             "cluster": [node(n) for n in nodes], "pods": [pod("p")], "expect": expect}
     if config is not None:
-        data["config"] = config
-        data["plugins"] = ["schedharness_parallel_plugins"]
+        data["config"] = config  # its plugin module is given with -p (tests/sample is not the case's tree)
     f = tmp_path / f"{name}.yaml"
     f.write_text(yaml.safe_dump(data))
     return str(f)
@@ -50,13 +49,13 @@ LEDGER = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeScheduler
 def test_coverage_reports_called_and_never_called_points(tmp_path, capsys):
     f = write_case(tmp_path, "ledger", ["n1", "n2"], {"bindings": {"p": "n1"}}, LEDGER)
     # the tie goes either way; the case's outcome does not matter here
-    main(["run", "--coverage", f])
+    main(["run", "--coverage", f, "-p", "schedharness_parallel_plugins"])
     out = capsys.readouterr().out
     fit = next(line for line in out.splitlines() if line.startswith("  called: NodeResourcesFit:"))
     assert "Filter" in fit and "Score" in fit
     assert "  never called: Ledger: Unreserve" in out
     assert "coverage of extension points over 1 case(s):" in out
-    main(["run", "--coverage", "--json", f])
+    main(["run", "--coverage", "--json", f, "-p", "schedharness_parallel_plugins"])
     data = json.loads(capsys.readouterr().out)
     cov = data[0]["coverage"]
     assert "Filter" in cov["called"]["NodeResourcesFit"] and "Score" in cov["called"]["NodeResourcesFit"]

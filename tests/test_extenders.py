@@ -273,7 +273,9 @@ def test_extender_rejection_is_requeued_by_any_event(tmp_path, server):
 
 def test_a_case_handler_answers_an_extender_of_the_configuration(tmp_path):
     (tmp_path / "my_extender.py").write_text(
+        "from harness.framework import extender\n"
         "CALLS = []\n"
+        "@extender\n"
         "def handle(verb, args):\n"
         "    CALLS.append(verb)\n"
         "    if verb == 'filter':\n"
@@ -294,7 +296,8 @@ def test_a_case_handler_answers_an_extender_of_the_configuration(tmp_path):
 
 
 def test_a_case_handler_for_no_configured_extender_is_an_error(tmp_path):
-    (tmp_path / "noop_extender.py").write_text("def handle(verb, args):\n    return {}\n")
+    (tmp_path / "noop_extender.py").write_text("from harness.framework import extender\n"
+                                                "@extender\ndef handle(verb, args):\n    return {}\n")
     c = _case(tmp_path, [], {})
     c.extenders = [{"urlPrefix": "http://nowhere/", "python": "noop_extender:handle"}]
     with pytest.raises(UserError, match="no extender with that urlPrefix"):
@@ -306,7 +309,9 @@ def test_a_case_handler_for_no_configured_extender_is_an_error(tmp_path):
 # ---------------------------------------------------------------------------------------------
 def _preemption_case(tmp_path, answer: str, ignorable: bool = False):
     (tmp_path / "preempt_extender.py").write_text(
+        "from harness.framework import extender\n"
         "SEEN = []\n"
+        "@extender\n"
         "def handle(verb, args):\n"
         "    SEEN.append((verb, args))\n"
         f"    mode = {answer!r}\n"

@@ -57,3 +57,18 @@ def test_invalid_case_is_a_collection_error(pytester):
     result = pytester.runpytest(*_plugin_args())
     assert result.ret != 0
     assert 'unknown key "bogus"' in result.stdout.str()
+
+
+def test_a_case_reads_nothing_outside_the_rootdir_unless_the_ini_allows_it(pytester):
+    """The trust model under pytest: the rootdir is the case's tree (README "What a case may
+    cause"); `schedharness_allow_outside_root = true` (or the option) lifts it."""
+    outside = pytester.path.parent / f"{pytester.path.name}-cfg.yaml"
+    outside.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
+    case = CASE.replace("EXPECTED", "node-b").replace("cluster:", f"config: ../{outside.name}\ncluster:", 1)
+    pytester.makefile(".yaml", far=case)
+    result = pytester.runpytest(*_plugin_args())
+    result.stdout.fnmatch_lines(["*config*outside the case's tree*"])
+    assert result.ret != 0
+    pytester.makeini("[pytest]\nschedharness_allow_outside_root = true\n")
+    result = pytester.runpytest(*_plugin_args())
+    result.assert_outcomes(passed=1)

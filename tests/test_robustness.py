@@ -7,6 +7,7 @@ import codecs
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -246,7 +247,7 @@ def test_hook_returning_the_wrong_shape_is_an_error_status_naming_plugin_and_hoo
            "profiles": [{"schedulerName": "default-scheduler", "plugins": {point: {"enabled": [entry]}}}]}
     data = case([node("n1"), node("n2")], [pod("p")], {"bindings": {"p": None}}, config=cfg,
                 plugins=["schedharness_bad_shape_plugins"])
-    res = run_case(case_from_data(data, "c.yaml"))
+    res = run_case(case_from_data(data, os.path.join(SAMPLE, "c.yaml")))  # the module in its tree
     assert res.bindings == {"default/p": None}
     msg = res.messages["default/p"]
     assert f'plugin "{plugin}": {hook} returned' in msg, msg
@@ -317,6 +318,7 @@ def _cli(*args, cwd):
 
 def test_p_module_from_the_current_folder_with_the_case_plugins(tmp_path):
     (tmp_path / "onlyn2.py").write_text(PLUGIN_MODULE)
+    shutil.copy(os.path.join(SAMPLE, "schedharness_bad_shape_plugins.py"), tmp_path)  # in the case's tree
     cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
            "profiles": [{"schedulerName": "default-scheduler",
                          "plugins": {"filter": {"enabled": [{"name": "OnlyN2"}]},

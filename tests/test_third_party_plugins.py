@@ -41,7 +41,7 @@ def run(cluster, pods, cfg, expect, version=None):
             "expect": expect}
     if version is not None:
         data["kubernetesVersion"] = version
-    return run_case(case_from_data(data, "inline.yaml"))
+    return run_case(case_from_data(data, os.path.join(SAMPLE, "inline.yaml")))  # its module in its tree
 
 
 @pytest.mark.parametrize("version", ["v1.34", "v1.35", "v1.36"])

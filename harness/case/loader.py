@@ -13,6 +13,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from ..errors import CaseError
 from ..gcpause import collector_paused
+from ..trust import LocalModule, Tree, resolve_module, resolve_path, tree_of
 from ..versions import Features, case_features
 from .apiserver import NAMESPACED_KINDS
 from .steps import REPLICA_ACTIONS, Step, check_expect, check_references, check_replicas, parse_steps
@@ -65,10 +66,13 @@ class Case:
     kubernetes_version: Optional[str] = None  # as the case names it (None: the run's default)
     feature_gates: Dict[str, Any] = field(default_factory=dict)  # as the case sets them
     features: Optional[Features] = None  # the version and gates the case runs with
+    tree: Optional[Tree] = None  # the folder it may read files and modules from (harness/trust.py)
 
     def __post_init__(self) -> None:
         if self.features is None:
             self.features = case_features(self.kubernetes_version, self.feature_gates, file=self.path)
+        if self.tree is None:
+            self.tree = tree_of(self.path)
 
     @property
     def has_processes(self) -> bool:
@@ -282,8 +286,12 @@ def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
     check_replicas(steps, replicas, path)
-    if data.get("plugins") or data.get("extenders"):
-        _add_plugin_paths(path)
+    tree = tree_of(path)
+    if isinstance(data.get("config"), str) and data["config"]:
+        resolve_path(data["config"], path, tree, path, "config")
+    plugin_modules(data.get("plugins") or [], path, tree)
+    for i, e in enumerate(data.get("extenders") or []):
+        extender_module(e, i, path, tree)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
                 pods=(copy.deepcopy if copy_objects else list)(data.get("pods") or []), expect=data.get("expect") or {},
@@ -291,7 +299,7 @@ def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
                 extenders=[dict(e) for e in data.get("extenders") or []],
                 cluster_keys=keys, parallel=bool(data.get("parallel", False)),
                 kubernetes_version=data.get("kubernetesVersion"),
-                feature_gates=dict(data.get("featureGates") or {}), features=features)
+                feature_gates=dict(data.get("featureGates") or {}), features=features, tree=tree)
 
 
 def _cluster_files(spec: Dict[str, Any], path: str) -> Tuple[List[Any], List[str]]:
@@ -310,7 +318,7 @@ def _cluster_files(spec: Dict[str, Any], path: str) -> Tuple[List[Any], List[str
     objs: List[Any] = []
     keys: List[str] = []
     for k, name in enumerate(files):
-        full = os.path.normpath(os.path.join(os.path.dirname(path), name))
+        full = resolve_path(name, path, tree_of(path), path, f"cluster.files[{k}]")
         try:
             docs = load_yaml_file(full, CaseError, all_documents=True)
         except CaseError as e:
@@ -334,15 +342,27 @@ def _cluster_files(spec: Dict[str, Any], path: str) -> Tuple[List[Any], List[str
     return objs, keys
 
 
-def _add_plugin_paths(path: str) -> None:
-    """A case's `plugins:` modules are imported from the Python path, the case's folder or its
-    `plugins/` subfolder (so a folder of cases can carry its test plugins)."""
-    import sys
+def plugin_modules(names: List[Any], path: str, tree: Tree) -> List[LocalModule]:
+    """A case's `plugins:`: the modules found in its tree (installed entry points, which every
+    registry loads, are left out); anything else is refused (harness/trust.py)."""
+    out = []
+    for i, name in enumerate(names):
+        found = resolve_module(name, path, tree, path, f"plugins[{i}]")
+        if found is not None:
+            out.append(found)
+    return out
 
-    folder = os.path.dirname(os.path.abspath(path))
-    for p in (folder, os.path.join(folder, "plugins")):
-        if os.path.isdir(p) and p not in sys.path:
-            sys.path.append(p)
+
+def extender_module(entry: Dict[str, Any], i: int, path: str, tree: Tree) -> Tuple[str, Union[str, LocalModule]]:
+    """(callable path, module) of the case's `extenders[i].python: module:callable`: the module
+    in the case's tree (a LocalModule), or an installed entry point's module (its name)."""
+    key = f"extenders[{i}].python"
+    spec = entry.get("python") if isinstance(entry, dict) else None
+    mod_name, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if not sep or not mod_name or not attr or not all(p.isidentifier() for p in attr.split(".")):
+        raise CaseError(f"{str(spec)[:80]!r} is not of the form module:callable", file=path, key=key)
+    found = resolve_module(mod_name, path, tree, path, key)
+    return attr, mod_name if found is None else found
 
 
 def find_cases(paths: List[str], skipped: Optional[List[Tuple[str, str]]] = None,

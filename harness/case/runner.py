@@ -21,6 +21,7 @@ from ..config.defaults import set_defaults
 from ..errors import CaseError, UserError
 from ..framework import parallelize
 from ..gcpause import collector_paused, thaw
+from ..trust import reading_for
 from ..framework.custom_resources import custom_resources
 from ..framework.registry import build_registry, default_registry
 from ..scheduler.scheduler import Scheduler, terminated
@@ -30,7 +31,7 @@ from .checks import (check_cluster, check_decision_names, check_expect, check_st
 from .decisions import DecisionCheck, history
 from .failures import Failure, failure_json, show
 from .controllers import claim_outcomes, start_controllers
-from .loader import Case, load_case
+from .loader import Case, load_case, plugin_modules
 from ..leaderelection.kube_scheduler import check_leader_elector_config
 from .replicas import World
 from .steps import Step, carry_over_update, object_ref
@@ -119,14 +120,15 @@ def pod_ref(ref: str) -> str:
 
 
 def extender_handlers(case: Case) -> Dict[str, Any]:
-    """The case's `extenders`: urlPrefix -> the Python callable answering that extender."""
+    """The case's `extenders`: urlPrefix -> the Python callable answering that extender (its
+    module found in the case's tree, the callable marked @extender)."""
     from ..scheduler.extender import load_handler
+    from .loader import extender_module
 
-    folder = os.path.dirname(os.path.abspath(case.path))
     out: Dict[str, Any] = {}
     for i, e in enumerate(case.extenders):
-        out[str(e.get("urlPrefix") or "")] = load_handler(str(e.get("python") or ""), folder, case.path,
-                                                          f"extenders[{i}].python")
+        attr, module = extender_module(e, i, case.path, case.tree)
+        out[str(e.get("urlPrefix") or "")] = load_handler(module, attr, case.path, f"extenders[{i}].python")
     return out
 
 
@@ -140,7 +142,9 @@ class CaseRun:
 
     def _build(self, case: Case, registry, explain: Union[bool, AbstractSet[str]]) -> None:
         self.case = case
-        registry = registry or (build_registry(case.plugins) if case.plugins else default_registry())
+        if registry is None:
+            modules = plugin_modules(case.plugins, case.path, case.tree)
+            registry = build_registry(modules) if modules else default_registry()
         features = self.features = case.features
         if case.config is None:
             cfg = set_defaults({}, registry, features)
@@ -148,10 +152,12 @@ class CaseRun:
             path = case.config_path
             if not os.path.exists(path):
                 raise CaseError(f"config file {path} does not exist", file=case.path, key="config")
-            cfg = config_loader.load_config_file(path, registry, features)
+            with reading_for(case.tree, case.path):  # the files it names stay in the case's tree
+                cfg = config_loader.load_config_file(path, registry, features)
         else:
-            cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config",
-                                                 features=features)
+            with reading_for(case.tree, case.path):
+                cfg = config_loader.load_config_data(case.config, registry, source=f"{case.path}: config",
+                                                     features=features)
         self.config = cfg
         self.api = ApiServerDefaults(case.cluster, case.path, features, custom_resources(registry))
         self.cluster = Cluster(features)

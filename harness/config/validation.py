@@ -27,6 +27,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..api.validation import is_extended_resource_name, is_qualified_name  # noqa: F401 (re-exported)
 from ..api.duration import parse_duration_ns
+from ..errors import shown_key
 from .defaults import EXTENSION_POINT_KEYS
 from ..framework.plugin import call_with_features
 from ..framework.registry import origin_suffix
@@ -270,7 +271,7 @@ def validate_schema(cfg: Any) -> List[FieldError]:
             known = set((err.schema.get("properties") or {}).keys())
             for key in err.instance:
                 if key not in known:
-                    errors.append((path, f"unknown field {_go_quote(join_path(path, key))}"))
+                    errors.append((path, f"unknown field {_go_quote(shown_key(join_path(path, str(key))))}"))
         elif err.validator == "required":
             for key in [k for k in err.validator_value if k not in err.instance]:
                 # runtime.NewMissingKindErr / NewMissingVersionErr

@@ -18,6 +18,8 @@ def add_parser(sub) -> None:
                    help="run on the world as given (default: first add nodes and pods carrying the "
                         "labels and annotations the plugin reads)")
     c.add_argument("--list-rules", action="store_true", help="list the rules and exit")
+    c.add_argument("--allow-outside-root", action="store_true", default=False,
+                   help="let a --case read files outside its folder (see `run --help`)")
     from ..cli import version_options
     version_options(c)
     c.set_defaults(func=run)

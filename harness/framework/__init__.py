@@ -2,6 +2,7 @@
 
 from .custom_resources import CustomResource
 from .cycle_state import CycleState, NotFoundError
+from .extender_handler import extender
 from .hookspecs import hookimpl, hookspec
 from .plugin import Plugin
 from .prebind import PreBindCanceled, PreBindPreFlightResult
@@ -18,7 +19,7 @@ MAX_TOTAL_SCORE = (1 << 63) - 1
 
 __all__ = [
     "ActionType", "AffinityTerm", "ClusterEvent", "ClusterEventWithHint", "Code", "CustomResource", "CycleState",
-    "Diagnosis", "EventResource", "FitError", "HostPortInfo", "ImageStateSummary",
+    "Diagnosis", "EventResource", "extender", "FitError", "HostPortInfo", "ImageStateSummary",
     "MAX_NODE_SCORE", "MIN_NODE_SCORE", "NodeInfo", "NodeScore", "NodeToStatus", "NotFoundError",
     "Plugin", "PodInfo", "PostFilterResult", "PreBindCanceled", "PreBindPreFlightResult", "PreFilterResult", "QueueingHint", "Resource",
     "Status", "WeightedAffinityTerm", "calculate_resource", "hookimpl", "hookspec",

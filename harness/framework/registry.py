@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 import pluggy
 
 from ..errors import UserError
+from ..trust import LocalModule, guarded_import, import_local
 from .custom_resources import CustomResource
 from .hookspecs import PROJECT, ExtensionPointSpecs, RegistrySpecs
 
@@ -61,7 +62,7 @@ def _dist_name(dist) -> str:
         return "?"
 
 
-def _plugin_manager(extra_modules: Iterable[str] = ()) -> Tuple[pluggy.PluginManager, Dict[str, str]]:
+def _plugin_manager(extra_modules: Iterable[Union[str, LocalModule]] = ()) -> Tuple[pluggy.PluginManager, Dict[str, str]]:
     """The registry's plugin manager and, per registered plugin name, where it came from.
     Entry points are loaded as pluggy's load_setuptools_entrypoints does, but two distributions
     using one entry point name are both loaded, and an entry point that cannot be imported is
@@ -93,11 +94,15 @@ def _plugin_manager(extra_modules: Iterable[str] = ()) -> Tuple[pluggy.PluginMan
         pm.register(importlib.import_module("builtin_plugins"), name="builtin")
         where["builtin"] = IN_TREE
     for mod in extra_modules:
-        if not isinstance(mod, str) or not all(part.isidentifier() for part in mod.split(".")):
-            raise UserError(f"cannot import plugin module {str(mod)[:80]!r}: a module name is dotted "
-                            f"identifiers such as mypkg.myplugin (relative names and file paths are "
-                            f"not modules)")
-        module = _guarded_import(lambda: importlib.import_module(mod), f"cannot import plugin module {mod!r}")
+        if isinstance(mod, LocalModule):  # a case's module, found in its tree (harness/trust.py)
+            module = import_local(mod, f"cannot import plugin module {mod.name!r} ({mod.file})")
+            mod = mod.name
+        else:  # -p on the command line: the user's own choice, any importable module
+            if not isinstance(mod, str) or not all(part.isidentifier() for part in mod.split(".")):
+                raise UserError(f"cannot import plugin module {str(mod)[:80]!r}: a module name is dotted "
+                                f"identifiers such as mypkg.myplugin (relative names and file paths are "
+                                f"not modules)")
+            module = _guarded_import(lambda: importlib.import_module(mod), f"cannot import plugin module {mod!r}")
         if pm.is_registered(module):
             continue
         _register(pm, module, mod, f'module "{mod}"')
@@ -106,13 +111,9 @@ def _plugin_manager(extra_modules: Iterable[str] = ()) -> Tuple[pluggy.PluginMan
 
 
 def _guarded_import(load, what: str):
-    """load() (an import, which runs the module's code): whatever that code raises, even
-    SystemExit or KeyboardInterrupt, becomes one UserError saying `what` and where it was raised,
-    so that one broken plugin module never ends the run or stops the other cases."""
-    try:
-        return load()
-    except (Exception, SystemExit, KeyboardInterrupt) as e:  # noqa: BLE001 - foreign code at import
-        raise UserError(f"{what}: {_raised(e)}") from None
+    """load() (an import, which runs the module's code) isolated as trust.guarded_import does:
+    a raise (even SystemExit, KeyboardInterrupt) or output becomes one UserError."""
+    return guarded_import(load, what)
 
 
 def _raised(e: BaseException) -> str:
@@ -180,7 +181,7 @@ def check_hookimpls(cls: type, name: str, where: str) -> None:
                             f'not pass (it passes {", ".join(specs[attr]) or "nothing"})')
 
 
-def build_registry(extra_modules: Iterable[str] = ()) -> Registry:
+def build_registry(extra_modules: Iterable[Union[str, LocalModule]] = ()) -> Registry:
     """NewInTreeRegistry merged with the out-of-tree plugins."""
     pm, where = _plugin_manager(extra_modules)
     registry = Registry()
@@ -216,6 +217,10 @@ def build_registry(extra_modules: Iterable[str] = ()) -> Registry:
                                 f"harness.framework.CustomResource")
             if not (cr.group and cr.version and cr.kind):
                 raise UserError(f"custom resource {cr!r} from {src}: group, version and kind are required")
+            if cr.kind in _core_kinds():
+                raise UserError(f'custom resource {cr.api_version} {cr.kind} from {src}: the kind '
+                                f'"{cr.kind}" is a core kind the harness serves; a custom resource '
+                                f'may not shadow it (name the kind differently)')
             known = registry.custom_resources.get(cr.kind)
             if known is not None and known != cr:
                 raise UserError(f'the custom resource kind "{cr.kind}" is declared twice: '
@@ -224,6 +229,19 @@ def build_registry(extra_modules: Iterable[str] = ()) -> Registry:
             registry.custom_resources[cr.kind] = cr
             kind_owners[cr.kind] = src
     return registry
+
+
+def _core_kinds() -> frozenset:
+    """The kinds the simulated API server serves itself, which no custom resource may take. A
+    kind served only at alpha versions (the Workload API's Workload, PodGroup behind their gates)
+    is left out: scheduler-plugins' Coscheduling declares its own PodGroup (another group), as
+    examples/coscheduling does, and the store keys objects by kind."""
+    from ..api.fields import KIND_VERSIONS
+    from ..case.apiserver import NAMESPACED_KINDS
+
+    alpha_only = {k for k, versions in KIND_VERSIONS.items()
+                  if versions and all("alpha" in v for v in versions)}
+    return (frozenset(KIND_VERSIONS) | frozenset(NAMESPACED_KINDS) | {"List", "Binding", "Event"}) - alpha_only
 
 
 _DEFAULT: Optional[Registry] = None

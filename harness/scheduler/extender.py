@@ -5,10 +5,12 @@ them.
 Each extender speaks the exact JSON of k8s.io/kube-scheduler/extender/v1 (ExtenderArgs,
 ExtenderFilterResult, HostPriorityList, ExtenderBindingArgs / ExtenderBindingResult,
 ExtenderPreemptionArgs / ExtenderPreemptionResult), POSTed to `urlPrefix/verb` with the
-configured `httpTimeout` (default 5s) and, with `enableHTTPS`, TLS per `tlsConfig`. A case may
-answer an extender with a Python callable instead (the case's `extenders:` key, README "Keys the
-harness has added"): `handler(verb, args) -> result`, given and returning the same JSON
-documents, so that cases stay hermetic.
+configured `httpTimeout` (default 5s) and, with `enableHTTPS`, TLS per `tlsConfig`, through a
+client that behaves as client-go's http.Client (one deadline, Go's redirects, a bound on the
+answer) and answers decoded as encoding/json decodes them (gojson). A case may answer an
+extender with a Python callable marked @extender instead (the case's `extenders:` key, README
+"Keys the harness has added"): `handler(verb, args) -> result`, given and returning the same
+JSON documents, so that cases stay hermetic.
 
 HTTP calls take no virtual time (as every API call in the harness); the timeout is a real one.
 """
@@ -16,13 +18,13 @@ HTTP calls take no virtual time (as every API call in the harness); the timeout 
 from __future__ import annotations
 
 import http.client
-import importlib
 import json
 import os
 import socket
 import ssl
-import sys
 import tempfile
+import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -31,6 +33,7 @@ from ..api.duration import parse_duration_ns
 from ..api.objects import Node, Pod
 from ..errors import ConfigError, UserError
 from ..framework.types import NodeInfo
+from . import gojson
 
 DEFAULT_EXTENDER_TIMEOUT = 5.0  # DefaultExtenderTimeout
 MAX_EXTENDER_PRIORITY = 10  # extenderv1.MaxExtenderPriority
@@ -47,12 +50,22 @@ class ExtenderError(Exception):
 # ---------------------------------------------------------------------------------------------
 # transports
 # ---------------------------------------------------------------------------------------------
+MAX_ANSWER_BYTES = 64 << 20  # the harness's bound on an answer's body (Go's client has none)
+MAX_REDIRECTS = 10  # net/http's defaultCheckRedirect
+AWAITING_HEADERS = "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+READING_BODY = "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
+
+
+class _TimedOut(Exception):
+    """The exchange's deadline passed."""
+
+
 def _go_dial_error(url: str, exc: BaseException) -> str:
     """http.Client.Do's error for a request that got no answer, worded as Go's url.Error."""
     parts = urllib.parse.urlsplit(url)
     hostport = parts.netloc
-    if isinstance(exc, (socket.timeout, TimeoutError)):
-        return f'Post "{url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
+    if isinstance(exc, (socket.timeout, TimeoutError, _TimedOut)):
+        return f'Post "{url}": {AWAITING_HEADERS}'
     if isinstance(exc, ConnectionRefusedError):
         return f'Post "{url}": dial tcp {hostport}: connect: connection refused'
     if isinstance(exc, ssl.SSLError):
@@ -62,34 +75,61 @@ def _go_dial_error(url: str, exc: BaseException) -> str:
     return f'Post "{url}": {exc}'
 
 
-def _tls_context(tls: Mapping[str, Any], enable_https: bool) -> ssl.SSLContext:
-    """makeTransport: restclient.TLSConfigFor over the extender's tlsConfig; with enableHTTPS and
-    no CA, the server's certificate is not verified (Insecure); otherwise the CA given, or the
-    system's roots, verify it."""
+def _read_tls_file(data: Any, path: Any, key: str) -> bytes:
+    """dataFromSliceOrFile: the data if given, else the file's content (os.ReadFile; its error
+    names the path, never the content). A file a case names must lie in its tree (trust)."""
+    if data:
+        return _pem(data).encode()
+    if path:
+        from ..trust import check_open
+
+        check_open(str(path), key)
+        try:
+            with open(str(path), "rb") as f:
+                return f.read(1 << 20)
+        except OSError as e:
+            raise ValueError(f"open {path}: {(e.strerror or str(e)).lower()}") from None
+    return b""
+
+
+def tls_config_for(tls: Mapping[str, Any], enable_https: bool, key: str = "tlsConfig") -> Optional[ssl.SSLContext]:
+    """makeTransport and client-go's TLSConfigFor over the extender's tlsConfig: None when
+    nothing asks for TLS settings; with enableHTTPS and no CA, Insecure; a CA with insecure is
+    refused; the CA, cert and key read (loadTLSFiles) and parsed. Raises ValueError with
+    client-go's words."""
+    tls = tls or {}
     has_ca = bool(tls.get("caFile") or tls.get("caData"))
-    ctx = ssl.create_default_context()
-    if tls.get("serverName"):
-        ctx.check_hostname = True
-    if tls.get("insecure") or (enable_https and not has_ca):
+    insecure = bool(tls.get("insecure")) or (enable_https and not has_ca)
+    has_cert = bool(tls.get("certFile") or tls.get("certData")) and bool(tls.get("keyFile") or tls.get("keyData"))
+    if not (has_ca or has_cert or insecure or tls.get("serverName")):
+        return None
+    if has_ca and insecure:
+        raise ValueError("specifying a root certificates file with the insecure flag is not allowed")
+    ca = _read_tls_file(tls.get("caData"), tls.get("caFile"), f"{key}.caFile")
+    cert = _read_tls_file(tls.get("certData"), tls.get("certFile"), f"{key}.certFile")
+    keydata = _read_tls_file(tls.get("keyData"), tls.get("keyFile"), f"{key}.keyFile")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2  # TLSConfigFor's MinVersion
+    if insecure:
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
+    elif ca:
+        try:
+            ctx.load_verify_locations(cadata=ca.decode("ascii", errors="replace"))
+        except (ssl.SSLError, ValueError):
+            raise ValueError("unable to load root certificates: unable to parse bytes as PEM block") from None
     else:
-        if tls.get("caFile"):
-            ctx.load_verify_locations(cafile=tls["caFile"])
-        if tls.get("caData"):
-            ctx.load_verify_locations(cadata=_pem(tls["caData"]))
-    cert, key = tls.get("certFile"), tls.get("keyFile")
-    tmp: List[str] = []
-    try:
-        if tls.get("certData"):
-            cert = _temp_pem(_pem(tls["certData"]), tmp)
-        if tls.get("keyData"):
-            key = _temp_pem(_pem(tls["keyData"]), tmp)
-        if cert:
-            ctx.load_cert_chain(cert, key or None)
-    finally:
-        for p in tmp:
-            os.unlink(p)
+        ctx.load_default_certs()
+    if has_cert:
+        tmp: List[str] = []
+        try:
+            ctx.load_cert_chain(_temp_pem(cert.decode("ascii", errors="replace"), tmp),
+                                _temp_pem(keydata.decode("ascii", errors="replace"), tmp))
+        except (ssl.SSLError, ValueError):
+            raise ValueError("tls: failed to find any PEM data in certificate input") from None
+        finally:
+            for p in tmp:
+                os.unlink(p)
     return ctx
 
 
@@ -102,7 +142,10 @@ def _pem(data: Any) -> str:
     text = str(data)
     if "-----BEGIN" in text:
         return text
-    return base64.b64decode(text).decode()
+    try:
+        return base64.b64decode(text, validate=True).decode("ascii", errors="replace")
+    except ValueError:
+        raise ValueError("illegal base64 data") from None
 
 
 def _temp_pem(text: str, tmp: List[str]) -> str:
@@ -127,36 +170,145 @@ class _HTTPSConnection(http.client.HTTPSConnection):
         self.sock = self._ctx.wrap_socket(self.sock, server_hostname=self._server_name)
 
 
-class HTTPTransport:
-    """POST a JSON body to a URL with http.client (the extender's http.Client)."""
+class _Deadline:
+    """Client.Timeout: one deadline for the whole exchange (connect, every redirect, headers,
+    body). A watchdog shuts the connection's socket down when it passes, so that no read, however
+    slowly the server trickles its bytes, outlives it."""
 
-    def __init__(self, timeout: float, tls: Optional[ssl.SSLContext], server_name: str = ""):
+    def __init__(self, seconds: float):
+        self.at = time.monotonic() + seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._sock: Optional[socket.socket] = None
+        self._timer = threading.Timer(max(seconds, 0.0), self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def remaining(self) -> float:
+        left = self.at - time.monotonic()
+        if left <= 0:
+            self.expired = True
+            raise _TimedOut()
+        return left
+
+    def watch(self, sock: Optional[socket.socket]) -> None:
+        with self._lock:
+            self._sock = sock
+            if self.expired and sock is not None:
+                self._shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            if self._sock is not None:
+                self._shut(self._sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        try:
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the descriptor's, under TLS too
+        except OSError:
+            pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+class HTTPTransport:
+    """The extender's http.Client: POST a JSON body, follow redirects as net/http does (301,
+    302, 303: GET without the body; 307, 308: the same method and body; at most 10), all under
+    one deadline (httpTimeout); the answer's body is read only for a 200, up to
+    MAX_ANSWER_BYTES."""
+
+    def __init__(self, timeout: float, tls: Optional[ssl.SSLContext], server_name: str = "",
+                 max_bytes: int = MAX_ANSWER_BYTES):
         self.timeout = timeout
         self.tls = tls
         self.server_name = server_name
+        self.max_bytes = max_bytes
 
     def post(self, url: str, body: bytes) -> Tuple[int, bytes]:
-        """The URL's scheme decides (the TLS settings apply to https URLs only, as Go's
-        transport's TLSClientConfig)."""
-        parts = urllib.parse.urlsplit(url)
+        deadline = _Deadline(self.timeout)
         try:
-            if parts.scheme == "https":
-                conn: http.client.HTTPConnection = _HTTPSConnection(
-                    parts.hostname, parts.port, timeout=self.timeout,
-                    context=self.tls or ssl.create_default_context(), server_name=self.server_name)
-            else:
-                conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
-            path = parts.path or "/"
-            if parts.query:
-                path += "?" + parts.query
+            return self._exchange(url, body, deadline)
+        finally:
+            deadline.cancel()
+
+    def _exchange(self, url: str, body: bytes, deadline: _Deadline) -> Tuple[int, bytes]:
+        method, payload, via = "POST", body, 0
+        while True:
+            parts = urllib.parse.urlsplit(url)
+            if parts.scheme not in ("http", "https"):
+                raise ExtenderError(f'Post "{url}": unsupported protocol scheme "{parts.scheme}"')
+            conn = None
             try:
-                conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+                conn = self._connect(parts, deadline)
+                path = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+                headers = {"Content-Type": "application/json"} if payload is not None else {}
+                conn.request(method, path, body=payload, headers=headers)
                 resp = conn.getresponse()
-                return resp.status, resp.read()
+            except (OSError, http.client.HTTPException, _TimedOut, ValueError) as e:
+                if conn is not None:
+                    conn.close()
+                raise ExtenderError(_go_dial_error(url, _TimedOut() if deadline.expired else e)) from None
+            try:
+                code = resp.status
+                loc = resp.getheader("Location")
+                if code in (301, 302, 303, 307, 308) and loc:
+                    # redirectBehavior, then defaultCheckRedirect on the request it would send
+                    nxt = urllib.parse.urljoin(url, loc)
+                    via += 1
+                    if via >= MAX_REDIRECTS:
+                        raise ExtenderError(f'Post "{loc}": stopped after {MAX_REDIRECTS} redirects')
+                    if code in (301, 302, 303) and method not in ("GET", "HEAD"):
+                        method, payload = "GET", None
+                    url = nxt
+                    continue
+                if code != 200:
+                    return code, b""  # send reads no body of an error answer
+                return code, self._read_body(resp, deadline)
             finally:
                 conn.close()
-        except (OSError, http.client.HTTPException) as e:
-            raise ExtenderError(_go_dial_error(url, e)) from None
+
+    def _connect(self, parts, deadline: _Deadline) -> http.client.HTTPConnection:
+        left = deadline.remaining()
+        if parts.scheme == "https":
+            conn: http.client.HTTPConnection = _HTTPSConnection(
+                parts.hostname, parts.port, timeout=left,
+                context=self.tls or ssl.create_default_context(), server_name=self.server_name)
+        else:
+            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=left)
+        conn.connect()
+        deadline.watch(conn.sock)
+        return conn
+
+    def _read_body(self, resp, deadline: _Deadline) -> bytes:
+        length = resp.getheader("Content-Length")
+        if length and length.isdigit() and int(length) > self.max_bytes:
+            raise ExtenderError(self._too_large())
+        chunks: List[bytes] = []
+        size = 0
+        try:
+            while True:
+                deadline.remaining()
+                chunk = resp.read1(65536) if hasattr(resp, "read1") else resp.read(65536)
+                if not chunk:
+                    if deadline.expired:
+                        raise _TimedOut()
+                    break
+                size += len(chunk)
+                if size > self.max_bytes:
+                    raise ExtenderError(self._too_large())
+                chunks.append(chunk)
+        except (OSError, http.client.HTTPException, _TimedOut, ValueError) as e:
+            if deadline.expired or isinstance(e, (_TimedOut, socket.timeout)):
+                raise ExtenderError(READING_BODY) from None
+            raise ExtenderError(f"unexpected EOF ({e})") from None
+        return b"".join(chunks)
+
+    def _too_large(self) -> str:
+        return (f"the extender's answer is larger than {self.max_bytes >> 20} MiB (the harness's "
+                f"bound on an answer; kube-scheduler reads any size)")
 
 
 class PythonTransport:
@@ -182,27 +334,31 @@ class PythonTransport:
         return code, json.dumps(doc).encode()
 
 
-def load_handler(spec: str, base_dir: str, source: str, key: str) -> Handler:
-    """`module:callable` (the module looked up beside the case file, then on sys.path)."""
-    mod_name, sep, attr = spec.partition(":")
-    if not sep or not mod_name or not attr:
-        raise UserError(f'extender handler "{spec}" is not of the form module:callable', file=source, key=key)
-    if base_dir:
-        sys.path.insert(0, base_dir)  # the case's folder first
+def load_handler(module: Any, attr: str, source: str, key: str) -> Handler:
+    """The callable `attr` of `module` (a trust.LocalModule found in the case's tree, or the name
+    of an installed entry point's module), imported in isolation; it must be marked @extender
+    (harness.framework.extender), so that a case names no other callable."""
+    import importlib
+
+    from ..framework.extender_handler import is_extender
+    from ..trust import LocalModule, guarded_import, import_local
+
+    name = module.name if isinstance(module, LocalModule) else str(module)
+    what = f"cannot import extender module {name!r}"
     try:
-        module = importlib.import_module(mod_name)
-    except ImportError as e:
-        raise UserError(f"cannot import extender module {mod_name!r}: {e}", file=source, key=key) from None
-    finally:
-        if base_dir:
-            sys.path.pop(0)
-    fn = module
+        if isinstance(module, LocalModule):
+            fn = import_local(module, what + f" ({module.file})")
+        else:
+            fn = guarded_import(lambda: importlib.import_module(name), what)
+    except UserError as e:
+        raise UserError(e.detail, file=source, key=key) from None
     for part in attr.split("."):
         fn = getattr(fn, part, None)
         if fn is None:
-            raise UserError(f"module {mod_name!r} has no {attr!r}", file=source, key=key)
-    if not callable(fn):
-        raise UserError(f"{spec} is not callable", file=source, key=key)
+            raise UserError(f"module {name!r} has no {attr!r}", file=source, key=key)
+    if not is_extender(fn):
+        raise UserError(f"{name}:{attr} is not marked as an extender: a case may name only callables "
+                        f"marked @extender (from harness.framework import extender)", file=source, key=key)
     return fn
 
 
@@ -222,30 +378,25 @@ def _node_list(nodes: Sequence[NodeInfo]) -> Dict[str, Any]:
     return {"metadata": {}, "items": [object_json(ni.node.raw) for ni in nodes]}
 
 
-def _decode(body: bytes) -> Any:
-    """json.NewDecoder(resp.Body).Decode: the first JSON value of the body."""
+def _decode(body: bytes, into: Tuple) -> Any:
+    """json.NewDecoder(resp.Body).Decode(result): the first JSON value of the body decoded into
+    the result struct as Go's encoding/json does (harness/scheduler/gojson.py)."""
     text = body.decode("utf-8", errors="replace")
-    stripped = text.lstrip()
-    if not stripped:
-        raise ExtenderError("EOF")
     try:
-        value, _ = json.JSONDecoder().raw_decode(stripped)
+        value, found = gojson.first_value(text)
     except json.JSONDecodeError as e:
-        ch = stripped[e.pos] if e.pos < len(stripped) else ""
+        stripped = text.lstrip(" \t\r\n")
+        pos = e.pos
+        ch = stripped[pos] if pos < len(stripped) else ""
         if not ch:
             raise ExtenderError("unexpected EOF") from None
         raise ExtenderError(f"invalid character {ch!r} looking for beginning of value") from None
-    return value
-
-
-def _want(doc: Any, kind: type, go_type: str) -> Any:
-    """A document of the wrong JSON type for the result struct (Go's UnmarshalTypeError)."""
-    if doc is None:
-        return kind()
-    if not isinstance(doc, kind):
-        t = {dict: "object", list: "array", str: "string", bool: "bool"}.get(type(doc), "number")
-        raise ExtenderError(f"json: cannot unmarshal {t} into Go value of type {go_type}")
-    return doc
+    if not found:
+        raise ExtenderError("EOF")
+    out, err = gojson.unmarshal(value, into)
+    if err:
+        raise ExtenderError(err)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,15 +454,15 @@ class HTTPExtender:
     def url(self, verb: str) -> str:
         return self.url_prefix.rstrip("/") + "/" + verb
 
-    def send(self, verb: str, args: Any) -> Any:
-        """send: POST the JSON, a non-200 answer is an error, the body is decoded."""
+    def send(self, verb: str, args: Any, into: Tuple) -> Any:
+        """send: POST the JSON, a non-200 answer is an error, the body is decoded into `into`."""
         url = self.url(verb)
         body = json.dumps(args).encode()
         self.calls.append((verb, args))
         code, data = self.transport.post(url, body)
         if code != 200:
             raise ExtenderError(f"failed {verb} with extender at URL {url}, code {code}")
-        return _decode(data)
+        return _decode(data, into)
 
     def _args(self, pod: Pod, nodes: Sequence[NodeInfo]) -> Dict[str, Any]:
         args: Dict[str, Any] = {"pod": object_json(pod.raw)}
@@ -327,42 +478,38 @@ class HTTPExtender:
         if not self.filter_verb:
             return list(nodes), {}, {}
         by_name = {ni.node.name: ni for ni in nodes}
-        result = _want(self.send(self.filter_verb, self._args(pod, nodes)), dict, "v1.ExtenderFilterResult")
+        result = self.send(self.filter_verb, self._args(pod, nodes), gojson.EXTENDER_FILTER_RESULT) or {}
         if result.get("error"):
             raise ExtenderError(str(result["error"]))
         kept: List[NodeInfo] = []
         names = result.get("nodenames")
         node_list = result.get("nodes")
         if self.node_cache_capable and names is not None:
-            for name in _want(names, list, "[]string"):
+            for name in names:
+                name = name or ""
                 if name not in by_name:
                     raise ExtenderError(f'extender "{self.url_prefix}" claims a filtered node "{name}" '
                                         f'which is not found in the input node list')
                 kept.append(by_name[name])
         elif node_list is not None:
             # NewNodeInfo().SetNode(&item): the returned Node, without the pods of the snapshot
-            for item in _want(_want(node_list, dict, "v1.NodeList").get("items"), list, "[]v1.Node"):
+            for item in node_list.get("items") or []:
+                if not isinstance(item, dict):
+                    raise ExtenderError("json: cannot unmarshal value into Go struct field "
+                                        "ExtenderFilterResult.nodes.items of type v1.Node")
                 ni = NodeInfo()
                 ni.set_node(Node(json.loads(json.dumps(item))))
                 kept.append(ni)
-        failed = {str(k): str(v) for k, v in _want(result.get("failedNodes"), dict, "v1.FailedNodesMap").items()}
-        unresolvable = {str(k): str(v) for k, v in
-                        _want(result.get("failedAndUnresolvableNodes"), dict, "v1.FailedNodesMap").items()}
+        failed = {k: v or "" for k, v in (result.get("failedNodes") or {}).items()}
+        unresolvable = {k: v or "" for k, v in (result.get("failedAndUnresolvableNodes") or {}).items()}
         return kept, failed, unresolvable
 
     def prioritize(self, pod: Pod, nodes: Sequence[NodeInfo]) -> Tuple[List[Tuple[str, int]], int]:
         """Prioritize: the HostPriorityList (host, score) and the extender's weight."""
         if not self.prioritize_verb:
             return [(ni.node.name, 0) for ni in nodes], 0
-        result = _want(self.send(self.prioritize_verb, self._args(pod, nodes)), list, "v1.HostPriorityList")
-        out = []
-        for hp in result:
-            hp = _want(hp, dict, "v1.HostPriority")
-            score = hp.get("score", 0)
-            if not isinstance(score, int) or isinstance(score, bool):
-                raise ExtenderError("json: cannot unmarshal value into Go struct field "
-                                    "HostPriority.score of type int64")
-            out.append((str(hp.get("host", "")), score))
+        result = self.send(self.prioritize_verb, self._args(pod, nodes), gojson.HOST_PRIORITY_LIST) or []
+        out = [((hp or {}).get("host") or "", (hp or {}).get("score") or 0) for hp in result]
         return out, self.weight
 
     def bind(self, pod: Pod, node: str) -> None:
@@ -370,7 +517,7 @@ class HTTPExtender:
         if not self.is_binder():
             raise ExtenderError("unexpected empty bindVerb in extender")
         args = {"podName": pod.name, "podNamespace": pod.namespace, "podUID": pod.uid, "node": node}
-        result = _want(self.send(self.bind_verb, args), dict, "v1.ExtenderBindingResult")
+        result = self.send(self.bind_verb, args, gojson.EXTENDER_BINDING_RESULT) or {}
         if result.get("error"):
             raise ExtenderError(str(result["error"]))
 
@@ -391,10 +538,9 @@ class HTTPExtender:
             args["nodeNameToVictims"] = {
                 node: {"pods": [object_json(p.raw) for p in v.pods], "numPDBViolations": v.num_pdb_violations}
                 for node, v in victims_map.items()}
-        result = _want(self.send(self.preempt_verb, args), dict, "v1.ExtenderPreemptionResult")
+        result = self.send(self.preempt_verb, args, gojson.EXTENDER_PREEMPTION_RESULT) or {}
         out: Dict[str, Any] = {}
-        metas = _want(result.get("nodeNameToMetaVictims"), dict, "map[string]*v1.MetaVictims")
-        for node, meta in metas.items():
+        for node, meta in (result.get("nodeNameToMetaVictims") or {}).items():
             try:
                 ni = node_infos.get(node)
             except KeyError:
@@ -402,10 +548,9 @@ class HTTPExtender:
             if meta is None:
                 out[node] = None
                 continue
-            meta = _want(meta, dict, "v1.MetaVictims")
             pods = []
-            for mp in _want(meta.get("pods"), list, "[]*v1.MetaPod"):
-                uid = str((mp or {}).get("uid", ""))
+            for mp in meta.get("pods") or []:
+                uid = (mp or {}).get("uid") or ""
                 found = next((pi.pod for pi in ni.pods if pi.pod.uid == uid), None)
                 if found is None:
                     raise ExtenderError(f"extender: {self.url_prefix} claims to preempt pod (UID: {uid}) "
@@ -435,16 +580,93 @@ def build_extenders(config: Mapping[str, Any], handlers: Optional[Mapping[str, H
     return plain + ignorable
 
 
+def _timeout_seconds(timeout: Any) -> float:
+    """httpTimeout (a Go duration, or seconds) in seconds; 0 for unset. Raises ValueError."""
+    if timeout in (None, "", 0):
+        return 0.0
+    if isinstance(timeout, str):
+        return parse_duration_ns(timeout) / 1e9
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise ValueError(f"not a duration: {type(timeout).__name__}")
+    return float(timeout)
+
+
+def _go_url_error(raw: str) -> Optional[str]:
+    """What net/url.Parse (then http.Client.Do) says of `raw`, or None: the checks that matter
+    for an extender's URL (control characters, escapes, scheme, IPv6 brackets, port, host)."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in raw):
+        return f"parse {json.dumps(raw)}: net/url: invalid control character in URL"
+    for i, c in enumerate(raw):
+        if c == "%" and not all(x in "0123456789abcdefABCDEF" for x in raw[i + 1:i + 3].ljust(2, "g")):
+            return f"parse {json.dumps(raw)}: invalid URL escape {json.dumps(raw[i:i + 3])}"
+    scheme, sep, rest = raw.partition(":")
+    if raw.startswith(":"):
+        return f"parse {json.dumps(raw)}: missing protocol scheme"
+    if not sep or not scheme[:1].isalpha() or not all(c.isalnum() or c in "+-." for c in scheme):
+        if ":" in raw.split("/")[0]:
+            return f"parse {json.dumps(raw)}: first path segment in URL cannot contain colon"
+        return f'unsupported protocol scheme ""'
+    if scheme.lower() not in ("http", "https"):
+        return f"unsupported protocol scheme {json.dumps(scheme.lower())}"
+    authority = rest[2:].split("/")[0].split("?")[0].split("#")[0] if rest.startswith("//") else ""
+    host = authority.rpartition("@")[2]
+    if host.startswith("["):
+        end = host.find("]")
+        if end < 0:
+            return f"parse {json.dumps(raw)}: missing ']' in host"
+        port = host[end + 1:]
+        if port and (not port.startswith(":") or not port[1:].isdigit() and port != ":"):
+            return f"parse {json.dumps(raw)}: invalid port {json.dumps(port)} after host"
+    elif ":" in host:
+        port = host[host.rindex(":"):]
+        if port != ":" and not port[1:].isdigit():
+            return f"parse {json.dumps(raw)}: invalid port {json.dumps(port)} after host"
+    if not host or host.startswith(":"):
+        return "http: no Host in request URL"
+    return None
+
+
+def extender_config_errors(config: Mapping[str, Any]) -> List[Tuple[str, str]]:
+    """What buildExtenders / NewHTTPExtender / makeTransport would fail on, found when the
+    configuration is loaded: client-go's TLS checks (a CA with insecure, a file that cannot be
+    read, PEM that does not parse) as `couldn't build extenders: <client-go's words>`; an
+    urlPrefix Go cannot parse or send to, and a negative httpTimeout (kube-scheduler would run
+    every call without a deadline), which kube-scheduler only meets at each call, as
+    field.Invalid errors. (field path, message) pairs, as the configuration's validation."""
+    from ..config.validation import invalid
+
+    errors: List[Tuple[str, str]] = []
+    for i, ext in enumerate(config.get("extenders") or []):
+        if not isinstance(ext, Mapping):
+            continue
+        key = f"extenders[{i}]"
+        url = str(ext.get("urlPrefix") or "")
+        problem = _go_url_error(url.rstrip("/") + "/" + str(ext.get("filterVerb") or "filter"))
+        if problem:
+            errors.append(invalid(f"{key}.urlPrefix", url, problem))
+        try:
+            if _timeout_seconds(ext.get("httpTimeout")) < 0:
+                errors.append(invalid(f"{key}.httpTimeout", ext.get("httpTimeout"),
+                                      "must not be negative (kube-scheduler would then call the "
+                                      "extender without any timeout)"))
+        except ValueError as e:
+            errors.append(invalid(f"{key}.httpTimeout", ext.get("httpTimeout"), str(e)))
+        try:
+            tls_config_for(ext.get("tlsConfig") or {}, bool(ext.get("enableHTTPS")), f"{key}.tlsConfig")
+        except (ValueError, ssl.SSLError, OSError) as e:
+            errors.append((f"{key}.tlsConfig", f"couldn't build extenders: {e}"))
+    return errors
+
+
 def new_http_extender(ext: Mapping[str, Any], handler: Optional[Handler], source: str, key: str) -> HTTPExtender:
     """NewHTTPExtender: httpTimeout 0 is DefaultExtenderTimeout; the transport per
-    enableHTTPS / tlsConfig (makeTransport)."""
-    timeout = ext.get("httpTimeout")
-    seconds = 0.0
-    if timeout not in (None, "", 0):
-        try:
-            seconds = parse_duration_ns(timeout) / 1e9 if isinstance(timeout, str) else float(timeout)
-        except ValueError as e:
-            raise ConfigError(f"invalid httpTimeout {timeout!r}: {e}", file=source, key=f"{key}.httpTimeout") from None
+    enableHTTPS / tlsConfig (makeTransport). The configuration's loading checked what could
+    fail here (extender_config_errors)."""
+    try:
+        seconds = _timeout_seconds(ext.get("httpTimeout"))
+    except ValueError as e:
+        raise ConfigError(f"invalid httpTimeout {ext.get('httpTimeout')!r}: {e}", file=source,
+                          key=f"{key}.httpTimeout") from None
     if seconds == 0:
         seconds = DEFAULT_EXTENDER_TIMEOUT
     e = HTTPExtender(
@@ -463,13 +685,10 @@ def new_http_extender(ext: Mapping[str, Any], handler: Optional[Handler], source
         e.transport = PythonTransport(handler, lambda url: url[len(prefix):] if url.startswith(prefix) else url)
     else:
         tls = ext.get("tlsConfig") or {}
-        ctx = None
-        if ext.get("enableHTTPS") or tls:
-            try:
-                ctx = _tls_context(tls, bool(ext.get("enableHTTPS")))
-            except (OSError, ValueError, ssl.SSLError) as err:
-                raise ConfigError(f"extender {e.url_prefix}: tlsConfig: {err}", file=source,
-                                  key=f"{key}.tlsConfig") from None
+        try:
+            ctx = tls_config_for(tls, bool(ext.get("enableHTTPS")), f"{key}.tlsConfig")
+        except (OSError, ValueError, ssl.SSLError) as err:
+            raise ConfigError(f"couldn't build extenders: {err}", file=source, key=f"{key}.tlsConfig") from None
         e.transport = HTTPTransport(seconds, ctx, str(tls.get("serverName") or ""))
     return e
 

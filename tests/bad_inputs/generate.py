@@ -337,6 +337,7 @@ def main() -> None:
     case("config-queuesort-two.yaml", "queue sort", config({"profiles": [{"schedulerName": "default-scheduler", "plugins": {"queueSort": {"enabled": [{"name": "PrioritySort"}, {"name": "PrioritySort"}]}}}]}))
     inputs_corpus()
     robust_inputs()
+    trust_inputs()
     with open(os.path.join(HERE, "EXPECTED.json"), "w") as f:
         json.dump(dict(sorted(EXPECTED.items())), f, indent=1)
         f.write("\n")
@@ -617,6 +618,58 @@ def robust_inputs() -> None:
     for n, q in (("inf", float("inf")), ("nan", float("nan")), ("huge-exponent", "1e99999999")):
         case(f"robust-quantity-{n}.yaml", "cluster[0].status.allocatable[cpu]", lambda c, q=q: node(c)["status"]["allocatable"].update(cpu=q))
         case(f"robust-request-{n}.yaml", "pods[0].spec.containers[0].resources.requests[cpu]", lambda c, q=q: ctr(c)["resources"]["requests"].update(cpu=q))
+
+
+
+def trust_inputs() -> None:
+    """A case is data (issue 25, README "What a case may cause"): modules and callables only from
+    the case's tree or installed entry points, files only from its tree, extender
+    configurations kube-scheduler could not build refused when they load."""
+    url = "http://x.example/"
+
+    def ext_case(python, verb="filter"):
+        def mutate(c):
+            config({"extenders": [{"urlPrefix": url, "filterVerb": verb}]})(c)
+            c["extenders"] = [{"urlPrefix": url, "python": python}]
+        return mutate
+    for n, target, verb in (("builtins-eval", "builtins:eval", "__import__('os').system('touch /tmp/x')"),
+                            ("builtins-exec", "builtins:exec", "import os; os.system('id')"),
+                            ("os-system", "os:system", "touch /tmp/x"),
+                            ("shutil-rmtree", "shutil:rmtree", "/tmp/some-dir"),
+                            ("subprocess-call", "subprocess:call", "id"),
+                            ("yaml-load", "yaml:unsafe_load", "x")):
+        case(f"trust-extender-{n}.yaml", "extenders[0].python", ext_case(target, verb))
+    case("trust-extender-no-colon.yaml", "extenders[0].python", ext_case("builtins"))
+    case("trust-extender-file-path.yaml", "extenders[0].python", ext_case("./ext.py:handle"))
+    for n, mod in (("this", "this"), ("os-path", "os.path"), ("site-packages", "yaml"),
+                   ("antigravity", "antigravity"), ("pytest", "pytest")):
+        case(f"trust-plugins-{n}.yaml", "plugins[0]", lambda c, m=mod: c.update(plugins=[m]))
+    case("trust-plugins-relative.yaml", "plugins[0]", lambda c: c.update(plugins=[".sibling"]))
+    case("trust-plugins-file-path.yaml", "plugins[0]", lambda c: c.update(plugins=["plugins/x.py"]))
+    # (the corpus lives in this repository, whose pyproject.toml makes it the tree: ../../../.. leaves it)
+    for n, path in (("etc-shadow", "/etc/shadow"), ("dotdot", "../../../../x.yaml"), ("home", "~/.kube/config")):
+        fragment = "outside the case's tree" if n != "home" else "config"
+        case(f"trust-config-{n}.yaml", fragment, lambda c, p=path: c.update(config=p))
+        case(f"trust-cluster-files-{n}.yaml", "cluster.files[0]",
+             lambda c, p=path: c.update(cluster={"files": [p]}))
+
+    def ext_config(**ext):
+        return config({"extenders": [{"urlPrefix": url, "filterVerb": "filter", **ext}]})
+    for n, ext, fragment in (
+            ("url-bracket", {"urlPrefix": "http://[::1"}, "missing ']' in host"),
+            ("url-port", {"urlPrefix": "http://x.example:port/"}, 'invalid port ":port"'),
+            ("url-scheme", {"urlPrefix": "ftp://x.example/"}, 'unsupported protocol scheme "ftp"'),
+            ("url-no-scheme", {"urlPrefix": "x.example/scheduler"}, "unsupported protocol scheme"),
+            ("url-escape", {"urlPrefix": "http://x.example/%zz"}, "invalid URL escape"),
+            ("url-control", {"urlPrefix": "http://x.example/\x01"}, "invalid control character"),
+            ("timeout-negative", {"httpTimeout": "-1s"}, "must not be negative"),
+            ("insecure-with-ca", {"enableHTTPS": True, "tlsConfig": {"insecure": True, "caData": "eA=="}},
+             "specifying a root certificates file with the insecure flag is not allowed"),
+            ("ca-not-pem", {"enableHTTPS": True, "tlsConfig": {"caData": "eA=="}}, "unable to load root certificates"),
+            ("ca-file-outside", {"enableHTTPS": True, "tlsConfig": {"caFile": "/etc/ssl/certs/ca-certificates.crt"}},
+             "outside the case's tree"),
+            ("cert-not-pem", {"tlsConfig": {"certData": "eA==", "keyData": "eA=="}}, "failed to find any PEM data")):
+        case(f"trust-extender-config-{n}.yaml", fragment, ext_config(**ext))
 
 
 if __name__ == "__main__":

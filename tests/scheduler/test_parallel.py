@@ -72,7 +72,7 @@ def case(points, parallel=False, nodes=40):
             "cluster": [node(f"n{i:02d}") for i in range(nodes)], "pods": [pod("p1"), pod("p2")], "expect": {}}
     if parallel:
         data["parallel"] = True
-    return case_from_data(data, "inline.yaml")
+    return case_from_data(data, os.path.join(SAMPLE, "inline.yaml"))  # its module in its tree
 
 
 def test_unsynchronized_state_in_self_is_flagged_by_name():
@@ -101,12 +101,13 @@ def test_cli_parallel_prints_a_fail_line_naming_the_plugin(tmp_path, capsys):
 
     c = case({"filter": {"enabled": [{"name": "RacyFilter"}]}})
     data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "metadata": {"name": "racy"},
-            "plugins": c.plugins, "config": c.config, "cluster": c.cluster, "pods": c.pods}
+            "config": c.config, "cluster": c.cluster, "pods": c.pods}
     f = tmp_path / "racy.yaml"
     f.write_text(yaml.safe_dump(data))
-    assert main(["run", str(f)]) == 0
+    plugin = ["-p", "schedharness_parallel_plugins"]  # tests/sample is not the case's tree: -p may
+    assert main(["run", str(f), *plugin]) == 0
     capsys.readouterr()
-    assert main(["run", "--parallel", str(f)]) == 1
+    assert main(["run", "--parallel", str(f), *plugin]) == 1
     out = capsys.readouterr().out
     assert 'FAIL racy: plugin "RacyFilter" is not safe for parallel filtering' in out
 

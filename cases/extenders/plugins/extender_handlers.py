@@ -1,8 +1,12 @@
 """Python stand-ins for scheduler extenders, named by the cases of this folder (the case key
 `extenders: [{urlPrefix, python: extender_handlers:<function>}]`): each gets the verb and the JSON
-document kube-scheduler POSTs, and returns the JSON the extender answers."""
+document kube-scheduler POSTs, and returns the JSON the extender answers. Each is marked
+@extender: a case may name no other callable."""
+
+from harness.framework import extender
 
 
+@extender
 def gpu(verb, args):
     """A node-cache-capable extender: node-a is draining (failedNodes); node-c is preferred
     (priority 10), node-b next (5); it binds whatever it is asked to."""
@@ -18,6 +22,7 @@ def gpu(verb, args):
     return {"error": f"unknown verb {verb}"}
 
 
+@extender
 def down(verb, args):
     """An extender nobody answers for."""
     raise ConnectionRefusedError(111, "Connection refused")
