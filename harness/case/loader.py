@@ -174,6 +174,19 @@ def _schema_message(e) -> str:
     return msg if len(msg) <= 160 else msg[:160] + "..."
 
 
+def _check_config_ref(ref: Any, path: str) -> None:
+    """`config:` naming a file: not empty, not a folder (the error names the case and the key,
+    not the folder a read would fail on)."""
+    if not isinstance(ref, str):
+        return
+    if not ref.strip():
+        raise CaseError("must name a KubeSchedulerConfiguration file or hold one, got an empty string",
+                        file=path, key="config")
+    if os.path.isdir(os.path.join(os.path.dirname(os.path.abspath(path)), ref)):
+        raise CaseError(f"names a folder, not a KubeSchedulerConfiguration file: {ref[:80]!r}",
+                        file=path, key="config")
+
+
 def _is_list_kind(obj: Any) -> bool:
     """`kind: List` (what kubectl prints) or a typed list (`PodList`) holding `items`."""
     return (isinstance(obj, dict) and isinstance(obj.get("kind"), str)
@@ -248,6 +261,7 @@ def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
             key = file_keys[int(index)] + rest
         raise CaseError(_schema_message(e), file=path, key=key)
     check_expect(data.get("expect") or {}, path, "expect", in_step=False)
+    _check_config_ref(data.get("config"), path)
     md = data.get("metadata") or {}
     name = md.get("name") or os.path.splitext(os.path.basename(path))[0]
     n_objects = len(data.get("pods") or []) + sum(
