@@ -295,7 +295,7 @@ def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
     features = case_features(data.get("kubernetesVersion"), data.get("featureGates"), file=path)
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
-    check_replicas(steps, replicas, path)
+    check_replicas(steps, replicas, path, data.get("expect"))
     if data.get("plugins") or data.get("extenders"):
         _add_plugin_paths(path)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
