@@ -97,6 +97,9 @@ def _cmd_run(args) -> int:
     the summary (and --json) of what finished, exit 130."""
     from .case import find_cases, load_case
 
+    from .flags import check_output_file
+
+    check_output_file(args.html, "--html")  # before the run, not after it
     skipped: List = []
     missing: List[UserError] = []
     results = []
@@ -213,10 +216,10 @@ def _cmd_explain(args) -> int:
     # with a pod named, only its attempts are recorded node by node (a 5000-node case's 300
     # pending pods would each keep 5000 nodes' filter tables)
     res = run_case(case, _registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True)
-    print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
-    if args.pod and pod_ref(args.pod) not in known:
+    if args.pod and pod_ref(args.pod) not in known:  # before the header: the error is the one line
         raise UserError(f"no pod {pod_ref(args.pod)} in the case", file=args.case, key="pod")
+    print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     print(explain(res, args.pod))
     return 0
 
@@ -284,6 +287,9 @@ def _cmd_validate(args) -> int:
                 dirs.sort()
                 files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
             todo = [(f, True) for f in files]
+            if not files:  # as `run` says of a folder without cases
+                _error(UserError("no YAML files found (cases or KubeSchedulerConfiguration files)", file=top))
+                invalid += 1
         elif os.path.exists(top):
             todo = [(top, False)]
         else:
@@ -355,8 +361,18 @@ def _plugin_option(parser) -> None:
                              "a case's own `plugins:` (repeatable; the current folder is importable)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors one line (`error: schedharness run: argument -j/--jobs: ...`),
+    exit 2, as every other error the user can cause."""
+
+    def error(self, message: str):
+        self.exit(2, " ".join(f"error: {self.prog}: {message}".split()) + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="schedharness",
+    from .flags import MAX_BENCH_OBJECTS, bounded_int, non_empty
+
+    p = _Parser(prog="schedharness",
                                 description="Run kube-scheduler v1.34's scheduling on YAML cases.")
     p.add_argument("--version", action="version",
                    version=f"schedharness {_version()} (kube-scheduler v1.34)")
@@ -415,16 +431,17 @@ def build_parser() -> argparse.ArgumentParser:
     im.set_defaults(func=_cmd_import)
     b = sub.add_parser("bench", help="scheduler_perf's workloads: pods per second, latency, memory")
     b.add_argument("file", nargs="?", help="a scheduler_perf workload file (performance-config.yaml)")
-    b.add_argument("--workload", help="run only this workload (<test case>/<workload>, or a test case)")
+    b.add_argument("--workload", type=non_empty, help="run only this workload (<test case>/<workload>, or a test case)")
     b.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="override a workload parameter (repeatable)")
     b.add_argument("--json", action="store_true", help="print scheduler_perf's DataItems as JSON")
     b.add_argument("--list", action="store_true",
                    help="list the file's workloads (<test case>/<workload> and their params) and exit")
     version_options(b)
-    b.add_argument("--nodes", type=int, default=None, help="SchedulingBasic without a file: nodes")
-    b.add_argument("--init-pods", type=int, default=None, help="SchedulingBasic: pods scheduled first")
-    b.add_argument("--pods", type=int, default=None, help="SchedulingBasic: measured pods")
+    count = bounded_int(1, MAX_BENCH_OBJECTS)
+    b.add_argument("--nodes", type=count, default=None, help="SchedulingBasic without a file: nodes (at most 250,000)")
+    b.add_argument("--init-pods", type=bounded_int(0, MAX_BENCH_OBJECTS), default=None, help="SchedulingBasic: pods scheduled first (at most 250,000)")
+    b.add_argument("--pods", type=count, default=None, help="SchedulingBasic: measured pods (at most 250,000)")
     b.set_defaults(func=_cmd_bench)
     from .conformance.cli import add_parser as add_conformance_parser
     add_conformance_parser(sub)
@@ -465,6 +482,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     import os
 
     _tolerant_output()
+    from .flags import check_argv
+
+    try:
+        check_argv(sys.argv[1:] if argv is None else argv)
+    except UserError as e:
+        _error(e)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
