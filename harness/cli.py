@@ -261,12 +261,13 @@ def _validate_path(path: str, args, in_folder: bool) -> Optional[str]:
 
 
 def _validate_read(path: str, args, in_folder: bool) -> Optional[str]:
-    from .case.loader import classify_data, classify_file
+    from .case.loader import check_cheap_keys, classify_data, classify_file
     from .yamlfile import load_yaml_file
 
     verdict, why = classify_file(path) if in_folder else ("", "")
     if verdict in ("case", "invalid"):
         return _validate_case(path, args)
+    check_cheap_keys(path)  # a big case's bad seed before its objects are read
     data = load_yaml_file(path, UserError)
     verdict, why = classify_data(data)
     if verdict in ("case", "invalid"):
