@@ -839,7 +839,8 @@ def _iter_dump_items(path: str, error_cls: Type[UserError]):
                         loader.get_event()
                         header["items"] = _ITEMS_READ
                     else:
-                        header[key] = _construct_head_value(loader, f"{prefix}{key}"[:80], error_cls, path)
+                        header[key] = _construct_item(loader, f"{prefix}{key}"[:80], error_cls, path,
+                                                      MAX_HEAD_VALUES, "in a top-level value")
                 loader.get_event()
                 _check_list_head(header, prefix, error_cls, path)
                 if "items" not in header:  # a single object
@@ -880,15 +881,19 @@ class _StreamLoader(_StrictLoader):
         self.anchors = {}
 
 
-def _construct_item(loader, where: str, error_cls: Type[UserError], path: str) -> Any:
+def _construct_item(loader, where: str, error_cls: Type[UserError], path: str,
+                    limit: int = MAX_ITEM_VALUES, what: str = "in one object") -> Any:
+    """The next node of the stream, bounded before it is built: an item of a dump (at most
+    `limit` values), or a top-level value of its document (a List's metadata: an alias bomb
+    there is refused as one in an item)."""
     node = loader.compose_node(None, None)
     try:
         n = _node_values(node, {})
     except RecursionError:
         raise error_cls(f"nested more than {MAX_DEPTH} levels deep", file=path, key=where) from None
-    if n > MAX_ITEM_VALUES:
-        raise error_cls(f"too large: more than {MAX_ITEM_VALUES} YAML values in one object (aliases "
-                        f"counted as expanded)", file=path, key=where)
+    if n > limit:
+        raise error_cls(f"too large: more than {limit} YAML values {what} (aliases counted as expanded)",
+                        file=path, key=where)
     obj = loader.construct_document(node)
     loader.anchors = {}
     return obj
@@ -896,20 +901,6 @@ def _construct_item(loader, where: str, error_cls: Type[UserError], path: str) -
 
 _ITEMS_READ = object()  # a List's `items`, yielded entry by entry
 MAX_HEAD_VALUES = 10_000  # a List's own metadata (kubectl writes resourceVersion: "" there)
-
-
-def _construct_head_value(loader, where: str, error_cls: Type[UserError], path: str) -> Any:
-    """A top-level value of a dump's document other than `items` (a List's apiVersion, kind,
-    metadata), bounded before it is built (an alias bomb in the List's metadata)."""
-    node = loader.compose_node(None, None)
-    try:
-        n = _node_values(node, {})
-    except RecursionError:
-        raise error_cls(f"nested more than {MAX_DEPTH} levels deep", file=path, key=where) from None
-    if n > MAX_HEAD_VALUES:
-        raise error_cls(f"too large: more than {MAX_HEAD_VALUES} YAML values (aliases counted as "
-                        f"expanded)", file=path, key=where)
-    return loader.construct_document(node)
 
 
 def _check_list_head(header: Dict[Any, Any], prefix: str, error_cls: Type[UserError], path: str) -> None:
