@@ -415,8 +415,10 @@ def _attribute(attr: Any, path: str) -> None:
         _invalid(path, attr, "exactly one value must be specified")
 
 
-def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_device: bool) -> None:
-    """validateDevice."""
+def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_device: bool,
+            features=None) -> None:
+    """validateDevice (after dropDisabledFields: the binding conditions of a version whose
+    DRADeviceBindingConditions is off are dropped before validation, their Go types checked)."""
     _dns_label(_str(dev, "name", path), f"{path}.name")
     attrs = _map(dev, "attributes", path)
     caps = _map(dev, "capacity", path)
@@ -507,13 +509,17 @@ def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_devi
         if not placed:
             _required(path, msg)
         _invalid(path, "{" + ", ".join(f"`{p}`" for p in placed) + "}", msg)
-    _binding_conditions(dev, path)
+    _binding_conditions(dev, path, features)
 
 
-def _binding_conditions(dev: Mapping, path: str) -> None:
+def _binding_conditions(dev: Mapping, path: str, features=None) -> None:
     """validateDeviceBindingParameters."""
     conds = _strs(dev, "bindingConditions", path)
     fails = _strs(dev, "bindingFailureConditions", path)
+    if features is None:
+        from ..versions import DEFAULT as features
+    if not (features.get("DRADeviceBindingConditions", False) and features.get("DRAResourceClaimDeviceStatus", False)):
+        return  # dropped (harness/case/dra_fields.py)
     for key, items in (("bindingConditions", conds), ("bindingFailureConditions", fails)):
         if len(items) > BINDING_CONDITIONS_MAX:
             _too_many(f"{path}.{key}", len(items), BINDING_CONDITIONS_MAX)
@@ -680,7 +686,7 @@ def resource_slice(obj: Mapping, features=None) -> None:
     devices = _maps(spec, "devices", "spec")
     per_device = bool(spec.get("perDeviceNodeSelection"))
     for dp, dev in devices:
-        _device(dev, dp, counter_sets, per_device)
+        _device(dev, dp, counter_sets, per_device, features)
     _no_duplicates((f"{dp}.name", dev.get("name")) for dp, dev in devices)
     if len(devices) > RESOURCE_SLICE_MAX_DEVICES:
         _too_many("spec.devices", len(devices), RESOURCE_SLICE_MAX_DEVICES)
