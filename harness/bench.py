@@ -143,14 +143,14 @@ class WorkloadRun:
         self.wl = wl
         self.progress = Progress(wl.name, quiet)
         registry = default_registry()
-        features = case_features(None, wl.feature_gates, file=wl.name)
+        features = case_features(None, wl.feature_gates, file=wl.label)
         if wl.scheduler_config_path:
             from .config.loader import load_config_file
             cfg = load_config_file(wl.scheduler_config_path, registry, features)
         else:
             cfg = set_defaults({}, registry, features)
         self.cluster = Cluster(features)
-        self.api = ApiServerDefaults([], wl.name, features)
+        self.api = ApiServerDefaults([], wl.label, features)
         self.sched = Scheduler(cfg, registry, self.cluster, source=wl.scheduler_config_path or "config",
                                features=features)
         self.sched.keep_records = False
@@ -269,7 +269,7 @@ class WorkloadRun:
             except UserError as e:  # what running the op found: name the workload and the op
                 if e.file:
                     raise
-                raise UserError(e.detail, file=self.wl.name, key=f"workloadTemplate[{op.index}]") from None
+                raise UserError(e.detail, file=self.wl.label, key=f"workloadTemplate[{op.index}]") from None
             dt = time.perf_counter() - t0
             if what.get("measured"):
                 measured_time += what["seconds"]
@@ -331,7 +331,7 @@ class WorkloadRun:
         def done() -> bool:
             if self.attempts - start > limit:
                 raise UserError(f"the scheduler did not finish after {limit} scheduling attempts: "
-                                f"background ops (churn, deletes) keep it busy", file=self.wl.name)
+                                f"background ops (churn, deletes) keep it busy", file=self.wl.label)
             if not uids:
                 return False
             i = first[0]
@@ -351,11 +351,11 @@ class WorkloadRun:
         alloc = op.get("nodeAllocatableStrategy")
         if alloc:
             raise UserError("nodeAllocatableStrategy is not supported by schedharness bench yet",
-                            file=self.wl.name, key=f"workloadTemplate[{op.index}]")
+                            file=self.wl.label, key=f"workloadTemplate[{op.index}]")
         values = list((label or {}).get("labelValues") or [])
         if label is not None and (not label.get("labelKey") or not values):
             raise UserError("labelNodePrepareStrategy needs labelKey and labelValues",
-                            file=self.wl.name, key=f"workloadTemplate[{op.index}]")
+                            file=self.wl.label, key=f"workloadTemplate[{op.index}]")
         for i in range(op.count):
             obj = render({"Index": i, "Count": op.count, **op.template_params})
             labels = obj.setdefault("metadata", {}).setdefault("labels", {})
@@ -1009,5 +1009,5 @@ def _check_templates(wl: Workload) -> None:
             for p in o.get("templatePaths") or []:
                 check(p, {})
     if wl.scheduler_config_path and not os.path.exists(wl.scheduler_config_path):
-        raise UserError(f"scheduler config {wl.scheduler_config_path} does not exist", file=wl.name,
+        raise UserError(f"scheduler config {wl.scheduler_config_path} does not exist", file=wl.label,
                         key="schedulerConfigPath")

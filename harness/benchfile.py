@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from .api.duration import parse_duration_ns
 from .errors import UserError
@@ -74,6 +74,12 @@ class Workload:
     default_pod_template: Optional[str]
     threshold: Optional[float] = None
     feature_gates: Dict[str, bool] = field(default_factory=dict)  # the test case's, then the workload's
+    file: str = ""  # the workload file
+
+    @property
+    def label(self) -> str:
+        """Where an error of this workload is: `<file>: <test case>/<workload>`."""
+        return f"{self.file}: {self.name}" if self.file else self.name
 
 
 def parse_duration(text: Any, file: str, key: str) -> float:
@@ -345,6 +351,8 @@ def parse_param_overrides(items: List[str]) -> Dict[str, Any]:
         if "=" not in item:
             raise UserError(f'--param {item!r}: expected name=value')
         k, v = item.split("=", 1)
+        if not k.strip():
+            raise UserError(f'--param {item[:60]!r}: the parameter name is empty (expected name=value)')
         try:
             out[k.strip()] = int(v)
         except ValueError:
@@ -362,6 +370,7 @@ def load_workloads(path: str, select: Optional[str] = None,
     base = os.path.dirname(os.path.abspath(path))
     out: List[Workload] = []
     names: List[str] = []
+    refs: Set[str] = set()
     for i, tc in enumerate(data):
         key = f"[{i}]"
         if not isinstance(tc, dict):
@@ -395,6 +404,7 @@ def load_workloads(path: str, select: Optional[str] = None,
             names.append(full)
             if select and select not in (full, tc["name"]):
                 continue
+            refs |= _param_refs(tc["workloadTemplate"]) | set(w.get("params") or {})
             gates = dict(tc_gates)
             gates.update(check_feature_gates(w.get("featureGates"), path, f"{wkey}.featureGates"))
             params = dict(w.get("params") or {})
@@ -406,13 +416,33 @@ def load_workloads(path: str, select: Optional[str] = None,
             out.append(Workload(full, params, ops, base,
                                 os.path.join(base, sc) if sc else None,
                                 tc.get("defaultPodTemplatePath"),
-                                _threshold(w.get("threshold"), path, f"{wkey}.threshold"), gates))
+                                _threshold(w.get("threshold"), path, f"{wkey}.threshold"), gates, path))
     if select and not out:
         raise UserError(f'no workload named "{select}" (the file has: {", ".join(names)})', file=path, key="--workload")
-    if overrides:
-        for k in overrides:
-            if not any(k in w.params for w in out):
-                pass  # a new parameter is fine: ops may reference it
+    for k in overrides or {}:
+        # a parameter no selected workload has nor any of their ops reads is a typo
+        if k not in refs:
+            known = sorted(refs)
+            raise UserError(f'no selected workload has a parameter "{k[:60]}" (they have: {", ".join(known) or "none"})',
+                            file=path, key=f"--param {k[:60]}")
+    return out
+
+
+def _param_refs(raw: Any) -> Set[str]:
+    """The parameter names a test case's ops read (`$name` values, `...Param: name` keys)."""
+    out: Set[str] = set()
+    stack = [raw]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if isinstance(k, str) and k.endswith("Param") and isinstance(x, str):
+                    out.add(x.lstrip("$"))
+                stack.append(x)
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, str) and v.startswith("$"):
+            out.add(v[1:])
     return out
 
 

@@ -102,6 +102,9 @@ def _cmd_run(args) -> int:
     from .case.loader import count_case_files, iter_case_files, load_case
     from .progress import Progress
 
+    from .flags import check_output_file
+
+    check_output_file(args.html, "--html")  # before the run, not after it
     results = []  # kept for --html only (each holds its scheduler)
     versions: List[str] = []  # the release each case ran on, for the summary
     coverages: List = []
@@ -232,10 +235,10 @@ def _cmd_explain(args) -> int:
     # pending pods would each keep 5000 nodes' filter tables)
     res = run_case(case, _registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True)
     progress.tick("scheduled, printing", force=True)
-    print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
-    if args.pod and pod_ref(args.pod) not in known:
+    if args.pod and pod_ref(args.pod) not in known:  # before the header: the error is the one line
         raise UserError(f"no pod {pod_ref(args.pod)} in the case", file=args.case, key="pod")
+    print(f"case {case.name}: kube-scheduler {case.features.describe()}")
     print(explain(res, args.pod, _view(res, args)))
     return 0
 
@@ -277,12 +280,13 @@ def _validate_path(path: str, args, in_folder: bool) -> Optional[str]:
 
 
 def _validate_read(path: str, args, in_folder: bool) -> Optional[str]:
-    from .case.loader import classify_data, classify_file
+    from .case.loader import check_cheap_keys, classify_data, classify_file
     from .yamlfile import load_yaml_file
 
     verdict, why = classify_file(path) if in_folder else ("", "")
     if verdict in ("case", "invalid"):
         return _validate_case(path, args)
+    check_cheap_keys(path)  # a big case's bad seed before its objects are read
     data = load_yaml_file(path, UserError)
     verdict, why = classify_data(data)
     if verdict in ("case", "invalid"):
@@ -301,9 +305,14 @@ def _cmd_validate(args) -> int:
     todo = []
     for top in args.paths:
         if os.path.isdir(top):
+            found = []
             for root, dirs, names in os.walk(top):
                 dirs.sort()
-                todo += [(os.path.join(root, n), True) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
+                found += [(os.path.join(root, n), True) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
+            if not found:  # as `run` says of a folder without cases
+                _error(UserError("no YAML files found (cases or KubeSchedulerConfiguration files)", file=top))
+                invalid += 1
+            todo += found
         elif os.path.exists(top):
             todo.append((top, False))
         else:
@@ -417,13 +426,22 @@ def _view(res, args):
     return view_of(res, nodes=getattr(args, "nodes", None), all_nodes=bool(getattr(args, "all_nodes", False)))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors one line (`error: schedharness run: argument -j/--jobs: ...`),
+    exit 2, as every other error the user can cause."""
+
+    def error(self, message: str):
+        self.exit(2, " ".join(f"error: {self.prog}: {message}".split()) + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .flags import MAX_BENCH_OBJECTS, bounded_int, non_empty
     from .versions import MODELLED, NEWEST
 
     modelled = ", ".join(MODELLED.values())
-    p = argparse.ArgumentParser(prog="schedharness",
-                                description=f"Run kube-scheduler's scheduling ({modelled}; a case names its "
-                                            f"kubernetesVersion, else {MODELLED[NEWEST]}) on YAML cases.")
+    p = _Parser(prog="schedharness",
+                description=f"Run kube-scheduler's scheduling ({modelled}; a case names its "
+                            f"kubernetesVersion, else {MODELLED[NEWEST]}) on YAML cases.")
     p.add_argument("--version", action="version",
                    version=f"schedharness {_version()} (models kube-scheduler {modelled}; default {MODELLED[NEWEST]})")
     sub = p.add_subparsers(dest="command", required=True)
@@ -483,16 +501,17 @@ def build_parser() -> argparse.ArgumentParser:
     im.set_defaults(func=_cmd_import)
     b = sub.add_parser("bench", help="scheduler_perf's workloads: pods per second, latency, memory")
     b.add_argument("file", nargs="?", help="a scheduler_perf workload file (performance-config.yaml)")
-    b.add_argument("--workload", help="run only this workload (<test case>/<workload>, or a test case)")
+    b.add_argument("--workload", type=non_empty, help="run only this workload (<test case>/<workload>, or a test case)")
     b.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="override a workload parameter (repeatable)")
     b.add_argument("--json", action="store_true", help="print scheduler_perf's DataItems as JSON")
     b.add_argument("--list", action="store_true",
                    help="list the file's workloads (<test case>/<workload> and their params) and exit")
     version_options(b)
-    b.add_argument("--nodes", type=int, default=None, help="SchedulingBasic without a file: nodes")
-    b.add_argument("--init-pods", type=int, default=None, help="SchedulingBasic: pods scheduled first")
-    b.add_argument("--pods", type=int, default=None, help="SchedulingBasic: measured pods")
+    count = bounded_int(1, MAX_BENCH_OBJECTS)
+    b.add_argument("--nodes", type=count, default=None, help="SchedulingBasic without a file: nodes (at most 250,000)")
+    b.add_argument("--init-pods", type=bounded_int(0, MAX_BENCH_OBJECTS), default=None, help="SchedulingBasic: pods scheduled first (at most 250,000)")
+    b.add_argument("--pods", type=count, default=None, help="SchedulingBasic: measured pods (at most 250,000)")
     b.set_defaults(func=_cmd_bench)
     from .conformance.cli import add_parser as add_conformance_parser
     add_conformance_parser(sub)
@@ -533,6 +552,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     import os
 
     _tolerant_output()
+    from .flags import check_argv
+
+    try:
+        check_argv(sys.argv[1:] if argv is None else argv)
+    except UserError as e:
+        _error(e)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

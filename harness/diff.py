@@ -322,6 +322,10 @@ def cmd_diff(args) -> int:
         raise UserError("give two --config, or two --kubernetes-version (with at most one --config for "
                         "both), or two of each", key="--config")
     plugins = list(args.plugin or [])
+    from .flags import check_output_file, check_plugin_modules
+
+    check_plugin_modules(plugins)
+    check_output_file(args.html, "--html")
     for i, s in enumerate(sides):
         path = configs[i] if len(configs) == 2 else (configs[0] if configs else None)
         s.config = load_config_for_diff(path, plugins, s.kubernetes_version) if path else None
@@ -387,6 +391,8 @@ def add_parser(sub, plugin_option) -> None:
                                    "scores on a side that breaks ties at random) or knock-on (caused by an "
                                    "earlier change of the case). Exit 1 when anything real changed, 0 otherwise "
                                    "(tie-breaks and knock-ons only), 2 on invalid input.")
+    from .flags import MAX_JOBS, bounded_int, non_empty
+
     d.add_argument("paths", nargs="+", metavar="PATH", help="case files or folders")
     d.add_argument("--config", action="append", metavar="CONFIG",
                    help="a KubeSchedulerConfiguration file (give it twice: A, then B)")
@@ -396,8 +402,9 @@ def add_parser(sub, plugin_option) -> None:
     d.add_argument("--json", action="store_true", help="print the changes and figures as JSON")
     d.add_argument("--only-real", action="store_true",
                    help="list only the real changes (the headline still counts tie-breaks and knock-ons)")
-    d.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="run the cases on N processes")
-    d.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
+    d.add_argument("-j", "--jobs", type=bounded_int(1, MAX_JOBS), default=1, metavar="N",
+                   help="run the cases on N processes (1 to 256)")
+    d.add_argument("--dask-scheduler", metavar="ADDRESS", default=None, type=non_empty,
                    help="run the cases on a Dask cluster (the `dask` extra)")
     d.add_argument("--html", metavar="REPORT.html", default=None,
                    help="also write a self-contained HTML report of the changes and figures")

@@ -63,10 +63,7 @@ def format_outcome(out: Outcome) -> str:
 def _cmd_explore(args) -> int:
     from .case import load_case
     from .cli import _registry_for
-    from .errors import UserError
 
-    if args.runs < 1:
-        raise UserError("--runs must be at least 1", key="--runs")
     case = load_case(args.case)
     rows = explore(case, _registry_for(case, args), args.runs, args.seed)
     print(f"explore {case.name}: {args.runs} run(s), {len(rows)} distinct outcome(s)")
@@ -80,8 +77,10 @@ def add_parser(sub: Any, plugin_option: Callable) -> None:
     e = sub.add_parser("explore", help="run a case N times with kube-scheduler's random choices drawn "
                                        "at random; print each distinct outcome and its frequency",
                        description=__doc__.split("\n\n", 1)[1] if __doc__ else None)
+    from .flags import MAX_RUNS, bounded_int
+
     e.add_argument("case", metavar="CASE", help="a case file")
-    e.add_argument("--runs", type=int, default=20, help="how many runs (default 20)")
+    e.add_argument("--runs", type=bounded_int(1, MAX_RUNS), default=20, help="how many runs (default 20, at most 100,000)")
     e.add_argument("--seed", type=int, default=0, help="the explore's own seed (default 0): the same "
                                                       "seed gives the same runs")
     plugin_option(e)

@@ -28,7 +28,9 @@ _LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 def _flatten(doc: Any, where: str, out: List[Tuple[str, Dict[str, Any]]]) -> None:
     if doc is None:
-        return
+        if where.endswith("]"):  # a null item of a List or of a list: kubectl's "Object 'Kind' is missing"
+            raise UserError("an item is a Kubernetes object, got null", key=where)
+        return  # an empty document
     if isinstance(doc, list):
         for i, item in enumerate(doc):
             _flatten(item, f"{where}[{i}]", out)
@@ -36,8 +38,12 @@ def _flatten(doc: Any, where: str, out: List[Tuple[str, Dict[str, Any]]]) -> Non
     if not isinstance(doc, dict):
         raise UserError(f"expected Kubernetes objects, got {type(doc).__name__}", key=where or None)
     kind = doc.get("kind")
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), list):
-        for i, item in enumerate(doc["items"]):
+    if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
+        items = doc["items"]
+        if items is not None and not isinstance(items, list):
+            raise UserError(f"must be a list of objects, got {type(items).__name__}",
+                            key=f"{where + '.' if where else ''}items")
+        for i, item in enumerate(items or []):
             _flatten(item, f"{where + '.' if where else ''}items[{i}]", out)
         return
     for field in ("metadata", "spec", "status"):  # what import reads of every object
@@ -47,6 +53,11 @@ def _flatten(doc: Any, where: str, out: List[Tuple[str, Dict[str, Any]]]) -> Non
     if not isinstance(kind, str) or not kind:
         raise UserError(f"an object has a kind (a string), got {type(kind).__name__}",
                         key=f"{where + '.' if where else ''}kind")
+    mf = (doc.get("metadata") or {}).get("managedFields")
+    if mf is not None and not (isinstance(mf, list) and all(isinstance(e, dict) for e in mf)):
+        # dropped by import, but decoded first: ObjectMeta.managedFields is []ManagedFieldsEntry
+        raise UserError(f"must be a list of mappings, got {type(mf).__name__}",
+                        key=f"{where + '.' if where else ''}metadata.managedFields")
     out.append((where, doc))
 
 

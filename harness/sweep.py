@@ -102,6 +102,7 @@ def with_arg(base: Dict[str, Any], plugin: str, path: List[str], value: Any) -> 
 
 def points_of(args) -> List[Point]:
     from .diff import load_config_for_diff
+    from .flags import MAX_WEIGHT
 
     plugins = list(args.plugin or [])
     chosen = [x for x in (args.weight, args.arg, args.configs) if x]
@@ -120,6 +121,8 @@ def points_of(args) -> List[Point]:
         for v in vals:
             if not isinstance(v, int) or isinstance(v, bool):
                 raise UserError(f"a Score weight is an integer, got {v!r}", key="--weight")
+            if not 1 <= v <= MAX_WEIGHT:  # (harness/flags.py: why not 0 nor a negative one)
+                raise UserError(f"a Score weight is from 1 to {MAX_WEIGHT}, got {v}", key="--weight")
         return [Point(f"{name} weight {v}", v, with_weight(base, name, v), axis=f"{name} weight",
                       apply=partial(_weight_on, name=name, weight=v)) for v in vals]
     target, _, spec = args.arg.partition("=")
@@ -249,6 +252,11 @@ def cmd_sweep(args) -> int:
     from .charts import sweep_chart_svg
 
     plugins = list(args.plugin or [])
+    from .flags import check_output_file, check_plugin_modules
+
+    check_plugin_modules(plugins)
+    check_output_file(args.chart, "--chart")
+    check_output_file(args.html, "--html")
     points = points_of(args)
     check_points(points, plugins)
     on_own = not args.config and not args.configs
@@ -294,6 +302,8 @@ def add_parser(sub, plugin_option) -> None:
                                    "of each case's own configuration (the defaults for a case without one); "
                                    "--config BASE and --configs replace the cases' own. Exit 0, or 2 on invalid "
                                    "input.")
+    from .flags import MAX_JOBS, bounded_int, non_empty
+
     s.add_argument("paths", nargs="+", metavar="PATH", help="case files or folders")
     s.add_argument("--config", metavar="CONFIG", default=None,
                    help="the KubeSchedulerConfiguration the values are applied to, in place of each case's own "
@@ -306,8 +316,9 @@ def add_parser(sub, plugin_option) -> None:
     s.add_argument("--chart", metavar="CHART.svg", default="sweep.svg",
                    help="where to write the chart (default sweep.svg; '' for none)")
     s.add_argument("--json", action="store_true", help="print the table as JSON")
-    s.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="run on N processes")
-    s.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
+    s.add_argument("-j", "--jobs", type=bounded_int(1, MAX_JOBS), default=1, metavar="N",
+                   help="run on N processes (1 to 256)")
+    s.add_argument("--dask-scheduler", metavar="ADDRESS", default=None, type=non_empty,
                    help="run on a Dask cluster (the `dask` extra)")
     s.add_argument("--html", metavar="REPORT.html", default=None,
                    help="also write a self-contained HTML report: the table and the chart")

@@ -19,7 +19,7 @@ import codecs
 import os
 import re
 import stat
-from typing import Any, List, Optional, Tuple, Type
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 import yaml
 
@@ -804,7 +804,7 @@ def _iter_dump_items(path: str, error_cls: Type[UserError]):
         f.close()  # UTF-16/32: read whole, as load_yaml_file does
         docs = load_yaml_file(path, error_cls, all_documents=True, streams=True)
         for d, doc in enumerate(docs):
-            for key, obj in _split_document(doc, "" if len(docs) == 1 else f"document {d + 1}: "):
+            for key, obj in _split_document(doc, "" if len(docs) == 1 else f"document {d + 1}: ", error_cls, path):
                 yield key, obj
         return
     loader = _StreamLoader(f)
@@ -824,7 +824,12 @@ def _iter_dump_items(path: str, error_cls: Type[UserError]):
                 header = {}
                 while not loader.check_event(yaml.MappingEndEvent):
                     key = loader.construct_document(loader.compose_node(None, None))
+                    if isinstance(key, str) and key in header:  # the loader's rule, as for every file
+                        raise error_cls(f'duplicate key "{key[:60]}"', file=path, key=f"{prefix}{key[:60]}")
                     if key == "items" and loader.check_event(yaml.SequenceStartEvent):
+                        if not isinstance(header.get("kind", "List"), str):
+                            raise error_cls(f"must be a string, got {header['kind']!r:.40}", file=path,
+                                            key=f"{prefix}kind")
                         loader.get_event()
                         i = 0
                         while not loader.check_event(yaml.SequenceEndEvent):
@@ -832,10 +837,12 @@ def _iter_dump_items(path: str, error_cls: Type[UserError]):
                             yield where, _construct_item(loader, where, error_cls, path)
                             i += 1
                         loader.get_event()
-                        header["items"] = True
+                        header["items"] = _ITEMS_READ
                     else:
-                        header[key] = loader.construct_document(loader.compose_node(None, None))
+                        header[key] = _construct_item(loader, f"{prefix}{key}"[:80], error_cls, path,
+                                                      MAX_HEAD_VALUES, "in a top-level value")
                 loader.get_event()
+                _check_list_head(header, prefix, error_cls, path)
                 if "items" not in header:  # a single object
                     yield prefix.rstrip(": ") or "document", header
             elif loader.check_event(yaml.SequenceStartEvent):
@@ -874,25 +881,53 @@ class _StreamLoader(_StrictLoader):
         self.anchors = {}
 
 
-def _construct_item(loader, where: str, error_cls: Type[UserError], path: str) -> Any:
+def _construct_item(loader, where: str, error_cls: Type[UserError], path: str,
+                    limit: int = MAX_ITEM_VALUES, what: str = "in one object") -> Any:
+    """The next node of the stream, bounded before it is built: an item of a dump (at most
+    `limit` values), or a top-level value of its document (a List's metadata: an alias bomb
+    there is refused as one in an item)."""
     node = loader.compose_node(None, None)
     try:
         n = _node_values(node, {})
     except RecursionError:
         raise error_cls(f"nested more than {MAX_DEPTH} levels deep", file=path, key=where) from None
-    if n > MAX_ITEM_VALUES:
-        raise error_cls(f"too large: more than {MAX_ITEM_VALUES} YAML values in one object (aliases "
-                        f"counted as expanded)", file=path, key=where)
+    if n > limit:
+        raise error_cls(f"too large: more than {limit} YAML values {what} (aliases counted as expanded)",
+                        file=path, key=where)
     obj = loader.construct_document(node)
     loader.anchors = {}
     return obj
 
 
-def _split_document(doc: Any, prefix: str):
+_ITEMS_READ = object()  # a List's `items`, yielded entry by entry
+MAX_HEAD_VALUES = 10_000  # a List's own metadata (kubectl writes resourceVersion: "" there)
+
+
+def _check_list_head(header: Dict[Any, Any], prefix: str, error_cls: Type[UserError], path: str) -> None:
+    """A List's `items` is a list (null: none) and its `kind` a string."""
+    items = header.get("items", _ITEMS_READ)
+    if items is not _ITEMS_READ and items is not None:
+        raise error_cls(f"must be a list of objects, got {_kind_of(items)}", file=path, key=f"{prefix}items")
+    if "items" in header and not isinstance(header.get("kind", ""), str):
+        raise error_cls(f"must be a string, got {_kind_of(header['kind'])}", file=path, key=f"{prefix}kind")
+    if items is None:
+        header["items"] = _ITEMS_READ
+
+
+def _kind_of(v: Any) -> str:
+    what = ("a mapping" if isinstance(v, dict) else "a list" if isinstance(v, list) else
+            "a boolean" if isinstance(v, bool) else "an integer" if isinstance(v, int) else
+            "a string" if isinstance(v, str) else type(v).__name__)
+    return f"{what} {str(v)[:40]!r}" if not isinstance(v, (dict, list)) else what
+
+
+def _split_document(doc: Any, prefix: str, error_cls: Type[UserError] = UserError, path: str = ""):
     if doc is None:
         return
-    if isinstance(doc, dict) and isinstance(doc.get("items"), list):
-        for i, item in enumerate(doc["items"]):
+    if isinstance(doc, dict) and "items" in doc:
+        head = {k: (_ITEMS_READ if k == "items" and isinstance(v, list) else v) for k, v in doc.items()}
+        _check_list_head(head, prefix, error_cls, path)
+        for i, item in enumerate(doc["items"] or []):
             yield f"{prefix}items[{i}]", item
     elif isinstance(doc, list):
         for i, item in enumerate(doc):

@@ -3,6 +3,8 @@ distinct outcome of a case under upstream's random choices)."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import random
@@ -97,7 +99,9 @@ def test_explore_shows_both_outcomes_of_a_tie(tmp_path, capsys):
 
 def test_explore_rejects_zero_runs(tmp_path, capsys):
     f = write_case(tmp_path, "tie", ["node-a"], {})
-    assert main(["explore", f, "--runs", "0"]) == 2
+    with pytest.raises(SystemExit) as e:  # refused as the command line is read
+        main(["explore", f, "--runs", "0"])
+    assert e.value.code == 2
     assert "--runs" in capsys.readouterr().err
 
 

@@ -724,6 +724,81 @@ def _compile_error(expression: str, token, detail: str) -> str:
             + "." * (col - 1) + "^")
 
 
+_PASS_THROUGH = ("expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
+                 "unary", "member", "primary", "paren_expr")
+_BOOL_METHODS = {"all", "exists", "exists_one", "startsWith", "endsWith", "contains", "matches",
+                 "isGreaterThan", "isLessThan", "isSorted", "semver", "isSemver"}
+_TYPED_FUNCTIONS = {"size": "int", "int": "int", "uint": "uint", "double": "double", "string": "string",
+                    "bytes": "bytes", "bool": "bool", "has": "bool", "matches": "bool"}
+
+
+def _literal_type(text: str) -> Optional[str]:
+    if text in ("true", "false"):
+        return "bool"
+    if text == "null":
+        return "null_type"
+    low = text.lower()
+    if low.startswith(("b\"", "b'", "br", "rb")):
+        return "bytes"
+    if text[:1] in "\"'" or low.startswith(("r\"", "r'")):
+        return "string"
+    if low.endswith("u"):
+        return "uint"
+    if any(c in low for c in ".e") and not low.startswith(("0x", "-0x")):
+        return "double"
+    return "int"
+
+
+def _output_type(node: Any) -> Optional[str]:
+    """The type cel-go's checker gives the expression, where it is certain from the syntax
+    alone (a literal, an operator's result, a known method); None where the harness does not
+    know it (a device attribute: dyn), which the compiler accepts."""
+    while isinstance(node, lark.Tree):
+        kids = node.children
+        data = node.data
+        if data == "expr" and len(kids) == 3:
+            a, b = _output_type(kids[1]), _output_type(kids[2])
+            return a if a == b else None
+        if data in ("conditionalor", "conditionaland") and len(kids) > 1:
+            return "bool"
+        if data.startswith("relation_") or data in ("unary_not",):
+            return "bool"
+        if data in ("relation", "addition", "multiplication") and len(kids) == 2 and isinstance(kids[0], lark.Tree):
+            if data == "relation":
+                return "bool"
+            t = _output_type(kids[0].children[0]) if kids[0].children else None
+            return t if t in ("int", "uint", "double", "string", "bytes") else None
+        if data in ("addition_add", "addition_sub", "multiplication_mul", "multiplication_div",
+                    "multiplication_mod"):
+            t = _output_type(kids[0])
+            return t if t in ("int", "uint", "double", "string", "bytes") else None
+        if data == "unary" and len(kids) == 2:
+            op = kids[0]
+            return "bool" if isinstance(op, lark.Tree) and op.data == "unary_not" else _output_type(kids[1])
+        if data == "literal":
+            return _literal_type(str(kids[0]))
+        if data == "list_lit":
+            return "list(dyn)"
+        if data == "map_lit":
+            return "map(dyn, dyn)"
+        if data == "member_dot" and len(kids) == 2:
+            inner = kids[0]
+            if (isinstance(inner, lark.Tree) and inner.data == "member" and len(inner.children) == 1
+                    and str(kids[1]) == "driver" and "device" in [str(t) for t in inner.scan_values(lambda v: isinstance(v, lark.Token))]):
+                return "string"
+            return None
+        if data == "member_dot_arg" and len(kids) >= 2:
+            name = str(kids[1])
+            return "bool" if name in _BOOL_METHODS else ("int" if name == "size" else None)
+        if data == "ident_arg" and kids:
+            return _TYPED_FUNCTIONS.get(str(kids[0]))
+        if data in _PASS_THROUGH and len(kids) == 1:
+            node = kids[0]
+            continue
+        return None
+    return None
+
+
 def compile_expression(expression: str) -> CompilationResult:
     """compiler.CompileCELExpression for a device selector."""
     try:
@@ -738,6 +813,9 @@ def compile_expression(expression: str) -> CompilationResult:
     err = _static_check(tree, expression)
     if err:
         return CompilationResult(expression, error=err)
+    out = _output_type(tree)
+    if out is not None and out != "bool":
+        return CompilationResult(expression, error=f"must evaluate to bool or the unknown type, not {out}")
     return CompilationResult(expression, program=_ENV.program(tree, functions=FUNCTIONS))
 
 

@@ -16,7 +16,7 @@ from typing import Any, Dict, Mapping, Set
 
 from .object_validation import (_bool, _duplicate, _fail, _int, _invalid, _label_name, _map,
                                 _maps, _node_selector_term, _quantity, _required, _str, _strs,
-                                _unsupported, _wrong_type, short_value)
+                                _time, _unsupported, _wrong_type, short_value)
 from .validation import is_dns1123_subdomain, is_extended_resource_name, is_valid_label_value
 
 # pkg/apis/resource/types.go
@@ -28,6 +28,8 @@ DEVICE_MAX_DOMAIN = 63
 DEVICE_MAX_ID = 32
 ATTRIBUTE_MAX_VALUE = 64
 DEVICE_TAINTS_MAX = 4
+BINDING_CONDITIONS_MAX = 4  # BindingConditionsMaxSize, BindingFailureConditionsMaxSize
+COUNTER_CONSUMPTIONS_MAX = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
 DEVICE_REQUESTS_MAX = 32
 DEVICE_CONSTRAINTS_MAX = 32
 DEVICE_CONFIG_MAX = 32
@@ -413,8 +415,10 @@ def _attribute(attr: Any, path: str) -> None:
         _invalid(path, attr, "exactly one value must be specified")
 
 
-def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_device: bool) -> None:
-    """validateDevice."""
+def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_device: bool,
+            features=None) -> None:
+    """validateDevice (after dropDisabledFields: the binding conditions of a version whose
+    DRADeviceBindingConditions is off are dropped before validation, their Go types checked)."""
     _dns_label(_str(dev, "name", path), f"{path}.name")
     attrs = _map(dev, "attributes", path)
     caps = _map(dev, "capacity", path)
@@ -425,6 +429,7 @@ def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_devi
         kp = _key_path(f"{path}.attributes", str(k))
         _qualified_name(k, kp)
         _attribute(v, kp)
+    _bool(dev, "allowMultipleAllocations", path)
     for k, v in caps.items():
         kp = _key_path(f"{path}.capacity", str(k))
         _qualified_name(k, kp)
@@ -450,27 +455,86 @@ def _device(dev: Mapping, path: str, counter_sets: Dict[str, Set[str]], per_devi
             _required(f"{tp}.effect")
         if effect not in _TAINT_EFFECTS:
             _unsupported(f"{tp}.effect", effect, _TAINT_EFFECTS)
+        _time(t, "timeAdded", tp)
     if len(taints) > DEVICE_TAINTS_MAX:
         _too_many(f"{path}.taints", len(taints), DEVICE_TAINTS_MAX)
-    for cp, c in _maps(dev, "consumesCounters", path):
+    consumes = _maps(dev, "consumesCounters", path)
+    if len(consumes) > COUNTER_CONSUMPTIONS_MAX:
+        _too_many(f"{path}.consumesCounters", len(consumes), COUNTER_CONSUMPTIONS_MAX)
+    for cp, c in consumes:
         cs = _str(c, "counterSet", cp)
         if not cs:
             _required(f"{cp}.counterSet")
+        _dns_label(cs, f"{cp}.counterSet")
         counters = _map(c, "counters", cp)
         if not counters:
             _required(f"{cp}.counters")
+        for k, v in counters.items():
+            kp = _key_path(f"{cp}.counters", str(k))
+            _dns_label(str(k), kp)
+            if not isinstance(v, dict):
+                _wrong_type(kp, "a mapping with value", v)
+            _quantity(v.get("value"), f"{kp}.value")
+    _no_duplicates((f"{cp}", c.get("counterSet")) for cp, c in consumes)
         # whether counterSet names a set of this slice is not checked: DRAPartitionableDevices is
         # off in v1.34 (the API server drops the field) and v1.36 puts counter sets in their own slices
-    placed = [f for f in ("nodeName", "nodeSelector", "allNodes") if dev.get(f) is not None]
-    if not per_device and placed:
+    given = [f for f in ("nodeName", "nodeSelector", "allNodes") if dev.get(f) is not None]
+    if not per_device and given:
         _invalid(path, None, "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
                  "`perDeviceNodeSelection` is set to true in the ResourceSlice spec")
+    placed = []
+    if per_device:
+        if dev.get("nodeName") is not None:
+            nn = _str(dev, "nodeName", path)
+            if not nn:
+                _invalid(f"{path}.nodeName", nn, "must not be empty")
+            placed.append("nodeName")
+            _subdomain(nn, f"{path}.nodeName")
+        if dev.get("nodeSelector") is not None:
+            placed.append("nodeSelector")
+            sel = _map(dev, "nodeSelector", path)
+            terms = _maps(sel, "nodeSelectorTerms", f"{path}.nodeSelector")
+            if not terms:
+                _required(f"{path}.nodeSelector.nodeSelectorTerms", "must have at least one node selector term")
+            for tp, term in terms:
+                _node_selector_term(term, tp, False)
+        if dev.get("allNodes") is not None:
+            if _bool(dev, "allNodes", path):
+                placed.append("allNodes")
+            else:
+                _invalid(f"{path}.allNodes", False, "must be either unset or set to true")
     if per_device and len(placed) != 1:
         msg = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
                "`perDeviceNodeSelection` is set to true in the ResourceSlice spec")
         if not placed:
             _required(path, msg)
         _invalid(path, "{" + ", ".join(f"`{p}`" for p in placed) + "}", msg)
+    _binding_conditions(dev, path, features)
+
+
+def _binding_conditions(dev: Mapping, path: str, features=None) -> None:
+    """validateDeviceBindingParameters."""
+    conds = _strs(dev, "bindingConditions", path)
+    fails = _strs(dev, "bindingFailureConditions", path)
+    if features is None:
+        from ..versions import DEFAULT as features
+    if not (features.get("DRADeviceBindingConditions", False) and features.get("DRAResourceClaimDeviceStatus", False)):
+        return  # dropped (harness/case/dra_fields.py)
+    for key, items in (("bindingConditions", conds), ("bindingFailureConditions", fails)):
+        if len(items) > BINDING_CONDITIONS_MAX:
+            _too_many(f"{path}.{key}", len(items), BINDING_CONDITIONS_MAX)
+        for i, c in enumerate(items):
+            _label_name(c, f"{path}.{key}[{i}]")
+    _no_duplicates((f"{path}.bindingConditions[{i}]", c) for i, c in enumerate(conds))
+    _no_duplicates((f"{path}.bindingFailureConditions[{i}]", c) for i, c in enumerate(fails))
+    for i, c in enumerate(fails):
+        if c in conds:
+            _invalid(f"{path}.bindingFailureConditions[{i}]", c,
+                     "bindingFailureConditions must not overlap with bindingConditions")
+    if not conds and fails:
+        _invalid(f"{path}.bindingConditions", conds, "bindingConditions are required to use bindingFailureConditions")
+    if not fails and conds:
+        _invalid(f"{path}.bindingFailureConditions", fails, "bindingFailureConditions are required to use bindingConditions")
 
 
 def _qstr(raw: Any) -> str:
@@ -537,6 +601,11 @@ def _request_policy(max_raw: Any, policy: Mapping, path: str) -> None:
             _invalid(f"{rp}.max", _qstr(default), f"default is more than max: {_qstr(rng['max'])}")
     if rng.get("step") is not None:
         step = _quantity(rng["step"], f"{rp}.step")
+        if step == 0:
+            # validateRequestPolicyRangeStep takes the remainder by step.Value(): Go panics on
+            # zero, and the API server answers 500 (an internal error), never storing the slice
+            _invalid(f"{rp}.step", _qstr(rng["step"]), "the API server fails on a zero step "
+                     "(integer divide by zero in validateRequestPolicyRangeStep)")
         if cap is not None and lo + step > cap:
             from .quantity import Q, parse_q
             one = str(Q(lo + step, parse_q(rng["min"]).fmt))
@@ -617,7 +686,7 @@ def resource_slice(obj: Mapping, features=None) -> None:
     devices = _maps(spec, "devices", "spec")
     per_device = bool(spec.get("perDeviceNodeSelection"))
     for dp, dev in devices:
-        _device(dev, dp, counter_sets, per_device)
+        _device(dev, dp, counter_sets, per_device, features)
     _no_duplicates((f"{dp}.name", dev.get("name")) for dp, dev in devices)
     if len(devices) > RESOURCE_SLICE_MAX_DEVICES:
         _too_many("spec.devices", len(devices), RESOURCE_SLICE_MAX_DEVICES)

@@ -271,20 +271,75 @@ _NAME_RULE = {  # kind -> name validation (ValidateObjectMeta's nameFn)
 }
 
 
+_RFC3339_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * (1 << 10)  # apimachinery's TotalAnnotationSizeLimitB
+
+
+def _time(obj: Mapping, key: str, path: str) -> None:
+    """metav1.Time's UnmarshalJSON: null, or a string in RFC 3339 (time.RFC3339)."""
+    v = obj.get(key)
+    if v is None:
+        return
+    if not isinstance(v, str):
+        _wrong_type(_child(path, key), "a time string (RFC 3339)", v)
+    if not _RFC3339_RE.fullmatch(v):
+        _invalid(_child(path, key), v, 'must be a time in RFC 3339 form ("2006-01-02T15:04:05Z07:00")')
+
+
+def _no_rule(value: str, path: str) -> None:
+    """Kinds the harness only stores (RBAC names may hold ':'): their names are not checked."""
+
+
+def _name_prefix(value: str) -> str:
+    """path.maskTrailingDash: a generateName may end with '-'."""
+    return value[:-1] + "a" if len(value) > 1 and value.endswith("-") else value
+
+
+def _object_meta_types(md: Mapping) -> None:
+    """metav1.ObjectMeta as Go's encoding/json decodes it: each field of its Go type."""
+    for key in ("name", "generateName", "namespace", "selfLink", "uid"):
+        _str(md, key, "metadata")
+    for key in ("generation", "deletionGracePeriodSeconds"):
+        _int(md, key, "metadata", 64)
+    for key in ("creationTimestamp", "deletionTimestamp"):
+        _time(md, key, "metadata")
+    _strs(md, "finalizers", "metadata")
+    _maps(md, "managedFields", "metadata")
+
+
 def _object_meta(obj: Mapping, kind: str) -> Dict[str, Any]:
+    """ValidateObjectMetaAccessor (apimachinery/pkg/api/validation/objectmeta.go), after the
+    fields were decoded to their Go types; a kind not in _NAME_RULE (a custom resource's) is
+    named as apiextensions names them, NameIsDNSSubdomain."""
     md = _map(obj, "metadata", "")
+    _object_meta_types(md)
+    rule = _NAME_RULE.get(kind, _no_rule if kind in _OTHER_KINDS else _dns_subdomain)
+    gen = _str(md, "generateName", "metadata")
+    if gen:
+        try:
+            rule(_name_prefix(gen), "metadata.generateName")
+        except ObjectInvalid as e:
+            _fail(e.path, e.message.replace(short_value(_name_prefix(gen)), short_value(gen), 1))
     name = _str(md, "name", "metadata")
     if not name:
         _required("metadata.name", "name or generateName is required")
-    rule = _NAME_RULE.get(kind)
-    if rule is not None:
-        rule(name, "metadata.name")
+    rule(name, "metadata.name")
+    gen_n = md.get("generation")
+    if gen_n is not None and gen_n < 0:
+        _invalid("metadata.generation", gen_n, "must be greater than or equal to 0")
+    for i, f in enumerate(md.get("finalizers") or []):
+        for msg in is_qualified_name(f):
+            _invalid(f"metadata.finalizers[{i}]", f, msg)
     ns = _str(md, "namespace", "metadata")
     if ns:
         _dns_label(ns, "metadata.namespace")
     _labels(md, "labels", "metadata")
-    for k in _str_map(md, "annotations", "metadata"):
+    annotations = _str_map(md, "annotations", "metadata")
+    for k in annotations:
         _label_name(k.lower(), "metadata.annotations")
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT_B:
+        _fail("metadata.annotations", f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT_B} bytes")
     controllers = 0
     for p, ref in _maps(md, "ownerReferences", "metadata"):
         for field in ("apiVersion", "kind", "name", "uid"):
@@ -571,7 +626,28 @@ def _resource_requirements(ctr: Mapping, path: str) -> None:
             _required(_child(rp, "limits"), "Limit must be set for non overcommitable resources")
 
 
-def _containers(spec: Mapping, path: str) -> None:
+_CONTAINER_RESTART_POLICIES = ["Always", "Never", "OnFailure"]
+
+
+def _container_restart_policy(ctr: Mapping, cp: str, init: bool, rules: bool) -> None:
+    """validateInitContainerRestartPolicy / validateContainerRestartPolicy; `rules`: the
+    ContainerRestartRules gate (beta and on from v1.35: AllowContainerRestartPolicyRules)."""
+    policy = ctr.get("restartPolicy")
+    if policy is None:
+        return
+    policy = _str(ctr, "restartPolicy", cp)
+    p = _child(cp, "restartPolicy")
+    if init and not rules:
+        if policy != "Always":
+            _unsupported(p, policy, ["Always"])
+    elif rules:
+        if policy not in _CONTAINER_RESTART_POLICIES:
+            _unsupported(p, policy, _CONTAINER_RESTART_POLICIES)
+    else:
+        _fail(p, "Forbidden: may not be set for non-init containers")
+
+
+def _containers(spec: Mapping, path: str, restart_rules: bool = True) -> None:
     """validateContainers / validateInitContainers: the fields the harness reads."""
     names: Set[str] = set()
     regular = _maps(spec, "containers", path)
@@ -589,6 +665,7 @@ def _containers(spec: Mapping, path: str) -> None:
             names.add(name)
             if not _str(ctr, "image", cp):
                 _required(_child(cp, "image"), "")
+            _container_restart_policy(ctr, cp, group == "initContainers", restart_rules)
             _resource_requirements(ctr, cp)
             port_names: Set[str] = set()
             for pp, port in _maps(ctr, "ports", cp):
@@ -616,6 +693,63 @@ def _containers(spec: Mapping, path: str) -> None:
                     host_ports.add(k)
 
 
+def _resource_claims(spec: Mapping) -> None:
+    """validatePodResourceClaims, then each container's resources.claims as
+    validateResourceClaimNames checks them against the pod's claim names."""
+    names: Set[str] = set()
+    for cp, claim in _maps(spec, "resourceClaims", "spec"):
+        name = _str(claim, "name", cp)
+        if not name:
+            _required(_child(cp, "name"), "")
+        if name in names:
+            _duplicate(_child(cp, "name"), name)
+        _dns_label(name, _child(cp, "name"))
+        names.add(name)
+        given = [k for k in ("resourceClaimName", "resourceClaimTemplateName") if claim.get(k) is not None]
+        if len(given) == 2:
+            _invalid(cp, claim, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified")
+        if not given:
+            _invalid(cp, claim, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+        _dns_subdomain(_str(claim, given[0], cp), _child(cp, given[0]))
+    for group in ("initContainers", "containers"):
+        for cp, ctr in _maps(spec, group, "spec"):
+            rp = _child(cp, "resources")
+            res = _map(ctr, "resources", cp)
+            refs: Set[str] = set()
+            for i, ref in enumerate(_list(res, "claims", rp)):
+                ip = f"{_child(rp, 'claims')}[{i}]"
+                if not isinstance(ref, dict):
+                    _wrong_type(ip, "a mapping", ref)
+                name = _str(ref, "name", ip)
+                if not name:
+                    _required(ip, "")
+                request = _str(ref, "request", ip)
+                if request:
+                    _dns_label(request, _child(ip, "request"))
+                key = f"{name}/{request}" if request else name
+                if name in refs or key in refs or (not request and any(r.startswith(name + "/") for r in refs)):
+                    _duplicate(ip, name if name in refs or not request else key)
+                refs.add(key)
+                if name not in names:
+                    detail = "must be one of the names in pod.spec.resourceClaims"
+                    detail += ": " + ", ".join(sorted(names)) if names else " which is empty"
+                    _fail(ip, f"Not found: {short_value(name)}: {detail}")
+
+
+def _volume_source(vol: Mapping, vp: str) -> None:
+    """validateVolumeSource: at most one volume type (none is an emptyDir, SetDefaults_Volume);
+    a persistentVolumeClaim names its claim (validatePersistentClaimVolumeSource)."""
+    types = [k for k in vol if k != "name" and vol[k] is not None]
+    if len(types) > 1:
+        _fail(_child(vp, types[1]), "Forbidden: may not specify more than 1 volume type")
+    if vol.get("persistentVolumeClaim") is not None:
+        pp = _child(vp, "persistentVolumeClaim")
+        claim = _map(vol, "persistentVolumeClaim", vp)
+        if not _str(claim, "claimName", pp):
+            _required(_child(pp, "claimName"), "")
+        _bool(claim, "readOnly", pp)
+
+
 # -- kinds --------------------------------------------------------------------------------------
 def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
@@ -623,7 +757,9 @@ def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
     if obj.get("spec") is None:
         _required("spec", "")
     p = "spec"
-    _containers(spec, p)
+    if features is None:
+        from ..versions import DEFAULT as features
+    _containers(spec, p, restart_rules=features.version.minor >= 35)
     seen_volumes: Set[str] = set()
     for vp, vol in _maps(spec, "volumes", p):
         name = _str(vol, "name", vp)
@@ -633,6 +769,8 @@ def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
         if name in seen_volumes:
             _duplicate(_child(vp, "name"), name)
         seen_volumes.add(name)
+        _volume_source(vol, vp)
+    _resource_claims(spec)
     nn = _str(spec, "nodeName", p)
     if nn:
         _dns_subdomain(nn, "spec.nodeName")
@@ -807,16 +945,52 @@ def _storage(obj: Mapping) -> None:
         _resource_list(spec, "capacity", "spec", lambda n, p: None)
     elif kind == "PersistentVolumeClaim":
         _resource_list(_map(spec, "resources", "spec"), "requests", "spec.resources", lambda n, p: None)
+    elif kind == "CSINode":
+        _csi_node(spec)
     elif kind == "StorageClass":
         mode = obj.get("volumeBindingMode")
         if mode is not None and mode not in ("Immediate", "WaitForFirstConsumer"):
             _unsupported("volumeBindingMode", mode, ["Immediate", "WaitForFirstConsumer"])
 
 
+def _csi_node(spec: Mapping) -> None:
+    """validateCSINodeDrivers (storage/validation): a driver's name, its nodeID (at most 256
+    characters), a count of volumes not negative, no driver twice, topology keys not empty nor
+    twice."""
+    names: Set[str] = set()
+    for dp, drv in _maps(spec, "drivers", "spec"):
+        name = _str(drv, "name", dp)
+        if not name:
+            _required(_child(dp, "name"), "")
+        if len(name) > 63:
+            _fail(_child(dp, "name"), "Too long: may not be more than 63 bytes")
+        for msg in is_dns1123_subdomain(name.lower()):
+            _invalid(_child(dp, "name"), name, msg)
+        node_id = _str(drv, "nodeID", dp)
+        if not node_id:
+            _required(_child(dp, "nodeID"), "")
+        if len(node_id) > 256:
+            _invalid(_child(dp, "nodeID"), node_id, "must be 256 characters or less")
+        alloc = _map(drv, "allocatable", dp)
+        count = _int(alloc, "count", _child(dp, "allocatable"))
+        if count is not None and count < 0:
+            _invalid(_child(_child(dp, "allocatable"), "count"), count, "must be greater than or equal to 0")
+        if name in names:
+            _duplicate(_child(dp, "name"), name)
+        names.add(name)
+        keys: Set[str] = set()
+        for key in _strs(drv, "topologyKeys", dp):
+            if not key:
+                _required(dp, "")
+            if key in keys:
+                _duplicate(dp, key)
+            keys.add(key)
+
+
 _BY_KIND = {"Pod": _pod, "Node": _node, "PriorityClass": _priority_class, "PodDisruptionBudget": _pdb,
             "Service": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
             "ReplicationController": _workload, "PersistentVolume": _storage,
-            "PersistentVolumeClaim": _storage, "StorageClass": _storage}
+            "PersistentVolumeClaim": _storage, "StorageClass": _storage, "CSINode": _storage}
 
 
 def _dra(obj: Mapping, features: Optional["Features"] = None) -> None:

@@ -177,7 +177,7 @@ class ApiServerDefaults:
         pc = None
         if pc_name:
             pc = self.priority_classes.get(pc_name)
-            if pc is None:
+            if pc is None and not _admitted(spec):
                 raise CaseError(f'no PriorityClass with name {pc_name} was found', file=self.path,
                                 key=f"{key}.spec.priorityClassName")
         elif self.global_default is not None:
@@ -271,6 +271,14 @@ def _limits_as_requests(spec: Dict[str, Any]) -> Dict[str, Any]:
         return {**c, "resources": {"requests": (c.get("resources") or {}).get("limits") or {}}}
     return {"containers": [swap(c) for c in spec.get("containers") or []],
             "initContainers": [swap(c) for c in spec.get("initContainers") or []]}
+
+
+def _admitted(spec: Dict[str, Any]) -> bool:
+    """Does the pod carry the priority the Priority admission plugin set when a cluster admitted
+    it (a pod of a dump: `kubectl get pods -o yaml` has spec.priority, not the PriorityClasses)?
+    Its priority is then used as is and its class need not be in the case; a pod without one is
+    admitted here, as the API server admits a pod the case creates (steps: check_references)."""
+    return _is_int(spec.get("priority"))
 
 
 def _is_int(v: Any) -> bool:

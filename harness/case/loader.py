@@ -101,10 +101,58 @@ def is_case_document(data: Any) -> bool:
     return isinstance(data, dict) and data.get("apiVersion") == API_VERSION and data.get("kind") == "Case"
 
 
+# a case file this big has its top-level scalar keys checked from its text before it is read
+# whole (reading a 150,000-pod case takes half a minute; a bad `seed` should not wait for it)
+EARLY_CHECK_BYTES = 1 << 20
+_TOP_SCALAR = re.compile(r"^(apiVersion|kind|seed|replicas|kubernetesVersion)[ \t]*:[ \t]*([^\n]*?)[ \t]*\r?$",
+                         re.M)
+_CHEAP_KEYS = ("seed", "replicas", "kubernetesVersion")
+
+
+def check_cheap_keys(path: str) -> None:
+    """For a big case file: its top-level `seed`, `replicas` and `kubernetesVersion` lines
+    (`key: value` at column 0, a plain or quoted scalar) checked as the case schema and the
+    version parser check them, before the file is read whole: a wrong one is the same error,
+    in a moment instead of after reading every object. Anything unusual (no such line, a key
+    twice, a value that is no plain scalar, not a case) is left to the full read."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode) or os.path.getsize(path) < EARLY_CHECK_BYTES:
+            return
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    found: Dict[str, str] = {}
+    for m in _TOP_SCALAR.finditer(text):
+        if m.group(1) in found:
+            return  # a duplicate key: the loader says so
+        found[m.group(1)] = m.group(2)
+    if found.get("apiVersion", "").strip("'\"") != API_VERSION or found.get("kind", "").strip("'\"") != "Case":
+        return
+    from ..yamlfile import load_yaml_text
+
+    doc: Dict[str, Any] = {"apiVersion": API_VERSION, "kind": "Case"}
+    for k in _CHEAP_KEYS:
+        raw = found.get(k)
+        if not raw or raw[0] in "[{&*!|>%@`#" or " #" in raw:
+            continue
+        try:
+            doc[k] = load_yaml_text(f"{k}: {raw}\n", path, CaseError)[k]
+        except (CaseError, TypeError, KeyError):
+            continue
+    errors = [e for e in _validator().iter_errors(doc)
+              if list(e.absolute_path)[:1] and e.absolute_path[0] in _CHEAP_KEYS]
+    if errors:
+        raise CaseError(_schema_message(errors[0]), file=path, key=_key_path(errors[0].absolute_path))
+    if "kubernetesVersion" in doc:
+        case_features(doc["kubernetesVersion"], None, file=path)
+
+
 @collector_paused(freeze=True)  # its objects stay out of the collector's passes until run_case thaws them
 def load_case(path: str) -> Case:
     data = _take_classified(path)
     if data is _NOT_KEPT:
+        check_cheap_keys(path)
         data = load_yaml_file(path, CaseError)
     return case_from_data(data, path, copy_objects=False)  # the document is the case's own
 
@@ -176,6 +224,19 @@ def _schema_message(e) -> str:
         return f"must be one of {', '.join(map(str, e.validator_value))}, got {_describe(e.instance)}"
     msg = e.message
     return msg if len(msg) <= 160 else msg[:160] + "..."
+
+
+def _check_config_ref(ref: Any, path: str) -> None:
+    """`config:` naming a file: not empty, not a folder (the error names the case and the key,
+    not the folder a read would fail on)."""
+    if not isinstance(ref, str):
+        return
+    if not ref.strip():
+        raise CaseError("must name a KubeSchedulerConfiguration file or hold one, got an empty string",
+                        file=path, key="config")
+    if os.path.isdir(os.path.join(os.path.dirname(os.path.abspath(path)), ref)):
+        raise CaseError(f"names a folder, not a KubeSchedulerConfiguration file: {ref[:80]!r}",
+                        file=path, key="config")
 
 
 def _is_list_kind(obj: Any) -> bool:
@@ -252,6 +313,7 @@ def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
             key = file_keys[int(index)] + rest
         raise CaseError(_schema_message(e), file=path, key=key)
     check_expect(data.get("expect") or {}, path, "expect", in_step=False)
+    _check_config_ref(data.get("config"), path)
     md = data.get("metadata") or {}
     name = md.get("name") or os.path.splitext(os.path.basename(path))[0]
     n_objects = len(data.get("pods") or []) + sum(
@@ -285,7 +347,7 @@ def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
     features = case_features(data.get("kubernetesVersion"), data.get("featureGates"), file=path)
     steps = parse_steps(copy.deepcopy(data.get("steps")), path)
     check_references(steps, cluster, data.get("pods") or [], NAMESPACED_KINDS, path)
-    check_replicas(steps, replicas, path)
+    check_replicas(steps, replicas, path, data.get("expect"))
     tree = tree_of(path)
     if isinstance(data.get("config"), str) and data["config"]:
         resolve_path(data["config"], path, tree, path, "config")
@@ -443,6 +505,10 @@ def classify_data(data: Any) -> Tuple[str, str]:
 def classify_file(path: str) -> Tuple[str, str]:
     """classify_data for a file. A file that cannot be read as YAML is invalid when its text
     looks like a case (mentions the case apiVersion or `kind: Case`), else skipped."""
+    try:
+        check_cheap_keys(path)
+    except CaseError as e:
+        return "invalid", e.detail
     try:
         data = load_yaml_file(path, CaseError)
     except CaseError as e:

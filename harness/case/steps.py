@@ -145,14 +145,33 @@ def step_replica(step: Step) -> Optional[str]:
     return None
 
 
-def check_replicas(steps: List[Step], replicas: int, path: str) -> None:
-    """Process steps name one of the case's replicas. (Whether it runs is known only when the
-    step runs: a replica that loses the Lease exits by itself.)"""
+def check_replicas(steps: List[Step], replicas: int, path: str, expect: Any = None) -> None:
+    """Process steps name one of the case's replicas, and so do the expectations `lease.holder`
+    and `boundBy` (top level and in steps). (Whether it runs is known only when the step runs: a
+    replica that loses the Lease exits by itself.)"""
     names = [f"scheduler-{i}" for i in range(replicas)]
     for step in steps:
         r = step_replica(step)
         if r is not None and r not in names:
             raise CaseError(f"no replica {r} (the case has {', '.join(names)})", file=path, key=step.key)
+        if step.action == "expect":
+            _expect_replicas(step.value, names, path, step.key)
+    if isinstance(expect, dict):
+        _expect_replicas(expect, names, path, "expect")
+
+
+def _expect_replicas(v: Any, names: List[str], path: str, key: str) -> None:
+    if not isinstance(v, dict):
+        return
+    lease = v.get("lease")
+    holder = lease.get("holder") if isinstance(lease, dict) else None
+    if isinstance(holder, str) and holder not in names:
+        raise CaseError(f"no replica {holder[:60]} (the case has {', '.join(names)})", file=path,
+                        key=f"{key}.lease.holder")
+    for ref, want in (v.get("boundBy") or {}).items() if isinstance(v.get("boundBy"), dict) else ():
+        if isinstance(want, str) and want not in names:
+            raise CaseError(f"no replica {want[:60]} (the case has {', '.join(names)})", file=path,
+                            key=f"{key}.boundBy.{ref}")
 
 
 def check_expect(v: Any, path: str, key: str, in_step: bool) -> None:
@@ -258,6 +277,12 @@ def check_references(steps: List[Step], cluster: List[Dict[str, Any]], pods: Lis
                 r = ref(obj)
                 if r in live:
                     raise CaseError(f"{show(r)} already exists", file=path, key=f"{step.key}[{j}]")
+                pc = (obj.get("spec") or {}).get("priorityClassName") if obj.get("kind") == "Pod" and isinstance(
+                    obj.get("spec"), dict) else None
+                if isinstance(pc, str) and pc and ("PriorityClass", "", pc) not in live:
+                    # the API server's Priority admission, as it admits the pod when the step runs
+                    raise CaseError(f"no PriorityClass with name {pc[:80]} was found", file=path,
+                                    key=f"{step.key}[{j}].spec.priorityClassName")
                 live.add(r)
         elif step.action == "update":
             for j, obj in enumerate(step.value):

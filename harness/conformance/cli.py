@@ -43,8 +43,23 @@ def run(args) -> int:
     worlds = [World.from_case(p) for p in args.case] or [None]
     failed = False
     for world in worlds:
-        report = check_plugin(args.plugin, world=world, args=plugin_args, rules=args.rule,
-                              modules=args.plugin_module, grow=not args.no_grow)
+        try:
+            report = check_plugin(args.plugin, world=world, args=plugin_args, rules=args.rule,
+                                  modules=args.plugin_module, grow=not args.no_grow)
+        except UserError as e:
+            raise _args_error(e, args.args) from None
         print(report.format())
         failed = failed or not report.passed
     return 1 if failed else 0
+
+
+def _args_error(e: UserError, args_file) -> UserError:
+    """An error in the --args file's args names that file and the key in it (not the world's
+    configuration they were put in)."""
+    import re
+
+    m = re.search(r"pluginConfig\[0\]\.args(?:\.|: )(.*)", str(e)) if args_file else None
+    if m is None:
+        return e
+    key, _, detail = m.group(1).partition(": ")
+    return UserError(detail or m.group(1), file=args_file, key=key if detail else None)

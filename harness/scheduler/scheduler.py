@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import copy
 import heapq
 import itertools
@@ -28,6 +30,11 @@ MAX_CONSECUTIVE_ERRORS = 3
 # pods' own attempts keep the scheduler busy forever (for instance a DRA claim allocated, its
 # binding timing out, the claim deallocated, allocated again); kube-scheduler retries them forever
 QUIET_WAITS_PER_POD = 100
+# an `advance` may make this many scheduling attempts per pod (plus ten) before it is refused: a
+# pod that stays unschedulable is retried about every 5m30s (podMaxInUnschedulablePodsDuration,
+# then the 30-second flush), 1000 attempts in about 3.8 days of virtual time; an advance of
+# 100000h would retry it a million times (minutes of CPU), as kube-scheduler would
+ADVANCE_ATTEMPTS_PER_POD = 1000
 
 
 def quiet_wait_limit(cluster) -> int:
@@ -44,6 +51,16 @@ def never_quiet(schedulers, limit: int) -> UserError:
                      f"time {now:g}s, while pods kept being retried ({pods}); kube-scheduler would retry "
                      f"them forever, so this case has no end state (change it so that they schedule or "
                      f"fail for good)")
+
+
+def too_long_advance(sched, limit: int, start: float, until: float) -> UserError:
+    """The error of an advance that would retry pods more often than ADVANCE_ATTEMPTS_PER_POD."""
+    top = sorted(sched.most_attempted(), key=lambda kv: -kv[1])
+    pods = ", ".join(f"{key} ({count} attempts)" for key, count in top)
+    return UserError(f"this advance of {until - start:g}s would make more than {limit} scheduling attempts "
+                     f"(by virtual time {sched.clock.now() - start:g}s into it, pods kept being retried: "
+                     f"{pods}); kube-scheduler would retry them all that time: advance less, or let them "
+                     f"schedule")
 
 
 API_ERRORS = (StatusError, Unreachable)  # what an API call can answer (or not)
@@ -438,11 +455,17 @@ class Scheduler:
             max_cycles = 50 * (len(self.cluster.list("Pod")) + 10)
         cycles = 0  # cycles at one virtual instant
         waits, wait_limit = 0, (quiet_wait_limit(self.cluster) if until is None else None)
+        attempts, attempt_limit = 0, (ADVANCE_ATTEMPTS_PER_POD * (len(self.cluster.list("Pod")) + 10)
+                                      if until is not None else None)
+        start = self.clock.now()
         while True:
             if done is not None and done():
                 break
             if self.schedule_ready():
                 cycles += 1
+                attempts += 1
+                if attempt_limit is not None and attempts > attempt_limit:
+                    raise too_long_advance(self, attempt_limit, start, until)
                 if cycles > max_cycles:
                     raise UserError(f"the scheduler did not become quiet after {max_cycles} scheduling "
                                     f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued)")
@@ -452,6 +475,8 @@ class Scheduler:
                 target = until if target is None else min(target, until)
             if target is None:
                 break
+            if self.next_flush_tick <= target:
+                self._pass_idle_flush_ticks(target)
             if self.next_flush_tick <= target:
                 self.clock.advance_to(self.next_flush_tick)
                 self.fire_flush_tick()
@@ -492,6 +517,19 @@ class Scheduler:
                              self.bindings_in_flight[0][0] if self.bindings_in_flight else None)
                  if t is not None]
         return min(times) if times else None
+
+    def _pass_idle_flush_ticks(self, target: float) -> None:
+        """The ticks of flushUnschedulablePodsLeftover due by `target` that would move no pod
+        (none has been in the unschedulable pool longer than podMaxInUnschedulablePodsDuration
+        by then) are passed over, the next one kept on wait.Until's 30-second grid: the same
+        outcome as firing them, without ticking through 100000h of virtual time 30 s at a time."""
+        pool = self.queue.unschedulable
+        first_due = (min(p.timestamp for p in pool.values()) + self.queue.max_in_unschedulable
+                     if pool else math.inf)
+        limit = min(target, first_due)  # a tick at t moves a pod only when t > first_due
+        if self.next_flush_tick <= limit:
+            skipped = math.floor((limit - self.next_flush_tick) / UNSCHEDULABLE_FLUSH_PERIOD) + 1
+            self.next_flush_tick += skipped * UNSCHEDULABLE_FLUSH_PERIOD
 
     def fire_flush_tick(self) -> None:
         """flushUnschedulablePodsLeftover, on wait.Until's 30-second period from the start."""

@@ -175,7 +175,9 @@ class VersionError(UserError):
     """A kubernetesVersion or featureGates value the harness cannot run."""
 
 
-_VERSION_RE = re.compile(r"^v?(1)\.(\d+)(?:\.(\d+))?$")
+# v1.MINOR or v1.MINOR.PATCH as written: no space, no zero-prefixed number (ParseGeneric refuses a
+# zero-prefixed major only; a case names the release as CASE_FORMAT.md writes it)
+_VERSION_RE = re.compile(r"v(1)\.(0|[1-9][0-9]{0,5})(?:\.(0|[1-9][0-9]{0,5}))?")
 
 
 @dataclass(frozen=True)
@@ -200,13 +202,14 @@ class KubeVersion:
 
 
 def parse_version(value: Any, *, file: Optional[str] = None, key: Optional[str] = None) -> KubeVersion:
-    """A `kubernetesVersion` value (``v1.35``, ``1.35``, ``v1.35.6``) as the release modelled for
+    """A `kubernetesVersion` value (``v1.35``, ``v1.35.6``) as the release modelled for
     it; another patch of a modelled minor, or an unmodelled minor, is an error."""
     text = value if isinstance(value, str) else None
-    m = _VERSION_RE.match(text.strip()) if text else None
+    m = _VERSION_RE.fullmatch(text) if text else None
     modelled = ", ".join(MODELLED)
     if m is None:
-        raise VersionError(f"must be a Kubernetes version such as {NEWEST}, got {str(value)[:40]!r}",
+        raise VersionError(f"must be a Kubernetes version written v1.MINOR or v1.MINOR.PATCH, such as "
+                           f"{NEWEST} (no spaces, no zero-prefixed number), got {str(value)[:40]!r}",
                            file=file, key=key)
     minor = f"v1.{int(m.group(2))}"
     if minor not in MODELLED:

@@ -82,7 +82,7 @@ VALID = yaml.safe_dump(BASE, sort_keys=False)
 
 def main() -> None:
     for fn in os.listdir(HERE):
-        if fn.startswith(("yaml-", "case-", "obj-", "expect-", "config-", "steps-", "robust-")):
+        if fn.startswith(("yaml-", "case-", "obj-", "expect-", "config-", "steps-", "robust-", "wrong-")):
             os.remove(os.path.join(HERE, fn))
     # ---- YAML itself ------------------------------------------------------------------------
     _write("yaml-unclosed-flow.yaml", VALID.replace("- apiVersion: v1\n  kind: Node", "- [apiVersion: v1\n  kind: Node", 1), "invalid YAML")
@@ -335,6 +335,7 @@ def main() -> None:
     case("config-args-not-a-mapping.yaml", "args", plugin_args("InterPodAffinity", ["hardPodAffinityWeight"]))
     case("config-pluginconfig-duplicate.yaml", "pluginConfig", config({"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{"name": "InterPodAffinity", "args": {}}, {"name": "InterPodAffinity", "args": {}}]}]}))
     case("config-queuesort-two.yaml", "queue sort", config({"profiles": [{"schedulerName": "default-scheduler", "plugins": {"queueSort": {"enabled": [{"name": "PrioritySort"}, {"name": "PrioritySort"}]}}}]}))
+    wrong_inputs()
     inputs_corpus()
     robust_inputs()
     trust_inputs()
@@ -512,6 +513,256 @@ def inputs_corpus() -> None:
         case(f"in-dra-{name}.yaml", where, with_cluster(obj))
     case("in-pod-level-bad-quantity.yaml", "spec.resources.limits[cpu]",
          lambda c: spec(c).update(resources={"limits": {"cpu": "lots"}}))
+
+
+# ==== issue 25, wrong inputs (files wrong-*, plugin module plugins/crdplugin_kinds.py) ==========
+CRD_PLUGIN = ("from harness.framework import CustomResource, hookimpl\n\n\n@hookimpl\n"
+              "def schedharness_custom_resources():\n"
+              "    return [CustomResource(\"example.com\", \"v1\", \"Quota\", namespaced=True),\n"
+              "            CustomResource(\"example.com\", \"v1\", \"Fence\", namespaced=False)]\n")
+CEL_NOT_BOOL = "must evaluate to bool or the unknown type"
+
+
+def wrong_inputs() -> None:
+    """Issue 25's wrong inputs: each as the API server (or kube-scheduler) refuses it."""
+    plugins = os.path.join(HERE, "plugins")
+    os.makedirs(plugins, exist_ok=True)
+    with open(os.path.join(plugins, "crdplugin_kinds.py"), "w") as f:
+        f.write(CRD_PLUGIN)
+
+    # -- a custom resource's metadata: apiextensions' ValidateObjectMetaAccessor with
+    #    NameIsDNSSubdomain, after ObjectMeta was decoded to its Go types
+    def cr(md, kind="Quota"):
+        def mutate(c):
+            c["plugins"] = ["crdplugin_kinds"]
+            c["cluster"].append({"apiVersion": "example.com/v1", "kind": kind, "metadata": md, "spec": {}})
+        return mutate
+    q = "cluster[1].metadata"
+    for name, md, where in [
+        ("name-uppercase", {"name": "Quota-A"}, q + ".name: Invalid value"),
+        ("name-underscore", {"name": "quota_a"}, q + ".name: Invalid value"),
+        ("name-space", {"name": "my quota"}, q + ".name: Invalid value"),
+        ("name-too-long", {"name": "q" * 254}, q + ".name: Invalid value"),
+        ("name-trailing-dot", {"name": "quota."}, q + ".name: Invalid value"),
+        ("name-int", {"name": 5}, q + ".name: must be a string"),
+        ("name-list", {"name": ["q"]}, q + ".name: must be a string"),
+        ("name-missing", {"labels": {"a": "b"}}, q + ".name: Required value"),
+        ("generatename-underscore", {"generateName": "Bad_"}, q + ".generateName: Invalid value"),
+        ("generatename-uppercase", {"generateName": "Quota-", "name": "quota"}, q + ".generateName: Invalid value"),
+        ("generatename-int", {"generateName": 5, "name": "quota"}, q + ".generateName: must be a string"),
+        ("uid-int", {"name": "quota", "uid": 5}, q + ".uid: must be a string"),
+        ("uid-list", {"name": "quota", "uid": ["a"]}, q + ".uid: must be a string"),
+        ("namespace-uppercase", {"name": "quota", "namespace": "Prod"}, q + ".namespace: Invalid value"),
+        ("namespace-int", {"name": "quota", "namespace": 7}, q + ".namespace: must be a string"),
+        ("labels-key", {"name": "quota", "labels": {"a b": "x"}}, q + ".labels"),
+        ("labels-value", {"name": "quota", "labels": {"a": "x y"}}, q + ".labels"),
+        ("labels-list", {"name": "quota", "labels": ["a=b"]}, q + ".labels: must be a mapping"),
+        ("annotations-key", {"name": "quota", "annotations": {"a b": "x"}}, q + ".annotations"),
+        ("annotations-value-int", {"name": "quota", "annotations": {"a": 1}}, q + ".annotations.a: must be a string"),
+        ("annotations-too-large", {"name": "quota", "annotations": {"a": "x" * 262144}}, q + ".annotations: Too long"),
+        ("finalizers-string", {"name": "quota", "finalizers": "a"}, q + ".finalizers: must be a list"),
+        ("finalizers-name", {"name": "quota", "finalizers": ["a b"]}, q + ".finalizers[0]: Invalid value"),
+        ("generation-negative", {"name": "quota", "generation": -1}, q + ".generation: Invalid value"),
+        ("generation-string", {"name": "quota", "generation": "one"}, q + ".generation: must be an integer"),
+        ("creationtimestamp-word", {"name": "quota", "creationTimestamp": "yesterday"}, q + ".creationTimestamp: Invalid value"),
+        ("creationtimestamp-int", {"name": "quota", "creationTimestamp": 5}, q + ".creationTimestamp: must be a time"),
+        ("deletiontimestamp-date", {"name": "quota", "deletionTimestamp": "2024-13-01"}, q + ".deletionTimestamp: Invalid value"),
+        ("deletiongrace-string", {"name": "quota", "deletionGracePeriodSeconds": "30s"}, q + ".deletionGracePeriodSeconds: must be an integer"),
+        ("ownerreferences-mapping", {"name": "quota", "ownerReferences": {"name": "x"}}, q + ".ownerReferences: must be a list"),
+        ("ownerreferences-no-uid", {"name": "quota", "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p"}]}, q + ".ownerReferences[0].uid"),
+        ("managedfields-string", {"name": "quota", "managedFields": "x"}, q + ".managedFields: must be a list"),
+        ("managedfields-item-string", {"name": "quota", "managedFields": ["x"]}, q + ".managedFields[0]: must be a mapping"),
+        ("resourceversion-text", {"name": "quota", "resourceVersion": "abc"}, q + ".resourceVersion"),
+        ("selflink-int", {"name": "quota", "selfLink": 3}, q + ".selfLink: must be a string"),
+    ]:
+        case(f"wrong-cr-{name}.yaml", where, cr(md))
+    case("wrong-cr-cluster-scoped-name.yaml", q + ".name: Invalid value", cr({"name": "Fence_1"}, "Fence"))
+    case("wrong-cr-metadata-string.yaml", q + ": must be a mapping", lambda c: (cr({})(c), c["cluster"][1].update(metadata="quota")))
+    # the same Go types on a built-in kind's ObjectMeta
+    for name, md, where in [
+        ("uid-int", {"uid": 5}, ".uid: must be a string"),
+        ("generation-negative", {"generation": -2}, ".generation: Invalid value"),
+        ("creationtimestamp-word", {"creationTimestamp": "now"}, ".creationTimestamp: Invalid value"),
+        ("finalizers-string", {"finalizers": "kubernetes"}, ".finalizers: must be a list"),
+        ("generatename-bad", {"generateName": "Web_"}, ".generateName: Invalid value"),
+        ("selflink-list", {"selfLink": ["x"]}, ".selfLink: must be a string"),
+    ]:
+        case(f"wrong-pod-metadata-{name}.yaml", "pods[0].metadata" + where, lambda c, md=md: pod(c)["metadata"].update(md))
+    case("wrong-node-metadata-uid-int.yaml", "cluster[0].metadata.uid: must be a string", lambda c: node(c)["metadata"].update(uid=12))
+
+    # -- DRA: pkg/apis/resource/validation's validateDevice (v1.36: every gate below on)
+    r = "resource.k8s.io/v1"
+    rslice = {"apiVersion": r, "kind": "ResourceSlice", "metadata": {"name": "s"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "node-a",
+                       "pool": {"name": "node-a", "generation": 0, "resourceSliceCount": 1},
+                       "devices": [{"name": "gpu-0", "attributes": {"model": {"string": "a100"}}}]}}
+
+    def dev_edit(fn, per_device=False):
+        def mutate(c):
+            o = copy.deepcopy(rslice)
+            if per_device:
+                o["spec"].pop("nodeName")
+                o["spec"]["perDeviceNodeSelection"] = True
+            fn(o["spec"]["devices"][0])
+            c["cluster"].append(o)
+        return mutate
+    d0 = "cluster[1].spec.devices[0]"
+    cap = lambda rng, **kw: lambda d: d.update(dict({"allowMultipleAllocations": True, "capacity": {"memory": {
+        "value": "10Gi", "requestPolicy": {"default": "1Gi", "validRange": rng}}}}, **kw))
+    for name, fn, where in [
+        ("step-zero", cap({"min": "1Gi", "step": "0"}), d0 + ".capacity[memory].requestPolicy.validRange.step"),
+        ("step-zero-with-max", cap({"min": "1Gi", "max": "4Gi", "step": "0Gi"}), ".validRange.step"),
+        ("step-not-a-quantity", cap({"min": "1Gi", "step": "one"}), ".validRange.step"),
+        ("allow-multiple-yes", lambda d: d.update(allowMultipleAllocations="yes"), d0 + ".allowMultipleAllocations: must be true or false"),
+        ("allow-multiple-int", lambda d: d.update(allowMultipleAllocations=1), d0 + ".allowMultipleAllocations: must be true or false"),
+        ("request-policy-single", lambda d: d.update(capacity={"memory": {"value": "1Gi", "requestPolicy": {"default": "1Gi"}}}), "allowMultipleAllocations must be true"),
+        ("taint-time-yesterday", lambda d: d.update(taints=[{"key": "k", "effect": "NoSchedule", "timeAdded": "yesterday"}]), d0 + ".taints[0].timeAdded"),
+        ("taint-time-int", lambda d: d.update(taints=[{"key": "k", "effect": "NoSchedule", "timeAdded": 1700000000}]), d0 + ".taints[0].timeAdded"),
+        ("taint-time-no-zone", lambda d: d.update(taints=[{"key": "k", "effect": "NoSchedule", "timeAdded": "2024-01-01T00:00:00"}]), d0 + ".taints[0].timeAdded"),
+        ("device-all-nodes-no-per-device", lambda d: d.update(allNodes=True), "can only be set if `perDeviceNodeSelection`"),
+        ("device-node-name-no-per-device", lambda d: d.update(nodeName="node-a"), "can only be set if `perDeviceNodeSelection`"),
+        ("consumes-bad-set-name", lambda d: d.update(consumesCounters=[{"counterSet": "Bad_Set", "counters": {"mem": {"value": "1Gi"}}}]), d0 + ".consumesCounters[0].counterSet"),
+        ("consumes-empty-set-name", lambda d: d.update(consumesCounters=[{"counterSet": "", "counters": {"mem": {"value": "1Gi"}}}]), d0 + ".consumesCounters[0].counterSet: Required value"),
+        ("consumes-bad-quantity", lambda d: d.update(consumesCounters=[{"counterSet": "cs", "counters": {"mem": {"value": "lots"}}}]), d0 + ".consumesCounters[0].counters[mem].value"),
+        ("consumes-duplicate-set", lambda d: d.update(consumesCounters=[{"counterSet": "cs", "counters": {"mem": {"value": "1"}}}] * 2), d0 + ".consumesCounters[1]: Duplicate value"),
+        ("consumes-three-sets", lambda d: d.update(consumesCounters=[{"counterSet": f"cs{i}", "counters": {"mem": {"value": "1"}}} for i in range(3)]), d0 + ".consumesCounters: Too many"),
+        ("consumes-bad-counter-name", lambda d: d.update(consumesCounters=[{"counterSet": "cs", "counters": {"Mem_1": {"value": "1"}}}]), d0 + ".consumesCounters[0].counters[Mem_1]"),
+        ("consumes-counter-not-mapping", lambda d: d.update(consumesCounters=[{"counterSet": "cs", "counters": {"mem": "1Gi"}}]), d0 + ".consumesCounters[0].counters[mem]"),
+        ("consumes-no-counters", lambda d: d.update(consumesCounters=[{"counterSet": "cs"}]), d0 + ".consumesCounters[0].counters: Required value"),
+        ("consumes-string", lambda d: d.update(consumesCounters="cs"), d0 + ".consumesCounters: must be a list"),
+        ("binding-conditions-five", lambda d: d.update(bindingConditions=list("abcde"), bindingFailureConditions=["f"]), d0 + ".bindingConditions: Too many"),
+        ("binding-conditions-duplicate", lambda d: d.update(bindingConditions=["a", "a"], bindingFailureConditions=["f"]), d0 + ".bindingConditions[1]: Duplicate value"),
+        ("binding-conditions-string", lambda d: d.update(bindingConditions="ready", bindingFailureConditions=["f"]), d0 + ".bindingConditions: must be a list"),
+        ("binding-conditions-bad-name", lambda d: d.update(bindingConditions=["not ready"], bindingFailureConditions=["f"]), d0 + ".bindingConditions[0]: Invalid value"),
+        ("binding-conditions-int-item", lambda d: d.update(bindingConditions=[1], bindingFailureConditions=["f"]), d0 + ".bindingConditions[0]: must be a string"),
+        ("binding-failure-five", lambda d: d.update(bindingConditions=["a"], bindingFailureConditions=list("bcdef")), d0 + ".bindingFailureConditions: Too many"),
+        ("binding-failure-duplicate", lambda d: d.update(bindingConditions=["a"], bindingFailureConditions=["f", "f"]), d0 + ".bindingFailureConditions[1]: Duplicate value"),
+        ("binding-failure-overlap", lambda d: d.update(bindingConditions=["a"], bindingFailureConditions=["a"]), d0 + ".bindingFailureConditions[0]: Invalid value"),
+        ("binding-failure-alone", lambda d: d.update(bindingFailureConditions=["f"]), d0 + ".bindingConditions: Invalid value"),
+        ("binding-conditions-alone", lambda d: d.update(bindingConditions=["a"]), d0 + ".bindingFailureConditions: Invalid value"),
+    ]:
+        case(f"wrong-dra-{name}.yaml", where, with_cluster(then=dev_edit(fn)))
+    for name, fn, where in [
+        ("all-nodes-false", lambda d: d.update(allNodes=False), d0 + ".allNodes: Invalid value: false"),
+        ("all-nodes-string", lambda d: d.update(allNodes="yes"), d0 + ".allNodes: must be true or false"),
+        ("node-name-empty", lambda d: d.update(nodeName=""), d0 + ".nodeName: Invalid value"),
+        ("node-name-invalid", lambda d: d.update(nodeName="Node_A"), d0 + ".nodeName: Invalid value"),
+        ("node-name-and-all-nodes", lambda d: d.update(nodeName="node-a", allNodes=True), d0 + ": Invalid value"),
+        ("no-placement", lambda d: None, d0 + ": Required value"),
+        ("node-selector-no-terms", lambda d: d.update(nodeSelector={"nodeSelectorTerms": []}), d0 + ".nodeSelector.nodeSelectorTerms: Required value"),
+        ("node-selector-operator", lambda d: d.update(nodeSelector={"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "in", "values": ["a"]}]}]}), ".operator"),
+    ]:
+        case(f"wrong-dra-per-device-{name}.yaml", where, with_cluster(then=dev_edit(fn, per_device=True)))
+    # a device selector must be boolean (CompileCELExpression's output type check)
+    dclass = lambda e: {"apiVersion": r, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                        "spec": {"selectors": [{"cel": {"expression": e}}]}}
+    for name, expr, out in [("string-field", "device.driver", "string"), ("string-literal", '"gpu"', "string"),
+                            ("int", "1 + 2", "int"), ("size", "device.driver.size()", "int"),
+                            ("list", "[true]", "list"), ("ternary-int", "device.driver == 'a' ? 1 : 0", "int"),
+                            ("double", "0.5", "double"), ("null", "null", "null_type")]:
+        case(f"wrong-dra-class-cel-{name}.yaml", f"cluster[1].spec.selectors[0].cel.expression: Invalid value",
+             with_cluster(dclass(expr)))
+    case("wrong-dra-claim-cel-not-bool.yaml", CEL_NOT_BOOL, with_cluster(
+        {"apiVersion": r, "kind": "ResourceClaim", "metadata": {"name": "c"},
+         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu", "selectors": [
+             {"cel": {"expression": "device.driver"}}]}}]}}}))
+
+    # -- a pod's resourceClaims (validatePodResourceClaims, validateResourceClaimNames)
+    rc = "pods[0].spec.resourceClaims"
+    claims = lambda *cl: lambda c: spec(c).update(resourceClaims=list(cl))
+    for name, fn, where in [
+        ("both-names", claims({"name": "gpu", "resourceClaimName": "a", "resourceClaimTemplateName": "b"}), rc + "[0]: Invalid value"),
+        ("neither-name", claims({"name": "gpu"}), rc + "[0]: Invalid value"),
+        ("no-name", claims({"resourceClaimName": "a"}), rc + "[0].name: Required value"),
+        ("duplicate-name", claims({"name": "gpu", "resourceClaimName": "a"}, {"name": "gpu", "resourceClaimName": "b"}), rc + "[1].name: Duplicate value"),
+        ("name-invalid", claims({"name": "Gpu_1", "resourceClaimName": "a"}), rc + "[0].name: Invalid value"),
+        ("claim-name-invalid", claims({"name": "gpu", "resourceClaimName": "A_b"}), rc + "[0].resourceClaimName: Invalid value"),
+        ("template-name-invalid", claims({"name": "gpu", "resourceClaimTemplateName": "T b"}), rc + "[0].resourceClaimTemplateName: Invalid value"),
+        ("claim-name-int", claims({"name": "gpu", "resourceClaimName": 5}), rc + "[0].resourceClaimName: must be a string"),
+        ("string", lambda c: spec(c).update(resourceClaims="gpu"), rc + ": must be a list"),
+        ("item-string", lambda c: spec(c).update(resourceClaims=["gpu"]), rc + "[0]: must be a mapping"),
+    ]:
+        case(f"wrong-pod-claims-{name}.yaml", where, fn)
+    has_gpu = {"name": "gpu", "resourceClaimName": "gpu-claim"}
+    cc = "pods[0].spec.containers[0].resources.claims"
+    ctr_claims = lambda refs, pod_claims=(has_gpu,): lambda c: (spec(c).update(resourceClaims=list(pod_claims)),
+                                                                ctr(c)["resources"].update(claims=refs))
+    for name, fn, where in [
+        ("unknown", ctr_claims([{"name": "fpga"}]), cc + "[0]: Not found"),
+        ("pod-has-none", ctr_claims([{"name": "gpu"}], ()), cc + "[0]: Not found"),
+        ("string", ctr_claims("gpu"), cc + ": must be a list"),
+        ("item-string", ctr_claims(["gpu"]), cc + "[0]: must be a mapping"),
+        ("duplicate", ctr_claims([{"name": "gpu"}, {"name": "gpu"}]), cc + "[1]: Duplicate value"),
+        ("no-name", ctr_claims([{"request": "r"}]), cc + "[0]: Required value"),
+        ("request-invalid", ctr_claims([{"name": "gpu", "request": "R_1"}]), cc + "[0].request: Invalid value"),
+        ("request-after-whole", ctr_claims([{"name": "gpu"}, {"name": "gpu", "request": "r"}]), cc + "[1]: Duplicate value"),
+    ]:
+        case(f"wrong-container-claims-{name}.yaml", where, fn)
+    case("wrong-init-container-claims-unknown.yaml", "pods[0].spec.initContainers[0].resources.claims[0]: Not found",
+         lambda c: spec(c).update(initContainers=[{"name": "init", "image": "busybox", "resources": {"claims": [{"name": "gpu"}]}}]))
+
+    # -- containers, volumes, CSINode (pkg/apis/core/validation, pkg/apis/storage/validation)
+    init = lambda **kw: lambda c: spec(c).update(initContainers=[dict({"name": "init", "image": "busybox"}, **kw)])
+    case("wrong-init-restart-policy-bogus.yaml", "pods[0].spec.initContainers[0].restartPolicy: Unsupported value", init(restartPolicy="Bogus"))
+    case("wrong-init-restart-policy-lowercase.yaml", "pods[0].spec.initContainers[0].restartPolicy: Unsupported value", init(restartPolicy="always"))
+    case("wrong-init-restart-policy-int.yaml", "pods[0].spec.initContainers[0].restartPolicy: must be a string", init(restartPolicy=1))
+    case("wrong-init-restart-policy-v1.34-never.yaml", "pods[0].spec.initContainers[0].restartPolicy: Unsupported value",
+         lambda c: (c.update(kubernetesVersion="v1.34"), init(restartPolicy="Never")(c)))
+    case("wrong-container-restart-policy-bogus.yaml", "pods[0].spec.containers[0].restartPolicy: Unsupported value", lambda c: ctr(c).update(restartPolicy="Bogus"))
+    case("wrong-container-restart-policy-v1.34.yaml", "pods[0].spec.containers[0].restartPolicy: Forbidden",
+         lambda c: (c.update(kubernetesVersion="v1.34"), ctr(c).update(restartPolicy="Always")))
+    vol = lambda *v: lambda c: spec(c).update(volumes=list(v))
+    case("wrong-volume-pvc-no-claim-name.yaml", "pods[0].spec.volumes[0].persistentVolumeClaim.claimName: Required value", vol({"name": "data", "persistentVolumeClaim": {}}))
+    case("wrong-volume-pvc-empty-claim-name.yaml", "pods[0].spec.volumes[0].persistentVolumeClaim.claimName: Required value", vol({"name": "data", "persistentVolumeClaim": {"claimName": ""}}))
+    case("wrong-volume-pvc-claim-name-int.yaml", "pods[0].spec.volumes[0].persistentVolumeClaim.claimName: must be a string", vol({"name": "data", "persistentVolumeClaim": {"claimName": 5}}))
+    case("wrong-volume-pvc-string.yaml", "pods[0].spec.volumes[0].persistentVolumeClaim: must be a mapping", vol({"name": "data", "persistentVolumeClaim": "claim"}))
+    case("wrong-volume-two-types.yaml", "pods[0].spec.volumes[0].persistentVolumeClaim: Forbidden", vol({"name": "data", "emptyDir": {}, "persistentVolumeClaim": {"claimName": "c"}}))
+    csi = lambda *drivers: with_cluster({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "node-a"},
+                                         "spec": {"drivers": list(drivers)}})
+    drv = lambda **kw: dict({"name": "ebs.csi.aws.com", "nodeID": "i-1"}, **kw)
+    case("wrong-csinode-count-negative.yaml", "cluster[1].spec.drivers[0].allocatable.count: Invalid value: -1", csi(drv(allocatable={"count": -1})))
+    case("wrong-csinode-count-string.yaml", "cluster[1].spec.drivers[0].allocatable.count: must be an integer", csi(drv(allocatable={"count": "ten"})))
+    case("wrong-csinode-no-node-id.yaml", "cluster[1].spec.drivers[0].nodeID: Required value", csi(drv(nodeID="")))
+    case("wrong-csinode-driver-name.yaml", "cluster[1].spec.drivers[0].name: Invalid value", csi(drv(name="ebs csi")))
+    case("wrong-csinode-no-driver-name.yaml", "cluster[1].spec.drivers[0].name: Required value", csi(drv(name="")))
+    case("wrong-csinode-duplicate-driver.yaml", "cluster[1].spec.drivers[1].name: Duplicate value", csi(drv(), drv()))
+    case("wrong-csinode-duplicate-topology-key.yaml", "cluster[1].spec.drivers[0]: Duplicate value", csi(drv(topologyKeys=["zone", "zone"])))
+
+    # -- the configuration: `config:` naming no file; weights Go's int32 cannot hold
+    case("wrong-config-empty-string.yaml", "config: must name a KubeSchedulerConfiguration file", lambda c: c.update(config=""))
+    case("wrong-config-folder-dot.yaml", "config: names a folder", lambda c: c.update(config="."))
+    case("wrong-config-folder-plugins.yaml", "config: names a folder", lambda c: c.update(config="plugins"))
+    case("wrong-config-folder-slash.yaml", "config: names a folder", lambda c: c.update(config="plugins/"))
+    for name, w in (("2-31", 2 ** 31), ("2-62", 2 ** 62), ("2-63", 2 ** 63)):
+        case(f"wrong-config-score-weight-{name}.yaml", "profiles[0].plugins.score.enabled[0].weight", config({"profiles": [
+            {"schedulerName": "default-scheduler", "plugins": {"score": {"enabled": [{"name": "NodeResourcesFit", "weight": w}]}}}]}))
+    case("wrong-config-multipoint-weight-2-40.yaml", "profiles[0].plugins.multiPoint.enabled[0].weight", config({"profiles": [
+        {"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [{"name": "ImageLocality", "weight": 2 ** 40}]}}}]}))
+    # -- kubernetesVersion: v1.MINOR or v1.MINOR.PATCH as written
+    for name, v in (("leading-zero", "v1.035"), ("spaces", " v1.35 "), ("no-v", "1.35"), ("5000-digits", "v1." + "9" * 5000),
+                    ("patch-leading-zero", "v1.35.06"), ("capital-v", "V1.35"), ("trailing-newline", "v1.35\n"),
+                    ("float", 1.35), ("minor-only", "v1"), ("suffix", "v1.35.6-rc.0")):
+        case(f"wrong-kubernetes-version-{name}.yaml", "kubernetesVersion", lambda c, v=v: c.update(kubernetesVersion=v))
+
+    # -- steps and expectations naming what the case lacks
+    late = dict(copy.deepcopy(POD), metadata={"name": "late"})
+    late["spec"]["priorityClassName"] = "gold"
+    case("wrong-steps-create-unknown-priorityclass.yaml", "steps[0].create[0].spec.priorityClassName: no PriorityClass with name gold",
+         steps({"create": [late]}))
+    case("wrong-steps-create-deleted-priorityclass.yaml", "steps[1].create[0].spec.priorityClassName: no PriorityClass with name gold",
+         with_cluster(dict(PC, metadata={"name": "gold"}, value=10),
+                      then=steps({"delete": [{"kind": "PriorityClass", "name": "gold"}]}, {"create": [late]})))
+    two = lambda **kw: lambda c: c.update(replicas=2, **kw)
+    case("wrong-expect-lease-unknown-replica.yaml", "expect.lease.holder: no replica scheduler-7",
+         two(expect={"lease": {"holder": "scheduler-7"}}))
+    case("wrong-expect-boundby-unknown-replica.yaml", "expect.boundBy.web: no replica scheduler-2",
+         two(expect={"boundBy": {"web": "scheduler-2"}}))
+    case("wrong-steps-expect-lease-unknown-replica.yaml", "steps[0].expect.lease.holder: no replica kube-scheduler",
+         two(steps=[{"expect": {"lease": {"holder": "kube-scheduler"}}}]))
+    case("wrong-steps-expect-boundby-unknown-replica.yaml", "steps[0].expect.boundBy.web: no replica scheduler-9",
+         two(steps=[{"expect": {"boundBy": {"web": "scheduler-9"}}}]))
+    case("wrong-expect-boundby-single-replica.yaml", "expect.boundBy.web: no replica scheduler-1",
+         lambda c: c.update(expect={"boundBy": {"web": "scheduler-1"}}))
 
 
 # ==== issue 15, crashes / hangs / lost results (files robust-*, plugin modules plugins/badplugin_*)

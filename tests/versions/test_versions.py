@@ -56,9 +56,9 @@ def test_a_gate_of_another_version_is_unknown(version, gate):
 
 def test_versions_parse_as_cases_name_them():
     assert parse_version("v1.35").release == "v1.35.6"
-    assert parse_version("1.36").release == "v1.36.3"
     assert parse_version("v1.34.9").release == "v1.34.9"
-    for bad in ("v1.34.1", "v1.33", "v2.0", "latest", 135):
+    for bad in ("v1.34.1", "v1.33", "v2.0", "latest", 135, "1.36", " v1.35 ", "v1.035", "v1.35.06",
+                "v1." + "9" * 5000, "v1.35\n"):
         with pytest.raises(VersionError):
             parse_version(bad, file="c.yaml", key="kubernetesVersion")
 
