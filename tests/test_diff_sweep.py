@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import textwrap
 
 import pytest
@@ -167,10 +168,11 @@ def test_sweep_applies_a_value_on_top_of_a_cases_own_configuration(cases, tmp_pa
     own = os.path.join(cases, "own.yaml")
     with open(os.path.join(cases, "pack.yaml")) as f:
         text = f.read()
+    shutil.copy(PACKING, os.path.join(cases, "packing.yaml"))  # inside the case's tree (a case reads no file outside it)
     with open(own, "w") as f:  # packs under its own configuration: web -> node-a
         f.write(text.replace("name: pack-or-spread", "name: packs-by-its-own-config")
                 .replace("web: node-b", "web: node-a")
-                .replace("cluster:", "config: " + PACKING + "\ncluster:", 1))
+                .replace("cluster:", "config: packing.yaml\ncluster:", 1))
     rc = main(["sweep", "--weight", "NodeResourcesFit=1", "--chart", "", cases])
     out = capsys.readouterr().out.splitlines()
     assert rc == 0
