@@ -4,14 +4,12 @@ accept too (the refused ones are in tests/bad_inputs/wrong-*)."""
 from __future__ import annotations
 
 import copy
-import os
 
 import pytest
 import yaml
 
 from harness.cli import main
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"},
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
