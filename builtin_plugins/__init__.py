@@ -28,6 +28,7 @@ _MODULES = [
     "interpodaffinity",
     "dynamic_resources",
     "default_preemption",
+    "gang_scheduling",
     "image_locality",
     "default_binder",
 ]

@@ -51,6 +51,9 @@ def default_plugins(features: Features = DEFAULT_FEATURES) -> Dict[str, Any]:
     # default)
     if features.get("NodeDeclaredFeatures", False):
         enabled.append({"name": "NodeDeclaredFeatures"})
+    # applyGangScheduling (v1.35 on)
+    if features.get("GangScheduling", False):
+        enabled.append({"name": "GangScheduling"})
     plugins: Dict[str, Any] = {k: {"enabled": [], "disabled": []} for k in PLUGIN_SET_KEYS}
     plugins["multiPoint"]["enabled"] = enabled
     return plugins

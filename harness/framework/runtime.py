@@ -67,6 +67,15 @@ _UNROLLED_WILDCARD_RESOURCES = (
 )
 
 
+def unrolled_wildcard_resources(features) -> Tuple[EventResource, ...]:
+    """UnrollWildCardResource for a version and its gates: with GenericWorkload on, Workload
+    (v1.35) or PodGroup (v1.36) events too."""
+    if features is not None and features.get("GenericWorkload", False):
+        return _UNROLLED_WILDCARD_RESOURCES + (
+            EventResource.Workload if features.version.minor == 35 else EventResource.PodGroup,)
+    return _UNROLLED_WILDCARD_RESOURCES
+
+
 def _spec_args(hook: str) -> Tuple[str, ...]:
     if not _SPEC_ARGS:
         import inspect
@@ -313,8 +322,11 @@ class Framework:
                  nominator=None, activator=None, waiting_pods: Optional[Dict[str, WaitingPod]] = None,
                  pods_in_pre_bind: Optional[Dict[str, PodInPreBind]] = None,
                  source: str = "config", features: Optional[Features] = None,
-                 extenders: Optional[List[Any]] = None):
+                 extenders: Optional[List[Any]] = None, workload_manager: Any = None):
         self.profile_name: str = profile.get("schedulerName", "")
+        # the scheduler's workload manager (handle.WorkloadManager(), GenericWorkload on): the
+        # pod groups' runtime state (harness/scheduler/workload_manager.py)
+        self.workload_manager = workload_manager
         # the Kubernetes version and feature gates (handle.feature_gates, as plugins read
         # feature.Features from the registry's options upstream)
         self.feature_gates: Features = features if features is not None else DEFAULT_FEATURES
@@ -336,7 +348,8 @@ class Framework:
         self.extenders: List[Any] = list(extenders or [])
         if self.extenders:
             self.enqueue_extensions.append(("Extender", [
-                ClusterEventWithHint(ClusterEvent(r, ActionType.All)) for r in _UNROLLED_WILDCARD_RESOURCES]))
+                ClusterEventWithHint(ClusterEvent(r, ActionType.All))
+                for r in unrolled_wildcard_resources(self.feature_gates)]))
         self._pm: Optional[pluggy.PluginManager] = None
         # kind -> CustomResource the registry's packages declared (their CRDs)
         self.custom_resources = custom_resources(registry)
@@ -593,7 +606,8 @@ class Framework:
             except Exception as e:
                 raise ConfigError(f'plugin "{name}": events_to_register failed: {e}') from None
         else:
-            events = [ClusterEventWithHint(ClusterEvent(r, ActionType.All)) for r in _UNROLLED_WILDCARD_RESOURCES]
+            events = [ClusterEventWithHint(ClusterEvent(r, ActionType.All))
+                      for r in unrolled_wildcard_resources(self.feature_gates)]
         self.enqueue_extensions.append((name, events))
 
     # ------------------------------------------------------------------------------------------
