@@ -29,6 +29,7 @@ _MODULES = [
     "dynamic_resources",
     "default_preemption",
     "gang_scheduling",
+    "topology_aware",
     "image_locality",
     "default_binder",
 ]

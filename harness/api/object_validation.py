@@ -895,6 +895,8 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         if typo:
             _invalid("kind", kind, f"unknown kind; did you mean {typo}?")
         _str(obj, "apiVersion", "")
+        if kind in ("Workload", "PodGroup") and not str(obj.get("apiVersion") or "").startswith("scheduling.k8s.io/"):
+            return None  # a plugin's custom resource of that kind (the coscheduling PodGroup)
         _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)

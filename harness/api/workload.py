@@ -105,7 +105,7 @@ def policy_of(cluster, key: GroupKey, features: Optional["Features"]) -> Tuple[O
     if len(key) == 4:
         ns, wl_name, group, _ = key
         wl = cluster.get("Workload", ns, wl_name)
-        if wl is None:
+        if wl is None or not wl.api_version.startswith(GROUP + "/"):
             return f'waiting for pods\'s workload "{wl_name}" to appear in scheduling queue', None
         for pg in (wl.raw.get("spec") or {}).get("podGroups") or ():
             if (pg or {}).get("name") == group:
@@ -113,7 +113,7 @@ def policy_of(cluster, key: GroupKey, features: Optional["Features"]) -> Tuple[O
         return f'pod group "{group}" doesn\'t exist for a workload "{wl_name}"', None
     ns, name = key
     pg = cluster.get("PodGroup", ns, name)
-    if pg is None:
+    if pg is None or not pg.api_version.startswith(GROUP + "/"):
         return f'waiting for pods\'s pod group "{name}" to appear in scheduling queue', None
     return None, ((pg.raw.get("spec") or {}).get("schedulingPolicy") or {})
 

@@ -52,6 +52,9 @@ _EP_HOOKS: List[Tuple[str, str, str]] = [
     ("permit", "permit", "PermitPlugin"),
     ("preEnqueue", "pre_enqueue", "PreEnqueuePlugin"),
     ("queueSort", "less", "QueueSortPlugin"),
+    # v1.36 (TopologyAwareWorkloadScheduling): the pod group cycle's placements
+    ("placementGenerate", "generate_placements", "PlacementGeneratePlugin"),
+    ("placementScore", "score_placement", "PlacementScorePlugin"),
 ]
 _SPEC_ARGS: Dict[str, Tuple[str, ...]] = {}
 _HOOK_NAMES = frozenset(n for n in dir(ExtensionPointSpecs) if not n.startswith("_"))
@@ -426,6 +429,13 @@ class Framework:
                               f'"{self.profile_name}"', file=source, key=where)
         self._score_weights(list((plugins.get("score") or {}).get("enabled") or [])
                             + list((plugins.get("multiPoint") or {}).get("enabled") or []), source, where)
+        # placementScorePluginWeight: the first entry for a plugin (placementScore, multiPoint)
+        self.placement_score_weight: Dict[str, int] = {}
+        for e in (list((plugins.get("placementScore") or {}).get("enabled") or [])
+                  + list((plugins.get("multiPoint") or {}).get("enabled") or [])):
+            if e["name"] not in self.placement_score_weight and implements(self.plugins_map.get(e["name"]),
+                                                                              "score_placement"):
+                self.placement_score_weight[e["name"]] = int(e.get("weight") or 0) or 1
         for pc in self.ep_plugins["score"]:
             if self.score_plugin_weight.get(pc.name, 0) == 0:
                 raise ConfigError(f'score plugin "{pc.name}" is not configured with weight',
@@ -1122,7 +1132,9 @@ class Framework:
             except Exception:
                 pass  # Unreserve must not fail; upstream has no status to report either
 
-    def run_permit_plugins(self, state, pod, node_name: str) -> Optional[Status]:
+    def run_permit_plugins(self, state, pod, node_name: str, add_waiting: bool = True) -> Optional[Status]:
+        """RunPermitPlugins; a Wait adds the pod to the waiting pods (AddWaitingPod) unless
+        `add_waiting` is False (v1.36's pod group cycle only checks Permit)."""
         waits: Dict[str, float] = {}
         for pc in self.permit_plugins:
             try:
@@ -1144,7 +1156,8 @@ class Framework:
                         f'running Permit plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
         if waits:
             now = self.clock.now() if self.clock is not None else 0.0
-            self.waiting_pods[pod.uid] = WaitingPod(pod, waits, now)
+            if add_waiting:
+                self.waiting_pods[pod.uid] = WaitingPod(pod, waits, now)
             return Status(Code.Wait, f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"')
         return None
 

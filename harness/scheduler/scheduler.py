@@ -103,6 +103,8 @@ class Scheduler:
     """One kube-scheduler: profiles (frameworks), cache, queue, and the event handlers."""
 
     event_seq = 0  # cluster events received (a pod in error is retried after one)
+    workload_manager: Optional[WorkloadManager] = None  # GenericWorkload on
+    gang_scheduling = False  # the GangScheduling gate
 
     def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
                  seed: int = 0, source: str = "config", clock=None, name: str = "",

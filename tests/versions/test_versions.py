@@ -78,8 +78,9 @@ def test_newest_modelled_is_the_default():
     ("v1.36", {"PodLevelResources": "no"}, "invalid value of PodLevelResources=no"),
     ("v1.36", {"GenericWorkload": True}, None),  # the Workload API is modelled both ways
     ("v1.35", {"GenericWorkload": True, "GangScheduling": True}, None),
-    ("v1.36", {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True,
-               "WorkloadAwarePreemption": True}, None),
+    ("v1.36", {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True}, None),
+    ("v1.36", {"GenericWorkload": True, "GangScheduling": True, "WorkloadAwarePreemption": True},
+     "feature gate WorkloadAwarePreemption=true is not modelled by schedharness"),
     ("v1.36", {"GenericWorkload": True, "DRAWorkloadResourceClaims": True},
      "feature gate DRAWorkloadResourceClaims=true is not modelled by schedharness"),
     ("v1.34", {"PodLevelResources": False}, "PodLevelResources=false is not modelled"),
