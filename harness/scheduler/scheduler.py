@@ -482,7 +482,8 @@ class Scheduler:
                 cycles += 1
                 if cycles > max_cycles:
                     raise UserError(f"the scheduler did not become quiet after {max_cycles} scheduling "
-                                    f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued)")
+                                    f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued"
+                                    f"{self._retry_loop_detail()})")
                 continue
             target = self.next_timer(quiet=until is None)
             if until is not None:
@@ -501,6 +502,29 @@ class Scheduler:
                 raise never_quiet([self], wait_limit)
             self.clock.advance_to(target)
             cycles = 0
+
+    def _retry_loop_detail(self) -> str:
+        """What keeps a scheduler busy at one instant: the pods retried most, and when they
+        belong to a pod group (v1.36), the loop kube-scheduler runs forever there."""
+        top = self.most_attempted()
+        if not top:
+            return ""
+        pods = ", ".join(f"{key} ({count} attempts)" for key, count in top)
+        groups = []
+        if self.workload_manager is not None and self.features.version.minor >= 36:
+            keys = {p.key: p for p in self.cluster.list("Pod")}
+            for key, _ in top:
+                pod = keys.get(key)
+                g = (pod.spec.get("schedulingGroup") or {}).get("podGroupName") if pod is not None else None
+                if g and f"{pod.namespace}/{g}" not in groups:
+                    groups.append(f"{pod.namespace}/{g}")
+        if not groups:
+            return f": {pods}"
+        return (f": {pods}; pod group {', '.join(groups)} is retried at once after every failed pod group "
+                f"cycle, with no backoff: GangScheduling's Permit activates the members still unplaced and "
+                f"scheduleOnePodGroup pops every member again (PopSpecificPod), so kube-scheduler v1.36 "
+                f"repeats the cycle forever; change the case so that the group fits or some member stays "
+                f"out of the queue")
 
     def most_attempted(self, n: int = 3) -> List[Tuple[str, int]]:
         """The pods with the most scheduling attempts, as (namespace/name, attempts)."""
