@@ -129,8 +129,9 @@ def gang_min_count(policy: Optional[Mapping]) -> Optional[int]:
 # ------------------------------------------------------------------------------------------------
 # validation (pkg/apis/scheduling/validation)
 # ------------------------------------------------------------------------------------------------
-def _policy(policy: Any, path: str) -> None:
-    """validatePodGroupPolicy (v1alpha1) / validatePodGroupSchedulingPolicy (v1alpha2)."""
+def _policy(policy: Any, path: str, declarative: bool = False) -> None:
+    """validatePodGroupPolicy (v1alpha1, handwritten) / Validate_PodGroupSchedulingPolicy
+    (v1alpha2, declarative: +union, minCount +k8s:required +k8s:minimum=1)."""
     from .object_validation import _int, _invalid, _required, _wrong_type
 
     if policy is None:
@@ -138,17 +139,28 @@ def _policy(policy: Any, path: str) -> None:
     if not isinstance(policy, Mapping):
         _wrong_type(path, "an object", policy)
     set_fields = [f"`{k}`" for k in ("basic", "gang") if policy.get(k) is not None]
-    if not set_fields:
-        _required(path, "exactly one of `basic`, `gang` is required")
-    if len(set_fields) > 1:
-        _invalid(path, "{" + ", ".join(set_fields) + "}",
-                 "exactly one of `basic`, `gang` is required, but multiple fields are set")
+    if declarative:
+        if not set_fields:
+            _invalid(path, "", "must specify one of: `basic`, `gang`")
+        if len(set_fields) > 1:
+            _invalid(path, "{" + ", ".join(set_fields) + "}", "must specify exactly one of: `basic`, `gang`")
+    else:
+        if not set_fields:
+            _required(path, "exactly one of `basic`, `gang` is required")
+        if len(set_fields) > 1:
+            _invalid(path, "{" + ", ".join(set_fields) + "}",
+                     "exactly one of `basic`, `gang` is required, but multiple fields are set")
     gang = policy.get("gang")
     if gang is not None:
         if not isinstance(gang, Mapping):
             _wrong_type(f"{path}.gang", "an object", gang)
         n = _int(gang, "minCount", f"{path}.gang", 32) or 0
-        if n <= 0:  # ValidatePositiveField
+        if declarative:
+            if n == 0:  # RequiredValue
+                _required(f"{path}.gang.minCount", "")
+            if n < 1:  # Minimum
+                _invalid(f"{path}.gang.minCount", n, "must be greater than or equal to 1")
+        elif n <= 0:  # ValidatePositiveField
             _invalid(f"{path}.gang.minCount", n, "must be greater than zero")
 
 
@@ -188,8 +200,11 @@ def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> No
             from .object_validation import _wrong_type
             _wrong_type(gp, "an object", g)
         _group_name(g.get("name"), f"{gp}.name", seen)
-        _policy(g.get("policy" if v1alpha1 else "schedulingPolicy"), f"{gp}.{'policy' if v1alpha1 else 'schedulingPolicy'}")
-        if not v1alpha1:
+        if v1alpha1:
+            _policy(g.get("policy"), f"{gp}.policy")
+        else:
+            _policy(g.get("schedulingPolicy"), f"{gp}.schedulingPolicy", declarative=True)
+            _gated_fields(g, gp, features)
             _constraints(g.get("schedulingConstraints"), f"{gp}.schedulingConstraints")
 
 
@@ -208,6 +223,23 @@ def _constraints(c: Any, path: str) -> None:
             _invalid(f"{path}.topology[{i}].key", k, msg)
 
 
+def _gated_fields(spec: Mapping, path: str, features: Optional["Features"]) -> None:
+    """The v1alpha2 fields forbidden with their gate off (+k8s:ifDisabled(...)=+k8s:forbidden):
+    schedulingConstraints (TopologyAwareWorkloadScheduling); disruptionMode, priorityClassName,
+    priority (WorkloadAwarePreemption)."""
+    from .object_validation import _fail
+
+    for key, gate in (("schedulingConstraints", "TopologyAwareWorkloadScheduling"),
+                      ("disruptionMode", "WorkloadAwarePreemption"),
+                      ("priorityClassName", "WorkloadAwarePreemption"),
+                      ("priority", "WorkloadAwarePreemption")):
+        value = spec.get(key)
+        if value is None or value == "":
+            continue
+        if features is None or not features.get(gate, False):
+            _fail(f"{path}.{key}", "Forbidden")  # field.Forbidden(path, "")
+
+
 def validate_pod_group(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidatePodGroup (v1alpha2): a policy, the template reference's names, the constraints."""
     from .object_validation import _map, _required
@@ -219,7 +251,8 @@ def validate_pod_group(obj: Mapping, features: Optional["Features"] = None) -> N
         for k in ("workloadName", "podGroupTemplateName"):
             if not w.get(k):
                 _required(f"spec.podGroupTemplateRef.workload.{k}", "")
-    _policy(spec.get("schedulingPolicy"), "spec.schedulingPolicy")
+    _policy(spec.get("schedulingPolicy"), "spec.schedulingPolicy", declarative=True)
+    _gated_fields(spec, "spec", features)
     _constraints(spec.get("schedulingConstraints"), "spec.schedulingConstraints")
     dm = spec.get("disruptionMode")
     if dm is not None and dm not in ("Pod", "PodGroup"):

@@ -69,9 +69,14 @@ def one_error_line(path, capsys, fragment):
     ("v1.35", dict(workload(), spec={"podGroups": []}), "spec.podGroups: Required value: must have at least one item"),
     ("v1.35", dict(workload(), spec={"podGroups": [{"name": "Bad_Name", "policy": {"basic": {}}}]}),
      "spec.podGroups[0].name: Invalid value"),
-    ("v1.36", pod_group(min_count=-1), "spec.schedulingPolicy.gang.minCount: Invalid value: -1"),
-    ("v1.36", dict(pod_group(), spec={"schedulingPolicy": {"gang": {"minCount": 2}}, "disruptionMode": "All"}),
-     'spec.disruptionMode: Unsupported value: "All"'),
+    ("v1.36", pod_group(min_count=-1), "spec.schedulingPolicy.gang.minCount: Invalid value: -1: must be greater "
+                                       "than or equal to 1"),
+    ("v1.36", pod_group(min_count=0), "spec.schedulingPolicy.gang.minCount: Required value"),
+    ("v1.36", dict(pod_group(), spec={"schedulingPolicy": {}}),
+     'spec.schedulingPolicy: Invalid value: "": must specify one of: `basic`, `gang`'),
+    # declarative validation: a gated field is forbidden with its gate off
+    ("v1.36", pod_group(schedulingConstraints={"topology": [{"key": "zone"}]}), "spec.schedulingConstraints: Forbidden"),
+    ("v1.36", pod_group(priorityClassName="high"), "spec.priorityClassName: Forbidden"),
     ("v1.36", dict(pod_group(), spec={"schedulingPolicy": {"gang": {"minCount": 2}}, "minMember": 2}),
      'strict decoding error: unknown field "spec.minMember"'),
 ])
@@ -172,3 +177,23 @@ def test_a_third_party_placement_generator_restricts_the_group(tmp_path):
     res = run_case(load_case(path), registry=reg)
     assert EvenNodesOnly.calls >= 1
     assert sorted(p.node_name for p in res.scheduler.cluster.list("Pod")) == ["n2", "n4"]
+
+
+@pytest.mark.parametrize("version, obj, change, fragment", [
+    ("v1.35", workload(), {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": 2}}}]},
+     "update[0].podGroups: the API server refuses this update: Invalid value"),
+    ("v1.36", pod_group(), {"schedulingPolicy": {"gang": {"minCount": 2}}},
+     "update[0].spec.schedulingPolicy: the API server refuses this update: Invalid value: null: field is immutable"),
+])
+def test_the_workload_api_spec_is_immutable(tmp_path, capsys, version, obj, change, fragment):
+    updated = dict(obj, spec=change)
+    path = write(tmp_path, [node("n"), obj], [], version=version, steps=[{"update": [updated]}])
+    one_error_line(path, capsys, fragment)
+
+
+def test_the_pods_group_reference_is_immutable(tmp_path, capsys):
+    moved = member("w-0", group="other")
+    path = write(tmp_path, [node("n", cpu="0"), pod_group()], [member("w-0")], steps=[{"update": [moved]}])
+    rc = main(["run", path])
+    err = capsys.readouterr().err
+    assert rc == 2 and "spec" in err and "w-0" not in err.split(":")[0], err
