@@ -197,3 +197,17 @@ def test_the_pods_group_reference_is_immutable(tmp_path, capsys):
     rc = main(["run", path])
     err = capsys.readouterr().err
     assert rc == 2 and "spec" in err and "w-0" not in err.split(":")[0], err
+
+
+def test_json_reports_each_pod_group(tmp_path, capsys):
+    import json
+
+    pods = [member("w-0", cpu="9"), member("w-1", cpu="9")]
+    path = write(tmp_path, [node("n"), pod_group(min_count=2)], pods)
+    main(["run", "--json", path])
+    (out,) = json.loads(capsys.readouterr().out)
+    g = out["podGroups"]["default/g"]
+    assert (g["policy"], g["minCount"], g["bound"]) == ("gang", 2, 0)
+    assert g["members"] == {"default/w-0": None, "default/w-1": None}
+    assert "Insufficient cpu" in g["unbound"]["default/w-1"]["message"]
+    assert g["condition"]["status"] == "False"
