@@ -73,6 +73,8 @@ def test_example_coscheduling_conforms_on_its_cases(case):
     ("BareZeroScore", "hooks-return-well-formed"),
     ("Score500", "normalize-score-range"),
     ("PreflightRejecter", "hooks-return-well-formed"),
+    ("StrayPlacement", "placements-within-parent"),
+    ("PlacementScore500", "placement-score-range"),
 ])
 def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
     report = check_plugin(plugin, modules=[BROKEN])

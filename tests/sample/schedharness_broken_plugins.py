@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
-                               Plugin, QueueingHint, Status, hookimpl)
+                               Placement, Plugin, QueueingHint, Status, hookimpl)
 
 
 class LeakyReserve(Plugin):
@@ -305,3 +305,26 @@ class PreflightRejecter(Plugin):
 PLUGINS += [PreflightRejecter]
 PLUGINS += [NodeLabeler, PodLabeler, PodAnnotator, PodStatusWriter, NeighbourRelabeler, Raiser,
             BareZeroScore, Score500]
+
+
+class StrayPlacement(Plugin):
+    """PlacementGenerate (v1.36) returns a placement holding every node, whatever its parent."""
+
+    name = "StrayPlacement"
+
+    @hookimpl
+    def generate_placements(self, state, pod_group, parent_placement):
+        return [Placement("everything", list(self.handle.snapshot.list()))], None
+
+
+class PlacementScore500(Plugin):
+    """PlacementScore (v1.36) returns 500 and has no NormalizePlacementScore."""
+
+    name = "PlacementScore500"
+
+    @hookimpl
+    def score_placement(self, state, pod_group, placement):
+        return 500, None
+
+
+PLUGINS += [StrayPlacement, PlacementScore500]
