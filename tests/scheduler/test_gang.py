@@ -211,3 +211,19 @@ def test_json_reports_each_pod_group(tmp_path, capsys):
     assert g["members"] == {"default/w-0": None, "default/w-1": None}
     assert "Insufficient cpu" in g["unbound"]["default/w-1"]["message"]
     assert g["condition"]["status"] == "False"
+
+
+def test_diff_runs_a_gang_case_in_each_versions_api(capsys):
+    """diff --kubernetes-version v1.35 --kubernetes-version v1.36 rewrites a gang case for the
+    other version's Workload API (workloadRef <-> schedulingGroup, a Workload's pod groups <->
+    PodGroups named <workload>-<group>): the same gangs bind on both sides."""
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    cases = [os.path.join(root, "cases", "gang", n) for n in (
+        "gang-workload-created-later-v135.yaml", "gang-podgroup-created-later-v136.yaml",
+        "gang-basic-policy-not-gated-v135.yaml", "gang-none-fits-parks-v136.yaml")]
+    rc = main(["diff", "--kubernetes-version", "v1.35", "--kubernetes-version", "v1.36", *cases])
+    out = capsys.readouterr()
+    assert rc == 0, out.out + out.err
+    assert "runs under one side only" not in out.out, out.out
