@@ -227,3 +227,11 @@ def test_diff_runs_a_gang_case_in_each_versions_api(capsys):
     out = capsys.readouterr()
     assert rc == 0, out.out + out.err
     assert "runs under one side only" not in out.out, out.out
+
+
+def test_explain_names_the_group_and_why_each_member_is_unbound(tmp_path, capsys):
+    path = write(tmp_path, [node("n", cpu="2"), pod_group(min_count=2)], [member("w-0", cpu="3"), member("w-1", cpu="3")])
+    main(["explain", path, "default/w-0"])
+    out = capsys.readouterr().out
+    assert "pod group default/g (gang, minCount 2): 0 of 2 members bound; PodGroupScheduled False (Unschedulable)" in out
+    assert "default/w-0 [unschedulable]: 0/1 nodes are available: 1 Insufficient cpu." in out
