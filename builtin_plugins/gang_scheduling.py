@@ -29,6 +29,12 @@ PERMIT_TIMEOUT = 300.0  # v1.36's permitTimeoutDuration
 class GangScheduling(Plugin):
     name = NAME
 
+    def __new__(cls, args: Optional[Dict[str, Any]] = None, handle: Any = None):
+        # v1.36's plugin has no Reserve: the same name, the class without those hooks
+        if cls is GangScheduling and features_of(handle).version.minor >= 36:
+            cls = GangSchedulingV136
+        return super().__new__(cls)
+
     def __init__(self, args: Optional[Dict[str, Any]] = None, handle: Any = None):
         fts = features_of(handle)
         if "GangScheduling" not in fts:
@@ -94,8 +100,7 @@ class GangScheduling(Plugin):
     # -- Reserve -------------------------------------------------------------------------------
     @hookimpl
     def reserve(self, state, pod, node_name):
-        """Reserve (v1.35): the pod counts as assumed; v1.36's cache does the same when it
-        assumes the pod."""
+        """Reserve (v1.35): the pod counts as assumed in the workload manager."""
         info = self._info(pod)
         if info is not None:
             info.assume_pod(pod.uid)
@@ -142,6 +147,14 @@ class GangScheduling(Plugin):
             if wp is not None:
                 wp.allow(NAME)
         return None, 0
+
+
+class GangSchedulingV136(GangScheduling):
+    """v1.36's GangScheduling: no Reserve/Unreserve (the cache counts a pod of the group when it
+    assumes it, Cache.assume_pod)."""
+
+    reserve = None
+    unreserve = None
 
 
 PLUGINS = [GangScheduling]

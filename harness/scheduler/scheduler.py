@@ -139,6 +139,8 @@ class Scheduler:
         self.workload_manager: Optional[WorkloadManager] = (
             WorkloadManager(self.features) if self.features.get("GenericWorkload", False) else None)
         self.gang_scheduling = self.features.get("GangScheduling", False)
+        if self.workload_manager is not None and self.features.version.minor >= 36:
+            self.cache.pod_groups = self.workload_manager  # the cache's pod group states
         self.profiles: Dict[str, Framework] = {}
         waiting_pods: Dict[str, Any] = {}
         pods_in_pre_bind: Dict[str, Any] = {}  # podsInPreBind (v1.36), as waitingPods shared
