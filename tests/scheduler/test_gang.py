@@ -235,3 +235,14 @@ def test_explain_names_the_group_and_why_each_member_is_unbound(tmp_path, capsys
     out = capsys.readouterr().out
     assert "pod group default/g (gang, minCount 2): 0 of 2 members bound; PodGroupScheduled False (Unschedulable)" in out
     assert "default/w-0 [unschedulable]: 0/1 nodes are available: 1 Insufficient cpu." in out
+
+
+def test_the_html_timeline_draws_each_pod_group_as_a_band(tmp_path):
+    from harness.html import case_view
+
+    steps = [{"expect": {"queue": {"w-0": "gated", "w-1": "gated"}}},
+             {"create": [pod_group(min_count=2)]}, {"expect": {"bindings": {"w-0": "n", "w-1": "n"}}}]
+    res = run_case(write(tmp_path, [node("n")], [member("w-0"), member("w-1")], steps=steps))
+    assert res.passed, res.failures
+    svg = str(case_view(res)["timeline"])
+    assert "pod group default/g (gang, minCount 2): 2 bound" in svg
