@@ -900,6 +900,10 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
+        if check is _pod:
+            from .workload import validate_pod_fields
+
+            validate_pod_fields(obj, features)  # spec.workloadRef / spec.schedulingGroup
         if check is _pod or check is _node or check is _dra or check is _workload_api:
             check(obj, features)
         elif check is not None:

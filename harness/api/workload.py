@@ -210,15 +210,20 @@ def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> No
 
 def _constraints(c: Any, path: str) -> None:
     """validatePodGroupSchedulingConstraints: topology keys are qualified names."""
-    from .object_validation import _invalid, _required
+    from .object_validation import _invalid, _required, _wrong_type
     from .validation import is_qualified_name
 
     if not isinstance(c, Mapping):
         return
-    for i, t in enumerate(c.get("topology") or ()):
+    topology = c.get("topology") or ()
+    if not isinstance(topology, list):
+        _wrong_type(f"{path}.topology", "a list", topology)
+    for i, t in enumerate(topology):
         k = (t or {}).get("key") if isinstance(t, Mapping) else None
         if not k:
             _required(f"{path}.topology[{i}].key", "")
+        if not isinstance(k, str):
+            _wrong_type(f"{path}.topology[{i}].key", "a string", k)
         for msg in is_qualified_name(k):
             _invalid(f"{path}.topology[{i}].key", k, msg)
 
@@ -258,6 +263,37 @@ def validate_pod_group(obj: Mapping, features: Optional["Features"] = None) -> N
     if dm is not None and dm not in ("Pod", "PodGroup"):
         from .object_validation import _unsupported
         _unsupported("spec.disruptionMode", dm, ["Pod", "PodGroup"])
+
+
+def validate_pod_fields(obj: Mapping, features: Optional["Features"] = None) -> None:
+    """The pod's reference to its group: v1.35's validateWorkloadReference (name a DNS
+    subdomain, podGroup and podGroupReplicaKey DNS labels), v1.36's validateSchedulingGroup
+    (podGroupName present, a DNS subdomain)."""
+    from .object_validation import _dns_label, _dns_subdomain, _fail, _wrong_type
+
+    spec = obj.get("spec")
+    if not isinstance(spec, Mapping) or features is None or not features.get(GATE, False):
+        return  # without the gate the field is dropped before validation (PrepareForCreate)
+    for field, children in (("workloadRef", (("name", _dns_subdomain), ("podGroup", _dns_label),
+                                             ("podGroupReplicaKey", _dns_label))),
+                            ("schedulingGroup", (("podGroupName", _dns_subdomain),))):
+        ref = spec.get(field)
+        if ref is None:
+            continue
+        path = f"spec.{field}"
+        if not isinstance(ref, Mapping):
+            _wrong_type(path, "an object", ref)
+        if field == "schedulingGroup" and ref.get("podGroupName") is None:
+            _fail(f"{path}.podGroupName", "Invalid value: null: must specify one of: `podGroupName`")
+        for key, check in children:
+            v = ref.get(key)
+            if key == "podGroupReplicaKey" and not v:
+                continue
+            if v is None:
+                v = ""
+            if not isinstance(v, str):
+                _wrong_type(f"{path}.{key}", "a string", v)
+            check(v, f"{path}.{key}")
 
 
 BY_KIND = {"Workload": validate_workload, "PodGroup": validate_pod_group}

@@ -246,3 +246,15 @@ def test_the_html_timeline_draws_each_pod_group_as_a_band(tmp_path):
     assert res.passed, res.failures
     svg = str(case_view(res)["timeline"])
     assert "pod group default/g (gang, minCount 2): 2 bound" in svg
+
+
+@pytest.mark.parametrize("version, ref, fragment", [
+    ("v1.35", {"workloadRef": {"name": "w", "podGroup": "Bad_Group"}}, "spec.workloadRef.podGroup: Invalid value"),
+    ("v1.35", {"workloadRef": {"name": "", "podGroup": "g"}}, "spec.workloadRef.name: Invalid value"),
+    ("v1.36", {"schedulingGroup": {}}, "spec.schedulingGroup.podGroupName: Invalid value: null: must specify one of"),
+    ("v1.36", {"schedulingGroup": "g"}, "spec.schedulingGroup: must be an object"),
+])
+def test_the_pods_group_reference_is_validated(tmp_path, capsys, version, ref, fragment):
+    bad = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": dict(ref, containers=[{"name": "c", "image": "i"}])}
+    one_error_line(write(tmp_path, [node("n")], [bad], version=version), capsys, fragment)
