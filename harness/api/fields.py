@@ -436,6 +436,8 @@ def unknown_field(obj: Dict[str, Any], kind: str, minor: int = 34) -> Optional[s
     if struct is None:
         return None
     table = _compiled(minor)
+    if struct not in table:
+        return None  # a kind this minor does not have (the Workload API: v1.35 on)
     bad = _find(obj, table[struct], table, True)
     return None if bad is None else _path(bad)
 
