@@ -28,6 +28,8 @@ _MODULES = [
     "interpodaffinity",
     "dynamic_resources",
     "default_preemption",
+    "gang_scheduling",
+    "topology_aware",
     "image_locality",
     "default_binder",
 ]

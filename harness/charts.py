@@ -81,13 +81,19 @@ def sweep_chart_svg(rows: List[Dict[str, Any]], labels: Optional[List[str]] = No
 SLOT = 22  # px between two attempts on the timeline
 
 
-def timeline_svg(attempts: Dict[str, List[Dict[str, Any]]], steps: List[Dict[str, Any]]) -> str:
+def timeline_svg(attempts: Dict[str, List[Dict[str, Any]]], steps: List[Dict[str, Any]],
+                 groups: Optional[Dict[str, str]] = None) -> str:
     """The attempt history of a case with steps as a picture: a lane per pod, a dot per attempt
     (colour: its result; tooltip: time, event, node, rejecting plugins), in the order things
     happened: the attempts made by the end of each step (its observation's attempt counts), then
     a dashed line for that step with its virtual time. Steps without attempts in between share
-    a line. `steps`: {index, action, time, attempts: {pod: count}}."""
+    a line. `steps`: {index, action, time, attempts: {pod: count}}. `groups`: pod -> the
+    description of its pod group (the Workload API): a group's lanes are drawn together, in a
+    shaded band named after it."""
     pods = list(attempts)
+    if groups:
+        order = list(dict.fromkeys(groups.get(p, "") or p for p in pods))
+        pods.sort(key=lambda p: order.index(groups.get(p, "") or p))
     lane, left, top = 26, 170, 30
     placed = {pod: 0 for pod in pods}  # attempts of each pod drawn so far
     x = left + SLOT / 2
@@ -119,7 +125,12 @@ def timeline_svg(attempts: Dict[str, List[Dict[str, Any]]], steps: List[Dict[str
     width = max(int(x) + 170, 600)
     lanes = [{"pod": pod, "y": top + lane * i + lane / 2, "marks": marks[pod]} for i, pod in enumerate(pods)]
     height = top + lane * max(1, len(pods)) + 60
-    return render("timeline.svg.j2", lanes=lanes, steps=step_lines, width=width, height=height,
+    bands = []
+    for name in dict.fromkeys((groups or {}).get(p) for p in pods):
+        rows = [i for i, p in enumerate(pods) if name and (groups or {}).get(p) == name]
+        if rows:
+            bands.append({"y": top + lane * rows[0] + 2, "h": lane * len(rows) - 4, "title": name})
+    return render("timeline.svg.j2", lanes=lanes, steps=step_lines, width=width, height=height, bands=bands,
                   left=left, right=width - 10, top=top, bottom=height - 40,
                   legend=list(COLORS_BY_RESULT.items()))
 

@@ -209,6 +209,9 @@ def run_under(task: Task) -> CaseOutcome:
         if task.config is not None:
             case = dataclasses.replace(case, config=copy.deepcopy(task.config))
         if task.kubernetes_version is not None:  # the case's own featureGates checked anew
+            from .case.workload_upgrade import for_version
+
+            case = for_version(case, task.kubernetes_version)  # a gang case in that version's API
             case = dataclasses.replace(case, kubernetes_version=task.kubernetes_version, features=None)
         from .case.loader import plugin_modules
 

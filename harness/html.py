@@ -111,7 +111,13 @@ def case_view(res) -> Dict[str, Any]:
     if res.case.steps:
         steps = [{"index": s.index, "action": s.action, "time": s.observation.time,
                   "attempts": s.observation.attempts} for s in res.steps]
-        timeline = timeline_svg({p["key"]: p["history"] for p in pods}, steps)
+        groups = {}
+        for name, g in (getattr(res, "pod_groups", None) or {}).items():
+            what = f"pod group {name} ({g.get('policy') or 'unknown'}" + (
+                f", minCount {g['minCount']}" if g.get("minCount") else "") + f"): {g.get('bound', 0)} bound"
+            for member in g.get("members") or {}:
+                groups[member] = what
+        timeline = timeline_svg({p["key"]: p["history"] for p in pods}, steps, groups)
     return {"name": res.case.name, "path": res.case.path, "passed": res.passed, "failures": res.failures,
             "pods": pods, "preempted": res.preempted, "timeline": Markup(timeline),
             "description": res.case.description, "version": res.case.features.describe()}

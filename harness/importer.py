@@ -108,6 +108,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     pending: List[Tuple[Tuple[str, str, str], str, str]] = []  # (creation order, key, text)
     dropped: Dict[str, int] = {}
     first_ref = None
+    workload_minor: Optional[int] = None  # the version whose Workload API the dump's objects use
     n = 0
     for where, item in iter_dump_items(path, UserError):
         objs: List[Tuple[str, Dict[str, Any]]] = []
@@ -122,7 +123,13 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
                 dropped[f"kind {kind}"] = dropped.get(f"kind {kind}", 0) + 1
                 continue
             obj = _clean(obj)
-            err = validate_object(obj)
+            gang_minor = _workload_api_minor(obj)
+            if gang_minor is not None:
+                if workload_minor is not None and workload_minor != gang_minor:
+                    raise UserError(f"the Workload API of v1.{gang_minor} after objects of v1.{workload_minor}'s "
+                                    f"(a dump holds one version's objects)", file=path, key=f"{key}.apiVersion")
+                workload_minor = gang_minor
+            err = validate_object(obj, _gang_features(gang_minor) if gang_minor is not None else None)
             if err is not None:
                 raise UserError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
             if kind == "Pod":
@@ -145,6 +152,10 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     head = {"apiVersion": "schedharness/v1alpha1", "kind": "Case",
             "metadata": {"name": case_name, "description": f"imported from {os.path.basename(path)}: "
                          f"{len(cluster)} cluster objects, {len(pending)} pending pods"}}
+    if workload_minor is not None:
+        # the Workload API exists only with its gates on: the case names them (and the version)
+        head["kubernetesVersion"] = f"v1.{workload_minor}"
+        head["featureGates"] = {"GenericWorkload": True, "GangScheduling": True}
     if pending:
         first_ref = "/".join(pending[0][0][1:])
     header = ("# Imported by `schedharness import`. Fill in `expect` with the outcome you expect, e.g.\n"
@@ -205,6 +216,29 @@ def _new_file_mode(path: str) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def _workload_api_minor(obj: Dict[str, Any]) -> Optional[int]:
+    """The Kubernetes minor whose Workload API an object uses: a Workload or PodGroup of
+    scheduling.k8s.io/v1alpha1 (v1.35) or v1alpha2 (v1.36), a pod with spec.workloadRef (v1.35)
+    or spec.schedulingGroup (v1.36); None for any other object."""
+    kind, api = obj.get("kind"), str(obj.get("apiVersion") or "")
+    if kind in ("Workload", "PodGroup") and api.startswith("scheduling.k8s.io/"):
+        return 35 if api.endswith("/v1alpha1") else 36
+    if kind == "Pod":
+        spec = obj.get("spec") or {}
+        if spec.get("workloadRef") is not None:
+            return 35
+        if spec.get("schedulingGroup") is not None:
+            return 36
+    return None
+
+
+def _gang_features(minor: int):
+    """The version and gates a dump's Workload API objects are checked with."""
+    from .versions import resolve
+
+    return resolve(f"v1.{minor}", {"GenericWorkload": True, "GangScheduling": True})
 
 
 def _object_text(obj: Dict[str, Any]) -> str:

@@ -420,11 +420,35 @@ def attempt_lines(rec, view: Optional[View] = None) -> List[str]:
     return lines
 
 
+def pod_group_lines(res: CaseResult, keys: List[str]) -> List[str]:
+    """The Workload API's pod groups of these pods (harness/case/pod_groups.py): policy, how
+    many members are bound, v1.36's PodGroupScheduled condition, and each unbound member with
+    why (its PodScheduled message: the plugin that rejected it)."""
+    lines: List[str] = []
+    for name, g in (getattr(res, "pod_groups", None) or {}).items():
+        members = list(g.get("members") or {})
+        if not any(k in members for k in keys):
+            continue
+        policy = g.get("policy") or "unknown"
+        head = f"pod group {name} ({policy}" + (f", minCount {g['minCount']}" if g.get("minCount") else "") + ")"
+        head += f": {g.get('bound', 0)} of {len(members)} members bound"
+        cond = g.get("condition")
+        if cond:
+            head += f"; PodGroupScheduled {cond.get('status')} ({cond.get('reason')})"
+        if g.get("missing"):
+            head += f"; {g['missing']}"
+        lines.append(head)
+        for member, why in (g.get("unbound") or {}).items():
+            msg = why.get("message") or "no attempt"
+            lines.append(f"  {member} [{why.get('queue')}]: {msg}")
+    return lines
+
+
 def explain_records(res: CaseResult, pod: Optional[str] = None, view: Optional[View] = None) -> List[str]:
     sched = res.scheduler
     view = view or view_of(res)
     keys = [pod_ref(pod)] if pod else list(sched.tracked_pods)
-    lines: List[str] = []
+    lines: List[str] = pod_group_lines(res, keys)
     for key in keys:
         recs = sched.records.get(key)
         final = res.bindings.get(key)

@@ -1,5 +1,7 @@
 """What the API server lets an update change in kinds other than Pod (pod_update.py has Pod):
-the immutable fields of PriorityClass, StorageClass, PersistentVolume and PersistentVolumeClaim.
+the immutable fields of PriorityClass, StorageClass, PersistentVolume and PersistentVolumeClaim,
+and of the Workload API's Workload and PodGroup (pkg/apis/scheduling: v1.35's
+ValidateWorkloadUpdate, v1.36's declarative +k8s:immutable).
 
 Mirrors ValidatePriorityClassUpdate (pkg/apis/scheduling/validation), ValidateStorageClassUpdate
 (pkg/apis/storage/validation), ValidatePersistentVolumeUpdate and
@@ -108,9 +110,39 @@ def _pvc(new: Dict[str, Any], old: Dict[str, Any]) -> Optional[Error]:
     return None
 
 
+def _workload(new: Dict[str, Any], old: Dict[str, Any]) -> Optional[Error]:
+    """ValidateWorkloadUpdate: v1alpha1 (v1.35, validateWorkloadSpecUpdate: its paths lack the
+    `spec.` prefix, as upstream's field.NewPath("podGroups")); v1alpha2 (v1.36, declarative
+    +k8s:immutable: Invalid(path, nil, "field is immutable"))."""
+    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    if str(new.get("apiVersion", "")).endswith("/v1alpha1"):
+        if old_spec.get("controllerRef") is not None:
+            err = _immutable("controllerRef", spec.get("controllerRef"), old_spec.get("controllerRef"))
+            if err:
+                return err
+        return _immutable("podGroups", spec.get("podGroups"), old_spec.get("podGroups"))
+    for key in ("controllerRef", "podGroupTemplates"):
+        if spec.get(key) != old_spec.get(key):
+            return f"spec.{key}", f"Invalid value: null: {IMMUTABLE}"
+    return None
+
+
+def _pod_group(new: Dict[str, Any], old: Dict[str, Any]) -> Optional[Error]:
+    """Validate_PodGroupSpec's +k8s:immutable fields (v1.36)."""
+    if not str(new.get("apiVersion", "")).startswith("scheduling.k8s.io/"):
+        return None  # a plugin's custom resource of that kind
+    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    for key in ("podGroupTemplateRef", "schedulingPolicy", "schedulingConstraints", "resourceClaims",
+                "disruptionMode", "priorityClassName", "priority"):
+        if spec.get(key) != old_spec.get(key):
+            return f"spec.{key}", f"Invalid value: null: {IMMUTABLE}"
+    return None
+
+
 _BY_KIND: Dict[str, Callable[[Dict[str, Any], Dict[str, Any]], Optional[Error]]] = {
     "PriorityClass": _priority_class, "StorageClass": _storage_class,
     "PersistentVolume": _pv, "PersistentVolumeClaim": _pvc,
+    "Workload": _workload, "PodGroup": _pod_group,
 }
 
 

@@ -30,7 +30,7 @@ SCHEDULING_KINDS = (
     "Node", "Pod", "Namespace", "PriorityClass", "PersistentVolume", "PersistentVolumeClaim",
     "StorageClass", "CSINode", "CSIDriver", "Service", "ReplicaSet", "StatefulSet",
     "ReplicationController", "PodDisruptionBudget", "DeviceClass", "ResourceSlice", "ResourceClaim",
-    "ResourceClaimTemplate", "VolumeAttachment", "CSIStorageCapacity",
+    "ResourceClaimTemplate", "VolumeAttachment", "CSIStorageCapacity", "Workload", "PodGroup",
 )
 _OTHER_KINDS = {
     "Deployment", "DaemonSet", "Job", "CronJob", "ConfigMap", "Secret", "ServiceAccount",
@@ -1004,6 +1004,17 @@ for _kind in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTem
     _BY_KIND[_kind] = _dra
 
 
+def _workload_api(obj: Mapping, features: Optional["Features"] = None) -> None:
+    """pkg/apis/scheduling/validation's Workload and PodGroup (harness/api/workload.py)."""
+    from .workload import BY_KIND
+
+    BY_KIND[obj["kind"]](obj, features)
+
+
+for _kind in ("Workload", "PodGroup"):
+    _BY_KIND[_kind] = _workload_api
+
+
 def _edit_distance(a: str, b: str) -> int:
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
@@ -1029,11 +1040,16 @@ def kind_typo(kind: str) -> Optional[str]:
 def _strict_decoding(obj: Mapping, kind: str, features: Optional["Features"]) -> None:
     """What the API server's strict decoding refuses before validating (kubectl's default
     --validate=strict): a group/version that does not serve the kind, a field its type lacks."""
-    why = fields.check_api_version(kind, obj.get("apiVersion"))
-    if why is not None:
-        _fail("apiVersion", why)
     if features is None:
         from ..versions import DEFAULT as features
+    if kind in ("Workload", "PodGroup"):
+        from .workload import api_version_problem
+
+        why = api_version_problem(kind, obj.get("apiVersion"), features)
+    else:
+        why = fields.check_api_version(kind, obj.get("apiVersion"))
+    if why is not None:
+        _fail("apiVersion", why)
     minor = features.version.minor
     bad = fields.unknown_field(obj, kind, minor)
     if bad is not None:
@@ -1053,10 +1069,16 @@ def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional
         if typo:
             _invalid("kind", kind, f"unknown kind; did you mean {typo}?")
         _str(obj, "apiVersion", "")
+        if kind in ("Workload", "PodGroup") and not str(obj.get("apiVersion") or "").startswith("scheduling.k8s.io/"):
+            return None  # a plugin's custom resource of that kind (the coscheduling PodGroup)
         _strict_decoding(obj, kind, features)
         _object_meta(obj, kind)
         check = _BY_KIND.get(kind)
-        if check is _pod or check is _node or check is _dra:
+        if check is _pod:
+            from .workload import validate_pod_fields
+
+            validate_pod_fields(obj, features)  # spec.workloadRef / spec.schedulingGroup
+        if check is _pod or check is _node or check is _dra or check is _workload_api:
             check(obj, features)
         elif check is not None:
             check(obj)

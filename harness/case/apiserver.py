@@ -123,13 +123,14 @@ class ApiServerDefaults:
         if kind == "Pod":
             self._default_pod(obj, key)
             self._drop_disabled_pod_status_fields(obj, old)
+            drop_disabled_workload_fields(obj.setdefault("spec", {}), (old or {}).get("spec"), self.features)
         elif kind == "Node":
             self._default_node(obj)
             self._drop_disabled_node_fields(obj)
         elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
             self._default_claim(obj)
         cr = self.custom_resources.get(kind)
-        if cr is not None:
+        if cr is not None and not builtin_workload_kind(obj):
             self._admit_custom(obj, cr, key)
         if kind in _NAMESPACED and not md.get("namespace"):
             md["namespace"] = "default"
@@ -285,6 +286,21 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def builtin_workload_kind(obj: Dict[str, Any]) -> bool:
+    """A Workload or PodGroup of the built-in scheduling.k8s.io group (a plugin package may
+    declare a custom resource of the same kind in its own group, as the coscheduling example's
+    scheduling.x-k8s.io PodGroup)."""
+    return obj.get("kind") in ("Workload", "PodGroup") and \
+        str(obj.get("apiVersion") or "").startswith("scheduling.k8s.io/")
+
+
+def drop_disabled_workload_fields(spec, old_spec, features) -> None:
+    """dropDisabledWorkloadRef / dropDisabledSchedulingGroup (harness/api/workload.py)."""
+    from ..api.workload import drop_disabled_pod_fields
+
+    drop_disabled_pod_fields(spec, old_spec, features)
+
+
 def check_object(obj: Any, key: str, path: str, features: Features = DEFAULT_FEATURES) -> None:
     """The API server's validation of one manifest (api.object_validation) as a CaseError."""
     err = validate_object(obj, features)
@@ -294,4 +310,4 @@ def check_object(obj: Any, key: str, path: str, features: Features = DEFAULT_FEA
 
 NAMESPACED_KINDS = _NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
                "ReplicationController", "PodDisruptionBudget", "ResourceClaim",
-               "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret", "Lease"}
+               "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret", "Lease", "Workload", "PodGroup"}

@@ -12,6 +12,7 @@ from typing import AbstractSet, Any, Dict, List, Optional, Union
 import copy
 
 from ..api.object_update import validate_object_update
+from .pod_groups import pod_group_outcomes
 from ..api.object_validation import SYSTEM_PRIORITY_CLASSES
 from ..api.objects import KubeObject, Pod, make_object
 from ..api.pod_update import validate_pod_update
@@ -86,6 +87,7 @@ class CaseResult:
     lease_history: Optional[List[Dict[str, Any]]] = None  # with replicas
     claims: Dict[str, Any] = field(default_factory=dict)  # DynamicResources' allocations
     coverage: Optional[Dict[str, Any]] = None  # extension points reached (`run --coverage`)
+    pod_groups: Dict[str, Any] = field(default_factory=dict)  # the Workload API's groups (pod_groups.py)
 
     def to_json(self) -> Dict[str, Any]:
         out = {"case": self.case.name, "file": self.case.path,
@@ -105,6 +107,8 @@ class CaseResult:
             out["leaseHistory"] = self.lease_history
         if self.claims:
             out["claims"] = self.claims
+        if self.pod_groups:
+            out["podGroups"] = self.pod_groups
         if self.case.steps:
             out["steps"] = [s.to_json() for s in self.steps]
         if self.coverage is not None:
@@ -499,6 +503,7 @@ def _run_case(case: Case, registry, explain: Union[bool, AbstractSet[str]]) -> C
     obs = run.observe()
     res.final = obs
     res.claims = claim_outcomes(run.cluster)
+    res.pod_groups = pod_group_outcomes(run.cluster, case.features, run.queue_state)
     if run.world is not None:
         res.lease_history = run.world.lease_history()
     res.bindings, res.preempted, res.nominated, res.messages = obs.bindings, obs.preempted, obs.nominated, obs.messages

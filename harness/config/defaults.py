@@ -51,6 +51,13 @@ def default_plugins(features: Features = DEFAULT_FEATURES) -> Dict[str, Any]:
     # default)
     if features.get("NodeDeclaredFeatures", False):
         enabled.append({"name": "NodeDeclaredFeatures"})
+    # applyGangScheduling (v1.35 on)
+    if features.get("GangScheduling", False):
+        enabled.append({"name": "GangScheduling"})
+    # applyTopologyAwareWorkloadScheduling (v1.36)
+    if features.get("TopologyAwareWorkloadScheduling", False):
+        enabled.append({"name": "TopologyPlacementGenerator"})
+        enabled.append({"name": "PodGroupPodsCount", "weight": 1})
     plugins: Dict[str, Any] = {k: {"enabled": [], "disabled": []} for k in PLUGIN_SET_KEYS}
     plugins["multiPoint"]["enabled"] = enabled
     return plugins

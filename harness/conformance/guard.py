@@ -16,6 +16,7 @@ from ..api.objects import KubeObject, Node, Pod
 from ..framework.blocking import is_task
 from ..framework.status import Code, Status
 from ..framework.prebind import PreBindPreFlightResult
+from ..framework.placement import Placement
 from ..framework.types import (NodeInfo, NodeToStatus, PodInfo, PostFilterResult, PreFilterResult,
                                QueuedPodInfo)
 
@@ -27,17 +28,21 @@ HOOK_NAMES = {
     "normalize_score": "NormalizeScore", "reserve": "Reserve", "unreserve": "Unreserve",
     "permit": "Permit", "pre_bind_pre_flight": "PreBindPreFlight", "pre_bind": "PreBind",
     "bind": "Bind", "post_bind": "PostBind",
+    "generate_placements": "PlacementGenerate", "score_placement": "PlacementScore",
+    "normalize_placement_score": "NormalizePlacementScore",
 }
 
 # what each hook returns; checked by `shape_problem`
 _STATUS_HOOKS = {"pre_enqueue", "filter", "add_pod", "remove_pod", "pre_score", "normalize_score",
-                 "reserve", "pre_bind_pre_flight", "pre_bind", "bind"}
+                 "reserve", "pre_bind_pre_flight", "pre_bind", "bind", "normalize_placement_score"}
 _TASK_HOOKS = {"reserve", "pre_bind", "bind", "permit"}  # may block (framework/blocking.py)
 WANT = {
     "pre_filter": "(PreFilterResult or None, Status or None)",
     "post_filter": "(PostFilterResult or None, Status)",
     "score": "(int score, Status or None)",
     "permit": "(Status or None, timeout seconds)",
+    "generate_placements": "(list of Placement, Status or None)",
+    "score_placement": "(int score, Status or None)",
     "less": "a bool",
 }
 
@@ -161,6 +166,11 @@ def shape_problem(hook: str, out: Any) -> Optional[str]:
               and not isinstance(out[1], bool))
     elif hook == "less":
         ok = isinstance(out, bool)
+    elif hook == "generate_placements":
+        ok = pair and (out[0] is None or (isinstance(out[0], (list, tuple))
+                                          and all(isinstance(p, Placement) for p in out[0]))) and _is_status(out[1])
+    elif hook == "score_placement":
+        ok = pair and type(out[0]) is int and _is_status(out[1])
     else:
         return None  # Unreserve, PostBind: nothing is read back
     return None if ok else WANT[hook]
@@ -170,9 +180,9 @@ def error_result(hook: str, message: str) -> Any:
     """What the framework makes of a raise or a malformed result: an Error status, in the
     hook's shape."""
     st = Status(Code.Error, err=RuntimeError(message))
-    if hook in ("pre_filter", "post_filter"):
+    if hook in ("pre_filter", "post_filter", "generate_placements"):
         return None, st
-    if hook == "score":
+    if hook in ("score", "score_placement"):
         return 0, st
     if hook == "permit":
         return st, 0

@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..api.objects import Pod, make_object
 from ..framework.cycle_state import CycleState
+from ..framework.placement import Placement, PlacementScore, PodGroupAssignments, PodGroupInfo
 from ..framework.runtime import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ..framework.status import Code, Status
 from ..framework.types import (ClusterEvent, NodeToStatus, PodInfo, QueuedPodInfo,
@@ -580,6 +581,75 @@ def rule_every_hook(ctx: Context) -> Optional[str]:
     return None
 
 
+# ---------------------------------------------------------------------------------------------
+# Placement (v1.36's pod group cycle)
+# ---------------------------------------------------------------------------------------------
+def _placement_sets(out: Any) -> Optional[List[Tuple[str, Tuple[str, ...]]]]:
+    if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], (list, tuple))):
+        return None
+    return [(p.name, tuple(sorted(ni.name for ni in p.nodes))) for p in out[0] if isinstance(p, Placement)]
+
+
+def rule_placements(ctx: Context) -> Optional[str]:
+    """PlacementGenerate: every placement's nodes come from the parent placement it was given,
+    and the same parent gives the same placements; PlacementScore: after
+    NormalizePlacementScore (or PlacementScore, without it) every score is an integer within
+    [0, 100], as RunPlacementScorePlugins requires."""
+    s = ctx.subject()
+    gen, score = s.implements("generate_placements"), s.implements("score_placement")
+    if not gen and not score:
+        return "not a PlacementGenerate or PlacementScore plugin"
+    pods = s.probe_pods()
+    group = PodGroupInfo("default", "conformance-group", pods)
+    nodes = s.nodes()
+    state = CycleState()
+    state.pod_group_cycle = True
+    found: List[Placement] = []
+    if gen:
+        for parent in (Placement("", list(nodes)), Placement("half", list(nodes[:max(1, len(nodes) // 2)]))):
+            out = s.call("generate_placements", state, group, parent)
+            sets = _placement_sets(out)
+            if sets is None:
+                continue  # hooks-return-well-formed names it
+            ctx.count("placements-within-parent")
+            allowed = {ni.name for ni in parent.nodes}
+            for p in out[0]:
+                extra = sorted(ni.name for ni in p.nodes if ni.name not in allowed)
+                if extra:
+                    ctx.fail("placements-within-parent",
+                             f'plugin "{ctx.name}": PlacementGenerate returned placement {p.name!r} with '
+                             f'node(s) {", ".join(extra)} outside the parent placement it was given '
+                             f'({len(allowed)} nodes)')
+            again = _placement_sets(s.call("generate_placements", state, group, parent))
+            if again is not None and sorted(again) != sorted(sets):
+                ctx.fail("placements-within-parent",
+                         f'plugin "{ctx.name}": PlacementGenerate gave different placements for the same '
+                         f'parent placement ({len(allowed)} nodes): {sorted(sets)} then {sorted(again)}')
+            found.extend(p for p in out[0] if p.nodes)
+    if score:
+        candidates = found or [Placement("all", list(nodes)), Placement("first", list(nodes[:1]))]
+        scores: List[PlacementScore] = []
+        for p in candidates:
+            assigned = [(pod, p.nodes[i % len(p.nodes)].name) for i, pod in enumerate(pods)] if p.nodes else []
+            out = s.call("score_placement", state, group, PodGroupAssignments(p, assigned))
+            if not (isinstance(out, tuple) and len(out) == 2) or (out[1] is not None and not out[1].is_success()):
+                continue
+            scores.append(PlacementScore(p, out[0]))
+        point = "PlacementScore"
+        if scores and s.implements("normalize_placement_score"):
+            st = s.call("normalize_placement_score", state, group, scores)
+            point = "NormalizePlacementScore"
+            if st is not None and not st.is_success():
+                scores = []
+        for ps in scores:
+            ctx.count("placement-score-range")
+            if type(ps.score) is not int or not MIN_NODE_SCORE <= ps.score <= MAX_NODE_SCORE:
+                ctx.fail("placement-score-range",
+                         f'plugin "{ctx.name}": {point} left placement {ps.placement.name!r} with score '
+                         f'{ps.score!r}, outside [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}]')
+    return None
+
+
 RuleFn = Callable[[Context], Optional[str]]
 
 # rule name -> (function, one-line statement)
@@ -594,6 +664,8 @@ RULES: Dict[str, Tuple[RuleFn, str]] = {
     "permit-wait-allow-reject-timeout": (rule_permit, "Permit's Wait, Allow, Reject and timeout are well formed"),
     "no-mutation-of-inputs": (rule_every_hook, "hooks leave every input unchanged (pod, node, NodeInfo and its pods)"),
     "hooks-return-well-formed": (rule_every_hook, "hooks neither raise nor return a result of the wrong shape"),
+    "placements-within-parent": (rule_placements, "PlacementGenerate keeps to its parent placement, the same way each time"),
+    "placement-score-range": (rule_placements, "placement scores end within [0, 100]"),
 }
 
 _ = QueueingHint  # re-exported for plugin authors writing hints

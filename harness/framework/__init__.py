@@ -4,6 +4,7 @@ from .custom_resources import CustomResource
 from .cycle_state import CycleState, NotFoundError
 from .extender_handler import extender
 from .hookspecs import hookimpl, hookspec
+from .placement import Placement, PlacementScore, PodGroupAssignments, PodGroupInfo
 from .plugin import Plugin
 from .prebind import PreBindCanceled, PreBindPreFlightResult
 from .status import Code, Status
@@ -23,5 +24,5 @@ __all__ = [
     "MAX_NODE_SCORE", "MIN_NODE_SCORE", "NodeInfo", "NodeScore", "NodeToStatus", "NotFoundError",
     "Plugin", "PodInfo", "PostFilterResult", "PreBindCanceled", "PreBindPreFlightResult", "PreFilterResult", "QueueingHint", "Resource",
     "Status", "WeightedAffinityTerm", "calculate_resource", "hookimpl", "hookspec",
-    "CLUSTER_START", "virtual_seconds",
+    "CLUSTER_START", "virtual_seconds", "Placement", "PlacementScore", "PodGroupAssignments", "PodGroupInfo",
 ]

@@ -20,7 +20,7 @@ class CycleState:
     __slots__ = ("_storage", "skip_score_plugins",
                  "skip_pre_bind_plugins", "parallel_pre_bind_plugins", "pre_bind_will_work",
                  "record_plugin_metrics", "get", "_skip_filter_plugins",
-                 "filter_calls", "filter_memo_key")
+                 "filter_calls", "filter_memo_key", "pod_group_cycle")
 
     def __init__(self) -> None:
         self._storage: Dict[str, Any] = {}
@@ -38,6 +38,8 @@ class CycleState:
         # PreBindPreFlights said Success (or did not run): the binding cycle is a pod in PreBind
         self.pre_bind_will_work = True
         self.record_plugin_metrics = False
+        # IsPodGroupSchedulingCycle (v1.36): this pod is placed in its pod group's cycle
+        self.pod_group_cycle = False
 
     @property
     def skip_filter_plugins(self) -> Set[str]:
@@ -72,4 +74,5 @@ class CycleState:
         c.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
         c.parallel_pre_bind_plugins = set(self.parallel_pre_bind_plugins)
         c.pre_bind_will_work = self.pre_bind_will_work
+        c.pod_group_cycle = self.pod_group_cycle
         return c

@@ -155,6 +155,31 @@ class ExtensionPointSpecs:
         are compared by repr). harness.framework.signers has the in-tree plugins' keys and
         signers."""
 
+    # ---- pod group cycle (v1.36, TopologyAwareWorkloadScheduling) ---------------------------
+    @hookspec
+    def generate_placements(self, state, pod_group, parent_placement) -> Tuple[List[Any], Optional[Any]]:
+        """PlacementGenerate (v1.36): split `parent_placement` (a ``harness.framework.Placement``
+        with ``name`` and ``nodes``, the NodeInfos it allows) into the placements the pod group
+        (``harness.framework.PodGroupInfo``: ``namespace``, ``name``, ``pods``) may be tried in;
+        returns (placements, Status). The pod group cycle runs its algorithm once per
+        placement, the snapshot restricted to that placement's nodes. Only the first enabled
+        PlacementGenerate plugin runs (RunPlacementGeneratePlugins); an empty list is
+        Unschedulable "no feasible placements found". Called with TopologyAwareWorkloadScheduling
+        on, for pods with ``spec.schedulingGroup``."""
+
+    @hookspec
+    def score_placement(self, state, pod_group, placement) -> Tuple[int, Optional[Any]]:
+        """PlacementScore (v1.36): score one feasible placement (a
+        ``harness.framework.PodGroupAssignments``: ``placement`` and ``proposed_assignments``,
+        the (pod, node name) pairs the algorithm found in it); returns (score, Status). After
+        NormalizePlacementScore every score must be in [0, 100]; the framework weighs it with
+        the plugin's weight and the highest total wins (ties at random)."""
+
+    @hookspec
+    def normalize_placement_score(self, state, pod_group, scores) -> Optional[Any]:
+        """PlacementScoreExtensions.NormalizePlacementScore: rewrite `scores` (a list of
+        ``harness.framework.PlacementScore``: ``placement`` and ``score``) in place."""
+
     # ---- binding cycle ----------------------------------------------------------------------
     @hookspec
     def pre_bind_pre_flight(self, state, pod, node_name) -> Optional[Any]:
@@ -201,4 +226,6 @@ EXTENSION_POINTS: Dict[str, Sequence[str]] = {
     "preBind": ("pre_bind",),
     "bind": ("bind",),
     "postBind": ("post_bind",),
+    "placementGenerate": ("generate_placements",),  # v1.36
+    "placementScore": ("score_placement", "normalize_placement_score"),  # v1.36
 }

@@ -52,6 +52,9 @@ _EP_HOOKS: List[Tuple[str, str, str]] = [
     ("permit", "permit", "PermitPlugin"),
     ("preEnqueue", "pre_enqueue", "PreEnqueuePlugin"),
     ("queueSort", "less", "QueueSortPlugin"),
+    # v1.36 (TopologyAwareWorkloadScheduling): the pod group cycle's placements
+    ("placementGenerate", "generate_placements", "PlacementGeneratePlugin"),
+    ("placementScore", "score_placement", "PlacementScorePlugin"),
 ]
 _SPEC_ARGS: Dict[str, Tuple[str, ...]] = {}
 _HOOK_NAMES = frozenset(n for n in dir(ExtensionPointSpecs) if not n.startswith("_"))
@@ -65,6 +68,15 @@ _UNROLLED_WILDCARD_RESOURCES = (
     EventResource.CSIStorageCapacity, EventResource.StorageClass, EventResource.ResourceClaim,
     EventResource.DeviceClass,
 )
+
+
+def unrolled_wildcard_resources(features) -> Tuple[EventResource, ...]:
+    """UnrollWildCardResource for a version and its gates: with GenericWorkload on, Workload
+    (v1.35) or PodGroup (v1.36) events too."""
+    if features is not None and features.get("GenericWorkload", False):
+        return _UNROLLED_WILDCARD_RESOURCES + (
+            EventResource.Workload if features.version.minor == 35 else EventResource.PodGroup,)
+    return _UNROLLED_WILDCARD_RESOURCES
 
 
 def _spec_args(hook: str) -> Tuple[str, ...]:
@@ -313,8 +325,11 @@ class Framework:
                  nominator=None, activator=None, waiting_pods: Optional[Dict[str, WaitingPod]] = None,
                  pods_in_pre_bind: Optional[Dict[str, PodInPreBind]] = None,
                  source: str = "config", features: Optional[Features] = None,
-                 extenders: Optional[List[Any]] = None):
+                 extenders: Optional[List[Any]] = None, workload_manager: Any = None):
         self.profile_name: str = profile.get("schedulerName", "")
+        # the scheduler's workload manager (handle.WorkloadManager(), GenericWorkload on): the
+        # pod groups' runtime state (harness/scheduler/workload_manager.py)
+        self.workload_manager = workload_manager
         # the Kubernetes version and feature gates (handle.feature_gates, as plugins read
         # feature.Features from the registry's options upstream)
         self.feature_gates: Features = features if features is not None else DEFAULT_FEATURES
@@ -336,7 +351,8 @@ class Framework:
         self.extenders: List[Any] = list(extenders or [])
         if self.extenders:
             self.enqueue_extensions.append(("Extender", [
-                ClusterEventWithHint(ClusterEvent(r, ActionType.All)) for r in _UNROLLED_WILDCARD_RESOURCES]))
+                ClusterEventWithHint(ClusterEvent(r, ActionType.All))
+                for r in unrolled_wildcard_resources(self.feature_gates)]))
         self._pm: Optional[pluggy.PluginManager] = None
         # kind -> CustomResource the registry's packages declared (their CRDs)
         self.custom_resources = custom_resources(registry)
@@ -413,6 +429,13 @@ class Framework:
                               f'"{self.profile_name}"', file=source, key=where)
         self._score_weights(list((plugins.get("score") or {}).get("enabled") or [])
                             + list((plugins.get("multiPoint") or {}).get("enabled") or []), source, where)
+        # placementScorePluginWeight: the first entry for a plugin (placementScore, multiPoint)
+        self.placement_score_weight: Dict[str, int] = {}
+        for e in (list((plugins.get("placementScore") or {}).get("enabled") or [])
+                  + list((plugins.get("multiPoint") or {}).get("enabled") or [])):
+            if e["name"] not in self.placement_score_weight and implements(self.plugins_map.get(e["name"]),
+                                                                              "score_placement"):
+                self.placement_score_weight[e["name"]] = int(e.get("weight") or 0) or 1
         for pc in self.ep_plugins["score"]:
             if self.score_plugin_weight.get(pc.name, 0) == 0:
                 raise ConfigError(f'score plugin "{pc.name}" is not configured with weight',
@@ -593,7 +616,8 @@ class Framework:
             except Exception as e:
                 raise ConfigError(f'plugin "{name}": events_to_register failed: {e}') from None
         else:
-            events = [ClusterEventWithHint(ClusterEvent(r, ActionType.All)) for r in _UNROLLED_WILDCARD_RESOURCES]
+            events = [ClusterEventWithHint(ClusterEvent(r, ActionType.All))
+                      for r in unrolled_wildcard_resources(self.feature_gates)]
         self.enqueue_extensions.append((name, events))
 
     # ------------------------------------------------------------------------------------------
@@ -1108,7 +1132,9 @@ class Framework:
             except Exception:
                 pass  # Unreserve must not fail; upstream has no status to report either
 
-    def run_permit_plugins(self, state, pod, node_name: str) -> Optional[Status]:
+    def run_permit_plugins(self, state, pod, node_name: str, add_waiting: bool = True) -> Optional[Status]:
+        """RunPermitPlugins; a Wait adds the pod to the waiting pods (AddWaitingPod) unless
+        `add_waiting` is False (v1.36's pod group cycle only checks Permit)."""
         waits: Dict[str, float] = {}
         for pc in self.permit_plugins:
             try:
@@ -1130,7 +1156,8 @@ class Framework:
                         f'running Permit plugin "{pc.name}": {s.as_error()}'), plugin=pc.name)
         if waits:
             now = self.clock.now() if self.clock is not None else 0.0
-            self.waiting_pods[pod.uid] = WaitingPod(pod, waits, now)
+            if add_waiting:
+                self.waiting_pods[pod.uid] = WaitingPod(pod, waits, now)
             return Status(Code.Wait, f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"')
         return None
 

@@ -556,6 +556,8 @@ class EventResource(str, enum.Enum):
     ResourceClaim = "resource.k8s.io/ResourceClaim"
     ResourceSlice = "resource.k8s.io/ResourceSlice"
     DeviceClass = "resource.k8s.io/DeviceClass"
+    Workload = "scheduling.k8s.io/Workload"  # v1.35
+    PodGroup = "scheduling.k8s.io/PodGroup"  # v1.36
     WildCard = "*"
 
 

@@ -165,11 +165,19 @@ class Cache:
         self._remove_pod(old)
         self._add_pod(new, False)
 
+    # v1.36: the pod group states the cache keeps (a WorkloadManager, GenericWorkload on): an
+    # assumed pod counts as scheduled in its group (podGroupState.assumePod / forgetPod)
+    pod_groups = None
+
     def assume_pod(self, pod: Pod) -> None:
         """AssumePod: the pod counts on its node before it is bound."""
         if pod.uid in self.pod_states:
             raise CacheError(f"pod {pod.key} is in the cache, so can't be assumed")
         self._add_pod(pod, True)
+        if self.pod_groups is not None:
+            info = self.pod_groups.pod_group_info(pod)
+            if info is not None:
+                info.assume_pod(pod.uid)
 
     def forget_pod(self, pod: Pod) -> bool:
         """ForgetPod: only an assumed pod can be forgotten; False where upstream returns an
@@ -179,6 +187,10 @@ class Cache:
             return False  # "was assumed on X but assigned to Y"
         if current is not None and pod.uid in self.assumed_pods:
             self._remove_pod(pod)
+            if self.pod_groups is not None:
+                info = self.pod_groups.pod_group_info(pod)
+                if info is not None:
+                    info.forget_pod(pod.uid)
             return True
         return False
 

@@ -406,17 +406,41 @@ class SchedulingQueue:
                 return None
             uid = pinfo.pod.uid
             self.in_queue.pop(uid, None)
-            pinfo.attempts += 1
-            if uid in self.in_flight:
+            if not self._move_to_in_flight(pinfo):
                 continue  # "tracked in multiple places": discarded
-            self.in_flight[uid] = len(self.in_flight_events)
-            self.scheduling_cycle += 1
-            pinfo.unschedulable_plugins = set()
-            pinfo.pending_plugins = set()
-            pinfo.gating_plugin = ""
-            pinfo.gating_plugin_events = []
-            self.unschedulable.refile(pinfo)
             return pinfo
+
+    def _move_to_in_flight(self, pinfo: QueuedPodInfo) -> bool:
+        """unlockedMovePodToInFlight (and Pop's reset of the rejecting plugins); False when the
+        pod is already in flight."""
+        uid = pinfo.pod.uid
+        pinfo.attempts += 1
+        if uid in self.in_flight:
+            return False
+        self.in_flight[uid] = len(self.in_flight_events)
+        self.scheduling_cycle += 1
+        pinfo.unschedulable_plugins = set()
+        pinfo.pending_plugins = set()
+        pinfo.gating_plugin = ""
+        pinfo.gating_plugin_events = []
+        self.unschedulable.refile(pinfo)
+        return True
+
+    def pop_specific_pod(self, pod: Pod) -> Optional[QueuedPodInfo]:
+        """PopSpecificPod (v1.36): activate the pod (as an event would), then take it from
+        activeQ into flight; None when it is not there (gated, in flight, unknown)."""
+        self.activate([pod])
+        uid = pod.uid
+        if self.in_queue.get(uid) != ACTIVE_Q:
+            return None
+        pinfo = next((it.pinfo for it in self.active if it.pinfo.pod.uid == uid), None)
+        if pinfo is None:
+            return None
+        self._remove_from_active(uid)
+        self.in_queue.pop(uid, None)
+        if not self._move_to_in_flight(pinfo):
+            return None
+        return pinfo
 
     def done(self, uid: str) -> None:
         """Done: the pod is no longer in flight."""

@@ -20,6 +20,7 @@ from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, 
                                PodInfo, QueuedPodInfo)
 
 from . import parallel_filter
+from .schedule_one_podgroup import PodGroupCycles
 from .extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE, ExtenderError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -215,7 +216,7 @@ def heap_order(totals: Sequence[int], randomizers: Optional[Sequence[int]] = Non
     return [heap.pop_index() for _ in range(len(heap))]
 
 
-class SchedulingCycles:
+class SchedulingCycles(PodGroupCycles):
     """The cycle functions of Scheduler, kept apart so each reads like its upstream namesake."""
 
     sched: "Scheduler"
@@ -235,12 +236,34 @@ class SchedulingCycles:
         if fw is None or pod.deletion_timestamp or s.cache.is_assumed_pod(pod):
             s.queue.done(pod.uid)
             return True
-        s.attempts[pod.uid] = pinfo.attempts
+        if s.workload_manager is not None and s.features.version.minor >= 36 and \
+                pod.spec.get("schedulingGroup") is not None:
+            # ScheduleOne (v1.36): a pod of a pod group brings its group to one cycle
+            self.schedule_one_pod_group(pinfo)
+            return True
+        record = self.new_record(pinfo)
         state = CycleState()
+        result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
+        self.after_scheduling_cycle(state, fw, pinfo, result, assumed_pinfo, status, record)
+        return True
+
+    def new_record(self, pinfo: QueuedPodInfo) -> "CycleRecord":
+        """A scheduling attempt of a popped pod: counted, and recorded for reports."""
+        s = self.sched
+        pod = pinfo.pod
+        s.attempts[pod.uid] = pinfo.attempts
         record = CycleRecord(pod.key, pinfo.attempts, s.virtual_time(), pinfo.requeue_event, s.name)
         if s.keep_records:
             s.records.setdefault(pod.key, []).append(record)
-        result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
+        return record
+
+    def after_scheduling_cycle(self, state: CycleState, fw: Framework, pinfo: QueuedPodInfo,
+                               result: "ScheduleResult", assumed_pinfo: QueuedPodInfo,
+                               status: Optional[Status], record: "CycleRecord") -> None:
+        """The rest of scheduleOne: the failure handler, or the binding goroutine (after the
+        wait at Permit)."""
+        s = self.sched
+        pod = pinfo.pod
         if status is not None and status.is_wait():
             # the binding goroutine starts now: its PreBindPreFlight step runs before it blocks
             # in WaitOnPermit (here: before the pod joins the waiting pods' loop)
@@ -250,14 +273,13 @@ class SchedulingCycles:
                 # the map until its timeout rejects it unheard; here it leaves the map now
                 fw.waiting_pods.pop(pod.uid, None)
                 self.handle_binding_cycle_error(state, fw, assumed_pinfo, result, st, record)
-                return True
+                return
             s.waiting.append((state, fw, result, assumed_pinfo, record))
-            return True
+            return
         if status is not None and not status.is_success():
             self.handle_scheduling_failure(fw, assumed_pinfo, status, result.nominating_info, record)
-            return True
+            return
         s.start_binding(self.binding_goroutine(state, fw, result, assumed_pinfo, record), pod.uid)
-        return True
 
     def binding_goroutine(self, state: CycleState, fw: Framework, result: ScheduleResult,
                           assumed: QueuedPodInfo, record: CycleRecord, pre_flight: bool = True) -> Task:
@@ -276,29 +298,43 @@ class SchedulingCycles:
     def scheduling_cycle(self, state: CycleState, fw: Framework, pinfo: QueuedPodInfo,
                          record: CycleRecord):
         """schedulingCycle: schedulePod, PostFilter on failure, assume, Reserve, Permit."""
+        result, status = self.scheduling_algorithm(state, fw, pinfo, record)
+        if status is not None:
+            return result, pinfo, status
+        return self.prepare_for_binding_cycle(state, fw, pinfo, result)
+
+    def scheduling_algorithm(self, state: CycleState, fw: Framework, pinfo: QueuedPodInfo,
+                             record: CycleRecord) -> Tuple["ScheduleResult", Optional[Status]]:
+        """schedulingAlgorithm: schedulePod, and PostFilter when no node fits."""
         s = self.sched
         pod = pinfo.pod
         try:
             result = self.schedule_pod(fw, state, pod, record)
         except NoNodesAvailable as e:
-            return (ScheduleResult(nominating_info=self.failure_nominating_info()), pinfo,
+            return (ScheduleResult(nominating_info=self.failure_nominating_info()),
                     Status(Code.UnschedulableAndUnresolvable, err=e))
         except FitError as fit_error:
             if not fw.has_post_filter_plugins():
                 # v1.34: ScheduleResult{} (the nomination left as it is); v1.35: cleared
                 nominating = CLEAR_NOMINATED_NODE if s.features.has("ClearNominatedNodeOnFailure") else None
-                return ScheduleResult(nominating_info=nominating), pinfo, Status(Code.Unschedulable, err=fit_error)
+                return ScheduleResult(nominating_info=nominating), Status(Code.Unschedulable, err=fit_error)
             pf_result, pf_status = fw.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
             fit_error.diagnosis.post_filter_msg = pf_status.message()
             record_post_filter(record, state, pf_result, pf_status)
             nominating = None
             if pf_result is not None:
                 nominating = (pf_result.nominating_mode, pf_result.nominated_node_name)
-            return ScheduleResult(nominating_info=nominating), pinfo, Status(Code.Unschedulable, err=fit_error)
+            return ScheduleResult(nominating_info=nominating), Status(Code.Unschedulable, err=fit_error)
         except _CycleError as e:
-            return ScheduleResult(nominating_info=self.failure_nominating_info()), pinfo, e.status
+            return ScheduleResult(nominating_info=self.failure_nominating_info()), e.status
+        return result, None
 
-        host = result.suggested_host
+    def assume_and_reserve(self, state: CycleState, fw: Framework, pinfo: QueuedPodInfo, host: str
+                           ) -> Tuple[QueuedPodInfo, Optional[Status]]:
+        """assumeAndReserve: the pod assumed on `host` in the cache, then Reserve (undone on
+        failure)."""
+        s = self.sched
+        pod = pinfo.pod
         assumed_pod = pod.with_node(host)
         assumed = QueuedPodInfo(PodInfo.of(assumed_pod), pinfo.timestamp, pinfo.seq)
         assumed.attempts = pinfo.attempts
@@ -308,13 +344,23 @@ class SchedulingCycles:
         assumed.requeue_event = pinfo.requeue_event
         s.cache.assume_pod(assumed_pod)
         s.queue.nominator.delete(assumed_pod)
-
         sts = fw.run_reserve_plugins_reserve(state, assumed_pod, host)
         if sts is not None and not sts.is_success():
             fw.run_reserve_plugins_unreserve(state, assumed_pod, host)
             s.cache.forget_pod(assumed_pod)
-            return (ScheduleResult(nominating_info=self.failure_nominating_info()), assumed,
-                    self._single_node_fit_error(pod, host, sts))
+            return assumed, self._single_node_fit_error(pod, host, sts)
+        return assumed, None
+
+    def prepare_for_binding_cycle(self, state: CycleState, fw: Framework, pinfo: QueuedPodInfo,
+                                  result: "ScheduleResult"):
+        """prepareForBindingCycle: assume and Reserve, then Permit (a Wait holds the pod)."""
+        s = self.sched
+        pod = pinfo.pod
+        host = result.suggested_host
+        assumed, sts = self.assume_and_reserve(state, fw, pinfo, host)
+        if sts is not None:
+            return ScheduleResult(nominating_info=self.failure_nominating_info()), assumed, sts
+        assumed_pod = assumed.pod
         sts = fw.run_permit_plugins(state, assumed_pod, host)
         if sts is not None and not sts.is_wait() and not sts.is_success():
             fw.run_reserve_plugins_unreserve(state, assumed_pod, host)

@@ -21,9 +21,11 @@ from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 from .cache import Cache, CacheError
 from .extender import HTTPExtender, apply_ignored_resources, build_extenders, ignored_extended_resources
 from .events import node_scheduling_properties_change, pod_scheduling_properties_change
-from .queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, UNSCHEDULABLE_Q, SchedulingQueue
+from .queue import (EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE, EVENT_UNSCHEDULED_POD_ADD,
+                    UNSCHEDULABLE_Q, SchedulingQueue)
 from .schedule_one import CycleRecord, SchedulingCycles
 from .snapshot import Snapshot
+from .workload_manager import WorkloadManager
 
 MAX_CONSECUTIVE_ERRORS = 3
 # an until-quiet run that has waited for this many timers per pod (plus ten) gives up: the
@@ -118,6 +120,8 @@ class Scheduler:
     """One kube-scheduler: profiles (frameworks), cache, queue, and the event handlers."""
 
     event_seq = 0  # cluster events received (a pod in error is retried after one)
+    workload_manager: Optional[WorkloadManager] = None  # GenericWorkload on
+    gang_scheduling = False  # the GangScheduling gate
 
     def __init__(self, config: Mapping[str, Any], registry: Mapping[str, type], cluster: Cluster,
                  seed: int = 0, source: str = "config", clock=None, name: str = "",
@@ -148,6 +152,12 @@ class Scheduler:
         self.extenders: List[HTTPExtender] = build_extenders(config, extender_handlers, source)
         # kind -> CustomResource: the CRDs the plugin packages declared (dynamic informers)
         self.custom_resources = custom_resources(registry)
+        # scheduler.New: a workload manager with GenericWorkload on (v1.35 on)
+        self.workload_manager: Optional[WorkloadManager] = (
+            WorkloadManager(self.features) if self.features.get("GenericWorkload", False) else None)
+        self.gang_scheduling = self.features.get("GangScheduling", False)
+        if self.workload_manager is not None and self.features.version.minor >= 36:
+            self.cache.pod_groups = self.workload_manager  # the cache's pod group states
         self.profiles: Dict[str, Framework] = {}
         waiting_pods: Dict[str, Any] = {}
         pods_in_pre_bind: Dict[str, Any] = {}  # podsInPreBind (v1.36), as waitingPods shared
@@ -156,7 +166,7 @@ class Scheduler:
                            parallelism=int(config.get("parallelism") or 16), clock=self.clock,
                            waiting_pods=waiting_pods, pods_in_pre_bind=pods_in_pre_bind,
                            source=source, features=self.features,
-                           extenders=self.extenders)
+                           extenders=self.extenders, workload_manager=self.workload_manager)
             fw.share_id_rng = self.share_id_rng
             self.profiles[prof["schedulerName"]] = fw
         self.queue = SchedulingQueue(self.profiles, self.clock,
@@ -199,12 +209,18 @@ class Scheduler:
         for node in sorted(self.cluster.list("Node"), key=lambda n: n.name):
             self.cache.add_node(node)
         pods = [p for p in self.cluster.list("Pod") if not terminated(p)]
+        wm = self.workload_manager
         for pod in pods:
             if pod.node_name:
+                if wm is not None:
+                    wm.add_pod(pod)
                 self.cache.add_pod(pod)
         for pod in pods:
-            if not pod.node_name and pod.scheduler_name in self.profiles:
-                self.queue.add(pod)
+            if not pod.node_name:
+                if wm is not None:
+                    wm.add_pod(pod)
+                if pod.scheduler_name in self.profiles:
+                    self._add_pod_to_scheduling_queue(pod)
         self.cluster.subscribe(self.on_event)
 
     # ------------------------------------------------------------------------------------------
@@ -223,6 +239,14 @@ class Scheduler:
             self._on_node(old, new)
         else:
             resource = _KIND_RESOURCE.get(kind)
+            if kind in ("Workload", "PodGroup"):
+                # the Workload API's informers (GenericWorkload on): v1.35's Workload, v1.36's
+                # PodGroup; an object of a plugin's own group of that kind is its custom resource
+                obj = new if new is not None else old
+                if obj.api_version.startswith("scheduling.k8s.io/"):
+                    if self.workload_manager is None:
+                        return
+                    resource = EventResource.Workload if kind == "Workload" else EventResource.PodGroup
             if resource is None:
                 cr = self.custom_resources.get(kind)
                 if cr is None:
@@ -273,6 +297,14 @@ class Scheduler:
         an Add for the cache, then a Delete for the queue)."""
         old_assigned = old is not None and bool(old.node_name)
         new_assigned = new is not None and bool(new.node_name)
+        wm = self.workload_manager
+        if wm is not None:  # before the cache and the queue
+            if old is None:
+                wm.add_pod(new)
+            elif new is None:
+                wm.delete_pod(old)
+            else:
+                wm.update_pod(old, new)
         # scheduled pod cache
         if old_assigned and new_assigned:
             self._update_pod_in_cache(old, new)
@@ -286,9 +318,16 @@ class Scheduler:
         if old_q and new_q:
             self._update_pod_in_scheduling_queue(old, new)
         elif new_q:
-            self.queue.add(new)  # addPodToSchedulingQueue
+            self._add_pod_to_scheduling_queue(new)
         elif old_q:
             self._delete_pod_from_scheduling_queue(old, in_binding=new_assigned)
+
+    def _add_pod_to_scheduling_queue(self, pod: Pod) -> None:
+        """addPodToSchedulingQueue: with GangScheduling on, the new pod may complete a gang
+        (v1.35 on: MoveAllToActiveOrBackoffQueue(UnscheduledPodAdd))."""
+        self.queue.add(pod)
+        if self.gang_scheduling:
+            self.queue.move_all_to_active_or_backoff(EVENT_UNSCHEDULED_POD_ADD, None, pod)
 
     def _add_pod_to_cache(self, pod: Pod) -> None:
         self.cache.add_pod(pod)
@@ -468,7 +507,8 @@ class Scheduler:
                     raise too_long_advance(self, attempt_limit, start, until)
                 if cycles > max_cycles:
                     raise UserError(f"the scheduler did not become quiet after {max_cycles} scheduling "
-                                    f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued)")
+                                    f"cycles at virtual time {self.clock.now():g}s (pods keep being requeued"
+                                    f"{self._retry_loop_detail()})")
                 continue
             target = self.next_timer(quiet=until is None)
             if until is not None:
@@ -489,6 +529,29 @@ class Scheduler:
                 raise never_quiet([self], wait_limit)
             self.clock.advance_to(target)
             cycles = 0
+
+    def _retry_loop_detail(self) -> str:
+        """What keeps a scheduler busy at one instant: the pods retried most, and when they
+        belong to a pod group (v1.36), the loop kube-scheduler runs forever there."""
+        top = self.most_attempted()
+        if not top:
+            return ""
+        pods = ", ".join(f"{key} ({count} attempts)" for key, count in top)
+        groups = []
+        if self.workload_manager is not None and self.features.version.minor >= 36:
+            keys = {p.key: p for p in self.cluster.list("Pod")}
+            for key, _ in top:
+                pod = keys.get(key)
+                g = (pod.spec.get("schedulingGroup") or {}).get("podGroupName") if pod is not None else None
+                if g and f"{pod.namespace}/{g}" not in groups:
+                    groups.append(f"{pod.namespace}/{g}")
+        if not groups:
+            return f": {pods}"
+        return (f": {pods}; pod group {', '.join(groups)} is retried at once after every failed pod group "
+                f"cycle, with no backoff: GangScheduling's Permit activates the members still unplaced and "
+                f"scheduleOnePodGroup pops every member again (PopSpecificPod), so kube-scheduler v1.36 "
+                f"repeats the cycle forever; change the case so that the group fits or some member stays "
+                f"out of the queue")
 
     def most_attempted(self, n: int = 3) -> List[Tuple[str, int]]:
         """The pods with the most scheduling attempts, as (namespace/name, attempts)."""

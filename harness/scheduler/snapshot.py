@@ -24,6 +24,8 @@ class Snapshot:
         self.journal: List[str] = []
         self.journal_epoch = 0
         self.node_table = None  # node_table.NodeTable, built by the batch Filter/Score path
+        # AssumePlacement (v1.36): the nodes of the placement a pod group cycle tries, or None
+        self.placement = None
 
     def note_changed(self, name: str) -> None:
         if len(self.journal) >= 100_000:
@@ -33,10 +35,21 @@ class Snapshot:
 
     # SharedLister / NodeInfoLister -------------------------------------------------------------
     def list(self) -> List[NodeInfo]:
-        return self.node_info_list
+        p = self.placement
+        return self.node_info_list if p is None else p
 
     def num_nodes(self) -> int:
-        return len(self.node_info_list)
+        """NumNodesInPlacement (v1.36): the nodes of the assumed placement, else all."""
+        p = self.placement
+        return len(self.node_info_list if p is None else p)
+
+    def assume_placement(self, names) -> None:
+        """AssumePlacement: the cycle sees only these nodes (in the snapshot's order)."""
+        self.placement = [ni for ni in self.node_info_list if ni.node is not None and ni.node.name in names]
+
+    def forget_placement(self) -> None:
+        """ForgetPlacement."""
+        self.placement = None
 
     def have_pods_with_affinity_list(self) -> List[NodeInfo]:
         return self.have_pods_with_affinity_node_info_list

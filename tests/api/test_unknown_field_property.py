@@ -76,6 +76,9 @@ def test_find_names_the_field_the_plain_walk_names(data, minor):
     kind = data.draw(st.sampled_from(_KINDS))
     table = fields._table(minor)
     struct = fields._KINDS[kind]
+    if struct not in table:  # a kind a later minor adds (the Workload API: v1.35 on)
+        assert fields.unknown_field({"spec": {"bogus": 1}}, kind, minor) is None
+        return
     obj = _value_for(table, struct, data.draw, 0)
     if data.draw(st.booleans()) and isinstance(obj.get("metadata", {}), dict):
         obj.setdefault("metadata", {})["x-creationIndex"] = 3  # the harness's own field

@@ -33,8 +33,9 @@ def test_in_tree_plugin_conforms(name, version):
     saved = versions.run_defaults()
     versions.set_run_defaults(version)
     try:
-        if name == "NodeDeclaredFeatures" and version == "v1.34":
-            with pytest.raises(UserError, match="does not exist in kube-scheduler v1.34"):
+        if (name in ("NodeDeclaredFeatures", "GangScheduling") and version == "v1.34") or (
+                name in ("TopologyPlacementGenerator", "PodGroupPodsCount") and version != "v1.36"):
+            with pytest.raises(UserError, match=f"does not exist in kube-scheduler {version}"):
                 check_plugin(name)
             return
         report = check_plugin(name)
@@ -75,6 +76,8 @@ def test_example_coscheduling_conforms_on_its_cases(case):
     ("SpotOverscore", "normalize-score-range"),
     ("TierRaiser", "hooks-return-well-formed"),
     ("AnnotatedNodeMutator", "no-mutation-of-inputs"),
+    ("StrayPlacement", "placements-within-parent"),
+    ("PlacementScore500", "placement-score-range"),
 ])
 def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
     report = check_plugin(plugin, modules=[BROKEN])

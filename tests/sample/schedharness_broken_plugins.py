@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
-                               Plugin, QueueingHint, Status, hookimpl)
+                               Placement, Plugin, QueueingHint, Status, hookimpl)
 
 
 class LeakyReserve(Plugin):
@@ -307,6 +307,26 @@ PLUGINS += [NodeLabeler, PodLabeler, PodAnnotator, PodStatusWriter, NeighbourRel
             BareZeroScore, Score500]
 
 
+class StrayPlacement(Plugin):
+    """PlacementGenerate (v1.36) returns a placement holding every node, whatever its parent."""
+
+    name = "StrayPlacement"
+
+    @hookimpl
+    def generate_placements(self, state, pod_group, parent_placement):
+        return [Placement("everything", list(self.handle.snapshot.list()))], None
+
+
+class PlacementScore500(Plugin):
+    """PlacementScore (v1.36) returns 500 and has no NormalizePlacementScore."""
+
+    name = "PlacementScore500"
+
+    @hookimpl
+    def score_placement(self, state, pod_group, placement):
+        return 500, None
+
+
 class SpotOverscore(Plugin):
     """Score returns 500 only on nodes labelled lifecycle=spot (no node of the default world is):
     the kit's world must grow such a node for the bug to show."""
@@ -344,4 +364,4 @@ class AnnotatedNodeMutator(Plugin):
         return None
 
 
-PLUGINS += [SpotOverscore, TierRaiser, AnnotatedNodeMutator]
+PLUGINS += [SpotOverscore, TierRaiser, AnnotatedNodeMutator, StrayPlacement, PlacementScore500]

@@ -76,7 +76,13 @@ def test_newest_modelled_is_the_default():
     ("v1.36", {"GenericWorkload": False, "DRAWorkloadResourceClaims": False}, None),
     ("v1.35", {"GangScheduling": True}, "GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]"),
     ("v1.36", {"PodLevelResources": "no"}, "invalid value of PodLevelResources=no"),
-    ("v1.36", {"GenericWorkload": True}, "feature gate GenericWorkload=true is not modelled by schedharness"),
+    ("v1.36", {"GenericWorkload": True}, None),  # the Workload API is modelled both ways
+    ("v1.35", {"GenericWorkload": True, "GangScheduling": True}, None),
+    ("v1.36", {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True}, None),
+    ("v1.36", {"GenericWorkload": True, "GangScheduling": True, "WorkloadAwarePreemption": True},
+     "feature gate WorkloadAwarePreemption=true is not modelled by schedharness"),
+    ("v1.36", {"GenericWorkload": True, "DRAWorkloadResourceClaims": True},
+     "feature gate DRAWorkloadResourceClaims=true is not modelled by schedharness"),
     ("v1.34", {"PodLevelResources": False}, "PodLevelResources=false is not modelled"),
 ])
 def test_feature_gate_errors(version, gates, words):
@@ -166,8 +172,10 @@ def test_gates_from_the_case_and_the_option(tmp_path):
      "unrecognized feature gate"),
     ("kubernetesVersion: v1.36\nfeatureGates: {DRAAdminAccess: false}", "featureGates.DRAAdminAccess",
      "locked to true"),
-    ("kubernetesVersion: v1.36\nfeatureGates: {GenericWorkload: true}", "featureGates.GenericWorkload",
-     "not modelled"),
+    ("kubernetesVersion: v1.36\nfeatureGates: {GenericWorkload: true, DRAWorkloadResourceClaims: true}",
+     "featureGates.DRAWorkloadResourceClaims", "not modelled"),
+    ("kubernetesVersion: v1.34\nfeatureGates: {GangScheduling: true}", "featureGates.GangScheduling",
+     "unrecognized feature gate: GangScheduling"),
     ("featureGates: [a]", "featureGates", "mapping"),
 ])
 def test_bad_version_or_gate_is_one_line_exit_2(tmp_path, capsys, line, key, words):
