@@ -27,22 +27,19 @@ def pod(name, cpu=None, **spec):
             "spec": dict({"containers": [c]}, **spec)}
 
 
+SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample")
+if SAMPLE not in sys.path:
+    sys.path.insert(0, SAMPLE)
+from case_files import refused, write_case  # noqa: E402
+
+
 def write(tmp_path, name="c", cluster=None, pods=(), expect=None, steps=None, **extra):
     data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "metadata": {"name": name},
             "cluster": cluster if cluster is not None else [NODE], "pods": list(pods),
             "expect": expect or {}}
     if steps is not None:
         data["steps"] = steps
-    data.update(extra)
-    p = tmp_path / f"{name}.yaml"
-    p.write_text(yaml.safe_dump(data, sort_keys=False))
-    return str(p)
-
-
-SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample")
-if SAMPLE not in sys.path:
-    sys.path.insert(0, SAMPLE)
-from refusals import refused  # noqa: E402
+    return write_case(tmp_path, name, data, **extra)
 
 
 PC = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"}
