@@ -90,11 +90,7 @@ def check_plugin(name: str, *, registry=None, world: Optional[World] = None,
     if name not in registry:
         raise UserError(f'no plugin named "{name}" is registered (installed: '
                         f'{", ".join(sorted(registry))})')
-    if world is None:
-        # the default world, plus nodes and pods carrying the labels the plugin looks up
-        from .discovery import reachable_world
-
-        world = reachable_world(name, registry, default_world(), args)
+    world = world or default_world()
     if args is None and world.config is not None:
         import os
         args = args_from_case_config(world.config, name, os.path.dirname(world.path))

@@ -75,7 +75,6 @@ def test_example_coscheduling_conforms_on_its_cases(case):
     ("PreflightRejecter", "hooks-return-well-formed"),
     ("StrayPlacement", "placements-within-parent"),
     ("PlacementScore500", "placement-score-range"),
-    ("SpotScore500", "normalize-score-range"),  # only on a node the default world gains
 ])
 def test_broken_plugin_is_flagged_under_its_rule(plugin, rule):
     report = check_plugin(plugin, modules=[BROKEN])

@@ -327,15 +327,4 @@ class PlacementScore500(Plugin):
         return 500, None
 
 
-class SpotScore500(Plugin):
-    """Score returns 500 on nodes labelled lifecycle=spot (no node of the default world is), 50
-    elsewhere; no NormalizeScore."""
-
-    name = "SpotScore500"
-
-    @hookimpl
-    def score(self, state, pod, node_info):
-        return (500 if node_info.node.labels.get("lifecycle") == "spot" else 50), None
-
-
-PLUGINS += [StrayPlacement, PlacementScore500, SpotScore500]
+PLUGINS += [StrayPlacement, PlacementScore500]
