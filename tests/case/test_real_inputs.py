@@ -5,6 +5,8 @@ and what the API server refuses in steps (immutable fields, a second default cla
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 import pytest
 import yaml
@@ -25,25 +27,19 @@ def pod(name, cpu=None, **spec):
             "spec": dict({"containers": [c]}, **spec)}
 
 
+SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample")
+if SAMPLE not in sys.path:
+    sys.path.insert(0, SAMPLE)
+from case_files import refused, write_case  # noqa: E402
+
+
 def write(tmp_path, name="c", cluster=None, pods=(), expect=None, steps=None, **extra):
     data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "metadata": {"name": name},
             "cluster": cluster if cluster is not None else [NODE], "pods": list(pods),
             "expect": expect or {}}
     if steps is not None:
         data["steps"] = steps
-    data.update(extra)
-    p = tmp_path / f"{name}.yaml"
-    p.write_text(yaml.safe_dump(data, sort_keys=False))
-    return str(p)
-
-
-def refused(path, capsys, fragment):
-    for cmd in ("validate", "run"):
-        rc = main([cmd, path])
-        err = capsys.readouterr().err
-        assert rc == 2, err
-        assert fragment in err, err
-        assert len([x for x in err.splitlines() if x.strip()]) == 1, err
+    return write_case(tmp_path, name, data, **extra)
 
 
 PC = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"}

@@ -4,8 +4,10 @@ extension points, and the loop a v1.36 gang that never fits runs."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
-import yaml
 
 from harness.case import load_case, run_case
 from harness.cli import main
@@ -39,23 +41,17 @@ def workload(name="g", policy=None):
             "spec": {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": 3}} if policy is None else policy}]}}
 
 
+SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample")
+if SAMPLE not in sys.path:
+    sys.path.insert(0, SAMPLE)
+from case_files import refused as one_error_line, write_case  # noqa: E402
+
+
 def write(tmp_path, cluster, pods, version="v1.36", gates=None, expect=None, name="c", **extra):
     data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "kubernetesVersion": version,
             "metadata": {"name": name}, "featureGates": GATES if gates is None else gates,
             "cluster": cluster, "pods": pods, "expect": expect or {}}
-    data.update(extra)
-    p = tmp_path / f"{name}.yaml"
-    p.write_text(yaml.safe_dump(data, sort_keys=False))
-    return str(p)
-
-
-def one_error_line(path, capsys, fragment):
-    for cmd in ("validate", "run"):
-        rc = main([cmd, path])
-        err = capsys.readouterr().err
-        assert rc == 2, err
-        assert fragment in err, err
-        assert len([x for x in err.splitlines() if x.strip()]) == 1, err
+    return write_case(tmp_path, name, data, **extra)
 
 
 # -- the objects, as the API server of each version serves and validates them ------------------
