@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .case.runner import CaseResult, pod_ref
 from .framework.status import Code
+from .versions.ties import feasible_order_breaks_ties
 
 DEFAULT_NODES = 10  # explain --nodes: nodes shown one by one before grouping
 GROUP_NAMES = 3  # names shown of a group of nodes
@@ -28,12 +29,14 @@ class View:
     nodes: at most this many nodes one by one (Filter verdicts, top scores, preemption
     candidates); beyond it nodes with the same verdict are grouped. all_nodes: every node.
     heap_select: selectHost pops newSortedNodeScores' heap (v1.35 on) instead of sampling the
-    tied nodes at random (v1.34). parallelism: the configuration's."""
+    tied nodes at random (v1.34). parallelism: the configuration's. order_random: the feasible
+    list's order is the filter workers' and breaks ties (versions.ties)."""
 
     nodes: int = DEFAULT_NODES
     all_nodes: bool = False
     heap_select: bool = True
     parallelism: int = 16
+    order_random: bool = True  # versions.ties.feasible_order_breaks_ties for this run
     version: str = ""
 
     def fits(self, n: int) -> bool:
@@ -45,9 +48,11 @@ def view_of(res: CaseResult, nodes: Optional[int] = None, all_nodes: bool = Fals
     sched = res.scheduler
     features = getattr(sched, "features", None) or res.case.features
     config = getattr(sched, "config", None) or {}
+    parallelism = int(config.get("parallelism") or 16)
     return View(nodes=DEFAULT_NODES if nodes is None else nodes, all_nodes=all_nodes,
                 heap_select=features.has("SelectHostFromScoreHeap"),
-                parallelism=int(config.get("parallelism") or 16), version=features.describe())
+                parallelism=parallelism, order_random=feasible_order_breaks_ties(features, parallelism),
+                version=features.describe())
 
 
 def scheduler_versions(described: List[str]) -> str:
@@ -293,7 +298,7 @@ def _tie_lines(rec, view: View, tied: List[str], best: int) -> List[str]:
     else:
         how = ("among equal totals the heap (container/heap over the feasible list) returns the one first "
                "met in a pre-order walk of its tree, which is decided by the list's order alone")
-    order = ("the feasible list is in node order (parallelism 1)" if view.parallelism == 1 else
+    order = ("the feasible list is in node order (parallelism 1)" if not view.order_random else
              f"with parallelism {view.parallelism} the feasible list is in the order the filter "
              f"workers finished, which varies between runs (the harness takes node order)")
     return [head + ";",

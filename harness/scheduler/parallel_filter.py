@@ -9,6 +9,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 from ..framework.parallelize import RunSettings, chunk_size_for, num_workers_for_chunk_size, until
 from ..framework.status import Code, Status
 from ..framework.types import NodeInfo
+from ..versions.ties import feasible_order_breaks_ties
 
 MISSING = object()  # a node no worker reached before the stop
 
@@ -112,7 +113,7 @@ def feasible_order_drawn(features, parallelism: int) -> bool:
     one worker it is the order the workers finished in (`feasibleNodes[length-1] = nodeInfo`
     after an atomic increment). v1.34's selectHost draws uniformly among the tied nodes
     whatever their order; one worker walks the nodes in order."""
-    return parallelism > 1 and features is not None and features.has("SelectHostFromScoreHeap")
+    return feasible_order_breaks_ties(features, parallelism)
 
 
 def explore_walk(rng, parallelism: int, state, pod, nodes: List[NodeInfo], start: int, to_find: int,

@@ -19,12 +19,18 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 
+def feasible_order_breaks_ties(features: Any, parallelism: int) -> bool:
+    """Whether the feasible list's order, random because ``parallelism`` workers fill it as they
+    finish, decides which of the tied top-scored nodes wins (v1.35 on: the heap's first)."""
+    return parallelism > 1 and features is not None and features.has("SelectHostFromScoreHeap")
+
+
 def tie_break_is_random(features: Any, parallelism: int, extender_scores: bool = False) -> bool:
     """Whether equal top final scores are broken at random on this version with this
     configuration's ``parallelism`` (and whether an extender with a prioritizeVerb scores)."""
     if not features.has("SelectHostFromScoreHeap"):
         return True  # selectHost's reservoir sampling
-    return parallelism > 1 or extender_scores
+    return feasible_order_breaks_ties(features, parallelism) or extender_scores
 
 
 def tie_break_rule(features: Any, parallelism: int, extender_scores: bool = False) -> str:
