@@ -131,12 +131,15 @@ def _cmd_run(args) -> int:
                 entries.append(_error_entry(detail.file or "", _error(detail)))
                 invalid += 1
             else:
-                ok, case = _attempt(path, lambda: load_case(path))
+                with progress.heartbeat(f"{seen} of {total} files, {done} case(s) run; reading {path}"):
+                    ok, case = _attempt(path, lambda: load_case(path))
                 if not ok:
                     invalid += 1
                     entries.append(_error_entry(path, case))
                 else:
-                    ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args), explain))
+                    with progress.heartbeat(f"{seen} of {total} files, {done} case(s) run; running {case.name}"):
+                        ok, res = _attempt(case.path, lambda: _run_with(opts, case, _registry_for(case, args),
+                                                                        explain))
                     if not ok:
                         invalid += 1
                         entries.append(_error_entry(case.path, res, case.name))
@@ -229,11 +232,13 @@ def _cmd_explain(args) -> int:
 
     _check_nodes(args)
     progress = Progress("explain")
-    case = load_case(args.case)
+    with progress.heartbeat("reading the case"):
+        case = load_case(args.case)
     progress.tick("case loaded, scheduling", force=True)
     # with a pod named, only its attempts are recorded node by node (a 5000-node case's 300
     # pending pods would each keep 5000 nodes' filter tables)
-    res = run_case(case, _registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True)
+    with progress.heartbeat("scheduling"):
+        res = run_case(case, _registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True)
     progress.tick("scheduled, printing", force=True)
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
     if args.pod and pod_ref(args.pod) not in known:  # before the header: the error is the one line

@@ -8,11 +8,14 @@ drive it without the wall clock.
 from __future__ import annotations
 
 import sys
+import threading
 import time
-from typing import Callable, Optional, TextIO
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional, TextIO
 
 INTERVAL = 5.0  # seconds between progress lines (as `import` prints them)
 CLOCK: Callable[[], float] = time.monotonic
+WAIT: Callable[[threading.Event, float], bool] = threading.Event.wait  # the heartbeat's sleep
 
 
 class Progress:
@@ -34,3 +37,24 @@ class Progress:
         if now - (self.start if force else self.last) >= self.interval:
             self.last = now
             print(f"{self.command}: {text} ({now - self.start:.0f}s)", file=self.stream or sys.stderr, flush=True)
+
+    @contextmanager
+    def heartbeat(self, text: str) -> Iterator[None]:
+        """While the body runs (one long call: reading a big case, scheduling it), a line every
+        INTERVAL from a helper thread, so that a command over 5 s is never silent."""
+        if not self.enabled:
+            yield
+            return
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not WAIT(stop, self.interval):
+                self.tick(text, force=True)
+
+        thread = threading.Thread(target=beat, name=f"{self.command}-progress", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()

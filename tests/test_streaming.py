@@ -97,3 +97,33 @@ def test_diff_prints_progress(folder, capsys, ticking_clock):
     main(["diff", "--kubernetes-version", "v1.34", "--kubernetes-version", "v1.36", str(folder)])
     err = capsys.readouterr().err
     assert "diff: 1 of 6 case runs" in err
+
+
+@pytest.fixture
+def one_beat_each(monkeypatch):
+    """The heartbeat's sleep: each heartbeat's first wait is over at once (one beat), the next
+    lasts until its body is done, so exactly one line per long call, without the wall clock."""
+    first = set()
+
+    def wait(event, timeout):
+        if id(event) not in first:
+            first.add(id(event))
+            return False
+        return event.wait()
+    monkeypatch.setattr(progress, "WAIT", wait)
+
+
+def test_one_long_call_is_never_silent(folder, capsys, ticking_clock, one_beat_each):
+    """Reading a big case or scheduling it is one call: a heartbeat prints while it runs."""
+    assert main(["run", str(folder / "a.yaml")]) == 0
+    err = capsys.readouterr().err
+    assert "run: 1 of 1 files, 0 case(s) run; reading" in err and "running a" in err
+    assert main(["explain", str(folder / "a.yaml"), "p"]) == 0
+    err = capsys.readouterr().err
+    assert "explain: reading the case" in err and "explain: scheduling (" in err
+
+
+def test_no_heartbeat_for_a_short_call(folder, capsys, monkeypatch, one_beat_each):
+    monkeypatch.setattr(progress, "CLOCK", lambda: 0.0)  # the beat comes, but before INTERVAL: no line
+    assert main(["run", str(folder)]) == 0
+    assert capsys.readouterr().err == ""
