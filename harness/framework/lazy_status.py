@@ -189,6 +189,24 @@ class LazyStatuses:
                 for r in reasons:
                     counts[r] = counts.get(r, 0) + c
 
+    def plugin_counts(self, by_plugin: Dict[str, int], reasons: Dict[str, int]) -> None:
+        """Add each held status's plugin ("-" when it names none) to by_plugin and its reasons
+        to reasons, without making the statuses (the rejection breakdown of a compact record)."""
+        np = numpy()
+        for _, _, kind_of, kinds in self.chunks:
+            per_kind = np.bincount(kind_of, minlength=len(kinds)).tolist()
+            for kind, c in zip(kinds, per_kind):
+                if not c:
+                    continue
+                if isinstance(kind, Status):
+                    plugin, rs = kind.plugin, kind.get_reasons()
+                else:
+                    plugin, rs = kind[2], kind[1]
+                plugin = plugin or "-"
+                by_plugin[plugin] = by_plugin.get(plugin, 0) + c
+                for r in rs:
+                    reasons[r] = reasons.get(r, 0) + c
+
     def codes_into(self, codes, table) -> bool:
         """codes[row] = each held node's code, when every chunk is over `table`; else False."""
         np = numpy()

@@ -19,6 +19,7 @@ from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, 
                                PodInfo, QueuedPodInfo)
 
 from . import parallel_filter
+from .cycle_records import compact_record
 from .extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE, ExtenderError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,6 +80,9 @@ class CycleRecord:
     result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
     diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
     num_nodes: int = 0  # the snapshot's nodes in this cycle
+    n_feasible: int = 0  # how many nodes passed the filters (and the extenders)
+    # a compact record (cycle_records.compact_record): (rejected, reasons) of the breakdown
+    breakdown: Optional[Tuple[Dict[str, int], Dict[str, int]]] = None
     batch_hint: str = ""  # OpportunisticBatching: the node GetNodeHint gave (tried first)
     # explain: what each extender did; filter: node -> (extender, its status) for the nodes an
     # extender removed, and the extenders each feasible node went through; skipped: (extender,
@@ -238,6 +242,8 @@ class SchedulingCycles:
         if s.keep_records:
             s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
+        if s.keep_records and not s.explains(pod):
+            compact_record(record)  # only the attempt history is kept (cycle_records)
         if status is not None and status.is_wait():
             # the binding goroutine starts now: its PreBindPreFlight step runs before it blocks
             # in WaitOnPermit (here: before the pod joins the waiting pods' loop)
@@ -347,7 +353,8 @@ class SchedulingCycles:
         feasible, diagnosis = self.find_nodes_that_fit_pod(fw, state, pod, record)
         if not feasible:
             raise FitError(pod, s.snapshot.num_nodes(), diagnosis)
-        if s.keep_records:  # read by reports only
+        record.n_feasible = len(feasible)
+        if s.keep_records and s.explains(pod):  # read by reports only
             record.feasible = [ni.node.name for ni in feasible]
         if len(feasible) == 1:
             record.picked = feasible[0].node.name
@@ -511,7 +518,7 @@ class SchedulingCycles:
         feasible: List[NodeInfo] = []
         use_nominated = bool(s.queue.nominator.nominated)
         run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
-        statuses = record.node_statuses if s.keep_records else None
+        statuses = record.node_statuses if s.keep_records and s.explains(pod) else None
         opts = parallelize.current()
         if opts is not None and n > 1 and (opts.parallel or (opts.explore_rng is not None and to_find < n)):
             return self._find_nodes_that_pass_filters_parallel(opts, fw, state, pod, diagnosis, nodes,

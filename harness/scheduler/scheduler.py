@@ -163,6 +163,8 @@ class Scheduler:
         # or the keys of the pods to record (explains)
         self.explain = False
         self.keep_records = True  # keep each cycle's statuses and scores (reports); off in bench
+        # `bench CASE`: called with ScheduleOne instead of calling it (times each attempt)
+        self.attempt_timer: Optional[Callable[[Callable[[], bool]], Any]] = None
         self.tracked_pods: List[str] = []
 
     # ------------------------------------------------------------------------------------------
@@ -479,7 +481,10 @@ class Scheduler:
         self._resolve_waiting()
         self.queue.flush_backoff_completed()
         if self.queue.active or self.queue.backoff:
-            self.cycles.schedule_one()
+            if self.attempt_timer is None:
+                self.cycles.schedule_one()
+            else:
+                self.attempt_timer(self.cycles.schedule_one)
             return True
         return False
 
