@@ -242,7 +242,7 @@ class SchedulingCycles:
         if s.keep_records:
             s.records.setdefault(pod.key, []).append(record)
         result, assumed_pinfo, status = self.scheduling_cycle(state, fw, pinfo, record)
-        if s.keep_records and not s.explains(pod):
+        if s.keep_records and not s.full_record(pod):
             compact_record(record)  # only the attempt history is kept (cycle_records)
         if status is not None and status.is_wait():
             # the binding goroutine starts now: its PreBindPreFlight step runs before it blocks
@@ -354,7 +354,7 @@ class SchedulingCycles:
         if not feasible:
             raise FitError(pod, s.snapshot.num_nodes(), diagnosis)
         record.n_feasible = len(feasible)
-        if s.keep_records and s.explains(pod):  # read by reports only
+        if s.full_record(pod):  # read by reports only
             record.feasible = [ni.node.name for ni in feasible]
         if len(feasible) == 1:
             record.picked = feasible[0].node.name
@@ -518,7 +518,7 @@ class SchedulingCycles:
         feasible: List[NodeInfo] = []
         use_nominated = bool(s.queue.nominator.nominated)
         run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
-        statuses = record.node_statuses if s.keep_records and s.explains(pod) else None
+        statuses = record.node_statuses if s.full_record(pod) else None
         opts = parallelize.current()
         if opts is not None and n > 1 and (opts.parallel or (opts.explore_rng is not None and to_find < n)):
             return self._find_nodes_that_pass_filters_parallel(opts, fw, state, pod, diagnosis, nodes,
