@@ -830,8 +830,14 @@ class _ThroughputSampler:
 # ---------------------------------------------------------------------------------------------
 def run_workload_isolated(wl: Workload, quiet: bool = False) -> Dict[str, Any]:
     """Run a workload in a forked child when the platform can, so that its peak RSS is its own."""
+    return run_isolated(lambda: WorkloadRun(wl, quiet).run(), wl.name)
+
+
+def run_isolated(fn: Callable[[], Dict[str, Any]], name: str) -> Dict[str, Any]:
+    """fn() (a workload's or a case's benchmark) in a forked child when the platform can, so
+    that its peak RSS is its own; a UserError it raises is raised here."""
     if not hasattr(os, "fork"):
-        return WorkloadRun(wl, quiet).run()
+        return fn()
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -839,7 +845,7 @@ def run_workload_isolated(wl: Workload, quiet: bool = False) -> Dict[str, Any]:
         _die_with_parent()
         code = 0
         try:
-            out = {"ok": WorkloadRun(wl, quiet).run()}
+            out = {"ok": fn()}
         except UserError as e:
             out = {"error": str(e)}
         except BaseException as e:  # noqa: BLE001 - report whatever failed to the parent
@@ -856,11 +862,11 @@ def run_workload_isolated(wl: Workload, quiet: bool = False) -> Dict[str, Any]:
     except BaseException:  # Ctrl-C, SIGTERM (see main): the child ends with its parent
         _end_child(pid)
         raise
-    out = json.loads(data) if data else {"crash": "the workload's process died"}
+    out = json.loads(data) if data else {"crash": "the process that ran it died"}
     if "error" in out:
         raise UserError(out["error"])
     if "crash" in out:
-        raise RuntimeError(f"{wl.name}: {out['crash']}")
+        raise RuntimeError(f"{name}: {out['crash']}")
     return out["ok"]
 
 
@@ -947,51 +953,108 @@ def _shorthand(args) -> Workload:
                     {"initNodes": nodes, "initPods": init, "measurePods": pods}, ops, os.getcwd(), None, None)
 
 
+def is_workload_file(path: str) -> bool:
+    """Whether a file given to bench is a scheduler_perf workload file (a YAML list of test
+    cases) rather than a case (a mapping): its first line of content starts a sequence. The
+    file is read whole by its own loader, which says what is wrong with it."""
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                line = raw.decode("utf-8", "replace").lstrip("\ufeff").strip()
+                if not line or line.startswith(("#", "%", "---")):
+                    continue
+                return line.startswith(("-", "["))
+    except OSError as e:
+        raise UserError(f"cannot read: {e.strerror or e}", file=path) from None
+    return False
+
+
+def _entries(args) -> List[tuple]:
+    """What to run, in the order the files are given: ("workload", Workload) for each workload
+    of a workload file, ("case", path) for each case file (or case under a folder)."""
+    from .case.loader import find_cases
+
+    files = list(args.files or [])
+    overrides = parse_param_overrides(args.param)
+    out: List[tuple] = []
+    any_workload_file = False
+    for path in files:
+        if os.path.isdir(path) or not is_workload_file(path):
+            out.extend(("case", p) for p in find_cases([path]))
+            continue
+        any_workload_file = True
+        workloads = load_workloads(path, args.workload, overrides)
+        for wl in workloads:  # every template is read and checked before anything runs
+            _check_templates(wl)
+        out.extend(("workload", wl) for wl in workloads)
+    if (args.workload or args.param) and not any_workload_file:
+        raise UserError("--workload and --param need a workload file (a case is benchmarked as it is)")
+    return out
+
+
 def main(args) -> int:
+    files = list(getattr(args, "files", None) or [])
     if getattr(args, "list", False):
-        if not args.file:
+        if not files:
             raise UserError("--list needs a workload file")
-        for wl in load_workloads(args.file, args.workload, parse_param_overrides(args.param)):
-            params = " ".join(f"{k}={v}" for k, v in wl.params.items())
-            print(f"{wl.name}" + (f"  {params}" if params else ""))
+        for kind, what in _entries(args):
+            if kind == "case":
+                print(f"{what}  (a case)")
+                continue
+            params = " ".join(f"{k}={v}" for k, v in what.params.items())
+            print(f"{what.name}" + (f"  {params}" if params else ""))
         return 0
-    if args.file:
+    if files:
         if args.nodes is not None or args.init_pods is not None or args.pods is not None:
             raise UserError("--nodes/--init-pods/--pods run SchedulingBasic: give them without a workload file "
                             "(use --param with a file)")
-        workloads = load_workloads(args.file, args.workload, parse_param_overrides(args.param))
-        # every template is read and checked before anything runs
-        for wl in workloads:
-            _check_templates(wl)
+        entries = _entries(args)
+        if not entries:
+            raise UserError("no workload or case to run", file=" ".join(files))
     else:
         if args.workload or args.param:
             raise UserError("--workload and --param need a workload file")
-        workloads = [_shorthand(args)]
+        entries = [("workload", _shorthand(args))]
     results = []
     previous = _terminate_as_interrupt()
     try:
-        for wl in workloads:
-            res = run_workload_isolated(wl, quiet=args.json) if len(workloads) > 1 else WorkloadRun(wl, args.json).run()
-            results.append(res)
+        for kind, what in entries:
+            if kind == "case":
+                from .bench_case import bench_case
+                fn = (lambda p=what: bench_case(p, quiet=args.json))
+                name = what
+            else:
+                fn = (lambda wl=what: WorkloadRun(wl, args.json).run())
+                name = what.name
+            results.append(run_isolated(fn, name) if len(entries) > 1 else fn())
     finally:
         if previous is not None:
             import signal
             signal.signal(signal.SIGTERM, previous)
     failed = [r for r in results if r.get("unscheduledPods", 0) > 0]
+    case_failed = [r for r in results if r.get("passed") is False]
     if args.json:
         print(json.dumps(data_items(results), indent=2))
     else:
         print(format_table(results))
         for r in results:
-            print(f"{r['name']}: {r['scheduledPods']}/{r['measuredPods']} measured pods scheduled in "
+            print(f"{r['name']}: {r['scheduledPods']}/{r['measuredPods']} {'pods bound' if 'passed' in r else 'measured pods scheduled'} in "
                   f"{r['seconds']:.2f}s = {r['podsPerSecond']:.1f} pods/s ({r.get('cpuSeconds', 0.0):.2f}s CPU = "
-                  f"{r.get('podsPerCPUSecond', 0.0):.1f} pods per CPU second), peak RSS {r['peakRSSMiB']:.0f} MiB")
+                  f"{r.get('podsPerCPUSecond', 0.0):.1f} pods per CPU second), peak RSS {r['peakRSSMiB']:.0f} MiB"
+                  + (_case_tail(r) if "passed" in r else ""))
     sys.stdout.flush()
     for r in failed:
         sys.stderr.write(f"WARNING: {r['name']}: {r['unscheduledPods']} of {r['measuredPods']} measured pods were "
                          f"not scheduled (scheduler_perf fails a collectMetrics createPods op whose pods are not all "
                          f"scheduled); its figures do not measure what they claim\n")
-    return 1 if failed else 0
+    return 1 if failed or case_failed else 0
+
+
+def _case_tail(r: Dict[str, Any]) -> str:
+    """The end of a case's last line: reading and building it, and its expectations."""
+    verdict = "passed" if r["passed"] else "FAILED: " + "; ".join(r["failures"])
+    return (f"; read and built in {r['loadSeconds']:.2f}s ({r['loadCPUSeconds']:.2f}s CPU); "
+            f"{r['params']['nodes']} nodes; case {verdict}")
 
 
 def _check_templates(wl: Workload) -> None:

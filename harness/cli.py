@@ -505,7 +505,9 @@ def build_parser() -> argparse.ArgumentParser:
     im.add_argument("--name", default=None, help="the case's metadata.name (default: from the file name)")
     im.set_defaults(func=_cmd_import)
     b = sub.add_parser("bench", help="scheduler_perf's workloads: pods per second, latency, memory")
-    b.add_argument("file", nargs="?", help="a scheduler_perf workload file (performance-config.yaml)")
+    b.add_argument("files", nargs="*", metavar="FILE",
+                   help="scheduler_perf workload files (performance-config.yaml) or cases (or folders of "
+                        "cases), each benchmarked in turn")
     b.add_argument("--workload", type=non_empty, help="run only this workload (<test case>/<workload>, or a test case)")
     b.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="override a workload parameter (repeatable)")

@@ -456,7 +456,11 @@ def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = 
             raise error_cls(f"too large: {size} bytes (the limit is {MAX_BYTES // (1024 * 1024)} MB)",
                             file=path)
         with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+            # the file's size and one byte more (read(MAX_BYTES + 1) would ask for a 1 GiB
+            # buffer for every file); a stream (size 0), or a file grown since, reads on
+            data = f.read(size + 1)
+            if len(data) > size:
+                data += f.read(MAX_BYTES + 1 - len(data))
         if len(data) > MAX_BYTES:  # a stream, whose size was not known
             raise error_cls(f"too large: more than {MAX_BYTES // (1024 * 1024)} MB", file=path)
     except OSError as e:

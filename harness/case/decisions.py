@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import CaseError
 from ..framework.status import Code
+from ..scheduler.cycle_records import rejection_breakdown, rejector
 from ..scheduler.extender import EXTENDER_NAME
 
 CODES = tuple(c.name for c in Code)
@@ -113,43 +114,6 @@ def _result(rec) -> str:
     return "scheduled" if rec.picked else "in-flight"
 
 
-def _rejector(rec, node: str, st) -> str:
-    """Who rejected a node: the plugin, "Extender" for a node an extender filtered out (the
-    name the pod's unschedulable plugins carry), else "-"."""
-    if st.plugin:
-        return st.plugin
-    return EXTENDER_NAME if node in getattr(rec, "extender_filtered", {}) else "-"
-
-
-def _breakdown(rec) -> Tuple[Dict[str, int], Dict[str, int]]:
-    """Which plugins rejected how many nodes, and the reasons' counts as FitError words them
-    (FitError.Error's histogram), from the cycle's Diagnosis."""
-    d = getattr(rec, "diagnosis", None)
-    n_all = getattr(rec, "num_nodes", 0)
-    by_plugin: Dict[str, int] = {}
-    reasons: Dict[str, int] = {}
-    if d is None:
-        return by_plugin, reasons
-    nts = d.node_to_status
-    for node, st in nts.items():
-        who = _rejector(rec, node, st)
-        by_plugin[who] = by_plugin.get(who, 0) + 1
-        for r in st.get_reasons():
-            reasons[r] = reasons.get(r, 0) + 1
-    absent = n_all - nts.length() if rec.picked == "" else 0
-    if absent > 0 and not rec.feasible:
-        st = nts.absent_nodes_status
-        plugins = [st.plugin] if st.plugin else sorted(d.unschedulable_plugins) or ["-"]
-        for p in plugins:
-            by_plugin[p] = by_plugin.get(p, 0) + absent
-        if d.pre_filter_msg:
-            reasons[d.pre_filter_msg] = reasons.get(d.pre_filter_msg, 0) + absent
-        else:
-            for r in st.get_reasons():
-                reasons[r] = reasons.get(r, 0) + absent
-    return dict(sorted(by_plugin.items())), dict(sorted(reasons.items()))
-
-
 def attempt_of(rec) -> Attempt:
     """The Attempt a CycleRecord holds."""
     a = Attempt(pod=rec.pod, attempt=rec.attempt, time=rec.time, event=rec.event, replica=rec.replica,
@@ -160,7 +124,7 @@ def attempt_of(rec) -> Attempt:
     for node, st in rec.node_statuses.items():
         if st is not None:
             a.decisive[node] = _verdict(st)
-            a.rejected_by[node] = _rejector(rec, node, st)
+            a.rejected_by[node] = rejector(rec, node, st)
             a.filter.setdefault(node, {}).setdefault(a.rejected_by[node], _verdict(st))
     for node, (_, st) in getattr(rec, "extender_filtered", {}).items():
         a.decisive[node] = _verdict(st)
@@ -172,7 +136,7 @@ def attempt_of(rec) -> Attempt:
                 a.scores.setdefault(r.name, {})[plugin] = Score(r.score, n.score, weight)
     for nps in rec.scores:
         a.final[nps.name] = nps.total_score
-    a.rejected, a.reasons = _breakdown(rec)
+    a.rejected, a.reasons = rejection_breakdown(rec)
     pre = rec.preemption
     if pre is not None:
         a.preemption = {"candidates": {c.name: [p.key for p in c.victims.pods] for c in pre.get("candidates") or []},

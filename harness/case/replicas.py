@@ -200,6 +200,7 @@ class World:
         self.all_schedulers: List[Scheduler] = []  # every process that ran (for reports)
         self.tracked_pods: List[str] = []
         self.explain = False
+        self.attempt_timer = None  # each process's Scheduler.attempt_timer (bench)
         self.case_path: Optional[str] = None  # for errors a step causes
 
     # processes -------------------------------------------------------------------------------
@@ -214,6 +215,7 @@ class World:
                           extender_handlers=getattr(self, "extender_handlers", None))
         sched.tracked_pods = self.tracked_pods
         sched.explain = self.explain
+        sched.attempt_timer = self.attempt_timer
         if self.delay_cache:
             pass  # its informers start when it leads
         elif not self.reachable(proc.replica):

@@ -470,11 +470,15 @@ def build_scheduler(case: Case, registry=None) -> Scheduler:
         thaw()  # nothing of it runs here: its cycles may be collected as usual
 
 
-def run_case(case_or_path, registry=None, explain: Union[bool, AbstractSet[str]] = False) -> CaseResult:
+def run_case(case_or_path, registry=None, explain: Union[bool, AbstractSet[str]] = False,
+             hooks=None) -> CaseResult:
+    """Run a case. `hooks` (bench): an object whose built(run) is called once the cluster and
+    the scheduler are built, and ran(run) once the scheduler and the steps are done, before the
+    final expectations are checked."""
     case = case_or_path if isinstance(case_or_path, Case) else load_case(case_or_path)
     with parallelize.case_scope(case.parallel) as opts:
         try:
-            res = _run_case(case, registry, explain)
+            res = _run_case(case, registry, explain, hooks)
         finally:
             thaw()  # CaseRun froze what it built
         if opts is not None:
@@ -485,8 +489,10 @@ def run_case(case_or_path, registry=None, explain: Union[bool, AbstractSet[str]]
     return res
 
 
-def _run_case(case: Case, registry, explain: Union[bool, AbstractSet[str]]) -> CaseResult:
+def _run_case(case: Case, registry, explain: Union[bool, AbstractSet[str]], hooks=None) -> CaseResult:
     run = CaseRun(case, registry, explain=True if has_decisions(case) else explain)
+    if hooks is not None:
+        hooks.built(run)
     with _naming(case.path, "pods"):  # the first run schedules the case's pods
         run.run()
     res = CaseResult(case, True, scheduler=run.engine)
@@ -496,6 +502,8 @@ def _run_case(case: Case, registry, explain: Union[bool, AbstractSet[str]]) -> C
         if step.action == "expect":
             res.failures.extend(run.check(step.value, f"{step.key}"))
         res.steps.append(StepResult(step.index, step.action, run.observe()))
+    if hooks is not None:
+        hooks.ran(run)
     res.failures.extend(run.check(case.expect, "expect"))
     for key, n in sorted(run.cluster.failing_binds.items()):
         res.failures.append(f"{key}: {n} injected binding failure(s) of a fail step never used "

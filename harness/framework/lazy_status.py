@@ -177,17 +177,34 @@ class LazyStatuses:
                 st = made.get(name)
                 into[name] = st if st is not None else make_status(kinds[k])
 
-    def reason_counts(self, counts: Dict[str, int]) -> None:
-        """Add each held status's reasons to counts (Status.get_reasons of each)."""
+    def kind_counts(self) -> Iterator[Tuple[str, List[str], int]]:
+        """(plugin, reasons, how many held nodes) of each kind held (Status.get_reasons of
+        each), without making the statuses."""
         np = numpy()
         for _, _, kind_of, kinds in self.chunks:
             per_kind = np.bincount(kind_of, minlength=len(kinds)).tolist()
             for kind, c in zip(kinds, per_kind):
                 if not c:
                     continue
-                reasons = kind.get_reasons() if isinstance(kind, Status) else kind[1]
-                for r in reasons:
-                    counts[r] = counts.get(r, 0) + c
+                if isinstance(kind, Status):
+                    yield kind.plugin, kind.get_reasons(), c
+                else:
+                    yield kind[2], kind[1], c
+
+    def reason_counts(self, counts: Dict[str, int]) -> None:
+        """Add each held status's reasons to counts."""
+        for _, reasons, c in self.kind_counts():
+            for r in reasons:
+                counts[r] = counts.get(r, 0) + c
+
+    def plugin_counts(self, by_plugin: Dict[str, int], reasons: Dict[str, int]) -> None:
+        """Add each held status's plugin ("-" when it names none) to by_plugin and its reasons
+        to reasons (the rejection breakdown of a compact record)."""
+        for plugin, rs, c in self.kind_counts():
+            plugin = plugin or "-"
+            by_plugin[plugin] = by_plugin.get(plugin, 0) + c
+            for r in rs:
+                reasons[r] = reasons.get(r, 0) + c
 
     def codes_into(self, codes, table) -> bool:
         """codes[row] = each held node's code, when every chunk is over `table`; else False."""

@@ -804,6 +804,21 @@ class NodeToStatus:
             self._lazy.reason_counts(reasons)
         return reasons
 
+    def rejection_counts(self, who) -> Tuple[Dict[str, int], Dict[str, int]]:
+        """How many held statuses each rejecting plugin gave (`who(node, status)` names it for a
+        status held in the map; one held as a column is named by its plugin, "-" for none) and
+        how many give each reason, without making the ones held as columns."""
+        by_plugin: Dict[str, int] = {}
+        reasons: Dict[str, int] = {}
+        for node, st in self._statuses.items():
+            p = who(node, st)
+            by_plugin[p] = by_plugin.get(p, 0) + 1
+            for r in st.get_reasons():
+                reasons[r] = reasons.get(r, 0) + 1
+        if self._lazy is not None:
+            self._lazy.plugin_counts(by_plugin, reasons)
+        return by_plugin, reasons
+
     def codes_by_row(self, table):
         """Each node's status code (an absent one's: the absent status's) as a numpy array by
         row of the NodeTable `table`, when the columns held are that table's; else None (read

@@ -20,6 +20,7 @@ from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, 
                                PodInfo, QueuedPodInfo)
 
 from . import parallel_filter
+from .cycle_records import compact_record
 from .schedule_one_podgroup import PodGroupCycles
 from .extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE, ExtenderError
 
@@ -81,6 +82,9 @@ class CycleRecord:
     result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
     diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
     num_nodes: int = 0  # the snapshot's nodes in this cycle
+    n_feasible: int = 0  # how many nodes passed the filters (and the extenders)
+    # a compact record (cycle_records.compact_record): (rejected, reasons) of the breakdown
+    breakdown: Optional[Tuple[Dict[str, int], Dict[str, int]]] = None
     batch_hint: str = ""  # OpportunisticBatching: the node GetNodeHint gave (tried first)
     # explain: what each extender did; filter: node -> (extender, its status) for the nodes an
     # extender removed, and the extenders each feasible node went through; skipped: (extender,
@@ -264,6 +268,8 @@ class SchedulingCycles(PodGroupCycles):
         wait at Permit)."""
         s = self.sched
         pod = pinfo.pod
+        if s.keep_records and not s.full_record(pod):
+            compact_record(record)  # only the attempt history is kept (cycle_records)
         if status is not None and status.is_wait():
             # the binding goroutine starts now: its PreBindPreFlight step runs before it blocks
             # in WaitOnPermit (here: before the pod joins the waiting pods' loop)
@@ -396,7 +402,8 @@ class SchedulingCycles(PodGroupCycles):
         feasible, diagnosis = self.find_nodes_that_fit_pod(fw, state, pod, record)
         if not feasible:
             raise FitError(pod, s.snapshot.num_nodes(), diagnosis)
-        if s.keep_records:  # read by reports only
+        record.n_feasible = len(feasible)
+        if s.full_record(pod):  # read by reports only
             record.feasible = [ni.node.name for ni in feasible]
         if len(feasible) == 1:
             record.picked = feasible[0].node.name
@@ -560,7 +567,7 @@ class SchedulingCycles(PodGroupCycles):
         feasible: List[NodeInfo] = []
         use_nominated = bool(s.queue.nominator.nominated)
         run = fw.run_filter_plugins_with_nominated_pods if use_nominated else fw.run_filter_plugins
-        statuses = record.node_statuses if s.keep_records else None
+        statuses = record.node_statuses if s.full_record(pod) else None
         opts = parallelize.current()
         if opts is not None and n > 1 and (opts.parallel or (opts.explore_rng is not None and self._explore_draws(
                 fw, to_find, n))):

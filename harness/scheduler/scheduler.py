@@ -190,6 +190,11 @@ class Scheduler:
         # or the keys of the pods to record (explains)
         self.explain = False
         self.keep_records = True  # keep each cycle's statuses and scores (reports); off in bench
+        # a record of a pod not explained keeps only its attempt history once its cycle ends
+        # (cycle_records); False: every record whole (tests comparing paths node by node)
+        self.compact_records = True
+        # `bench CASE`: called with ScheduleOne instead of calling it (times each attempt)
+        self.attempt_timer: Optional[Callable[[Callable[[], bool]], Any]] = None
         self.tracked_pods: List[str] = []
 
     # ------------------------------------------------------------------------------------------
@@ -199,6 +204,11 @@ class Scheduler:
         """sched.Run -> SchedulingQueue.Run: the flush ticks count from now (the process starts
         scheduling when it becomes the leader)."""
         self.next_flush_tick = self.clock.now() + UNSCHEDULABLE_FLUSH_PERIOD
+
+    def full_record(self, pod) -> bool:
+        """Does this pod's cycle record keep every node's status, the feasible nodes and the
+        scores past its cycle?"""
+        return self.keep_records and (not self.compact_records or self.explains(pod))
 
     def explains(self, pod) -> bool:
         """Are explain's records (every node's filter statuses, the score detail) kept for this pod?"""
@@ -567,7 +577,10 @@ class Scheduler:
         self._resolve_waiting()
         self.queue.flush_backoff_completed()
         if self.queue.active or self.queue.backoff:
-            self.cycles.schedule_one()
+            if self.attempt_timer is None:
+                self.cycles.schedule_one()
+            else:
+                self.attempt_timer(self.cycles.schedule_one)
             return True
         return False
 

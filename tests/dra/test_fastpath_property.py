@@ -320,6 +320,7 @@ def _run(objs, pod_specs, version: str, fast: bool):
         cluster.create(o, notify=False)
     cfg = set_defaults({}, REGISTRY, features)
     sched = Scheduler(cfg, REGISTRY, cluster, seed=7, features=features)
+    sched.compact_records = False  # every record whole: compared node by node below
     sched.start()
     for pi, spec in enumerate(pod_specs):
         claims = make_claims(spec["claims"])

@@ -132,6 +132,7 @@ def _run(nodes, pods, percentage, batch: bool):
         cluster.create(o, notify=False)
     cfg = set_defaults({"percentageOfNodesToScore": percentage}, REGISTRY)
     sched = Scheduler(cfg, REGISTRY, cluster, seed=7)
+    sched.compact_records = False  # every record whole: _observed compares them node by node
     for fw in sched.profiles.values():
         fw.use_batch = batch
     sched.start()
@@ -373,6 +374,7 @@ def _run2(nodes, bound, pending, percentage, args, batch: bool):
                                       "pluginConfig": [{"name": "InterPodAffinity", "args": args}]}]},
                        REGISTRY)
     sched = Scheduler(cfg, REGISTRY, cluster, seed=7)
+    sched.compact_records = False  # every record whole: _observed compares them node by node
     for fw in sched.profiles.values():
         fw.use_batch = batch
     sched.start()

@@ -82,6 +82,7 @@ def run(nodes, k: int, normalized: bool, batching: bool) -> Scheduler:
     for j in range(k):
         cluster.create(make_pod(f"w{j}", labels={"app": "w"}, spec=spec), notify=False)
     s = Scheduler(cfg, reg, cluster, features=features)
+    s.compact_records = False  # every record keeps its scores (unique_top_in_every_cycle reads them)
     s.start()
     s.run_until_quiet()
     return s
