@@ -325,10 +325,15 @@ def delegate_v135(resolver) -> Delegate:
             return False
         return resolver.get_device_class(name) is not None
 
+    def maps(name: str) -> bool:
+        """Whether delegate may answer True for the resource on some node."""
+        return resolver.get_device_class(name) is not None
+
     def rows(name: str, alloc, has):
         """delegate over columns of the node table (None: on no node)."""
-        return (alloc <= 0) if resolver.get_device_class(name) is not None else None
+        return (alloc <= 0) if maps(name) else None
     delegate.rows = rows  # type: ignore[attr-defined]
+    delegate.maps = maps  # type: ignore[attr-defined]
     return delegate
 
 
@@ -339,10 +344,15 @@ def delegate_v134(mapping: Optional[Any]) -> Delegate:
     def delegate(name: str, allocatable: Dict[str, int]) -> bool:
         return (mapping is None or name in mapping) and name not in allocatable
 
+    def maps(name: str) -> bool:
+        """Whether delegate may answer True for the resource on some node."""
+        return mapping is None or name in mapping
+
     def rows(name: str, alloc, has):
         """delegate over columns of the node table (None: on no node)."""
-        return ~has if (mapping is None or name in mapping) else None
+        return ~has if maps(name) else None
     delegate.rows = rows  # type: ignore[attr-defined]
+    delegate.maps = maps  # type: ignore[attr-defined]
     return delegate
 
 
