@@ -9,7 +9,7 @@ from harness.framework import MAX_NODE_SCORE
 from harness.framework.node_table import numpy
 
 from ._gomath import go_div, go_div_columns
-from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights
+from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights, weighted_score_columns
 
 
 def most_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
@@ -31,16 +31,10 @@ def most_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
 
     def columns(requested, allocatable):
         """scorer over int64 columns, one per resource (requested >= 0, every value below
-        2**56: nothing overflows); an entry whose allocatable is 0 is left out."""
+        2**56: nothing overflows)."""
         np = numpy()
-        node_score = weight_sum = 0
-        for w, req, alloc in zip(weights, requested, allocatable):
-            present = alloc != 0
-            capped = np.minimum(req, alloc)
-            sc = go_div_columns(capped * MAX_NODE_SCORE, np.where(present, alloc, 1))
-            node_score = node_score + np.where(present, sc * w, 0)
-            weight_sum = weight_sum + np.where(present, w, 0)
-        return np.where(weight_sum == 0, 0, go_div_columns(node_score, np.where(weight_sum == 0, 1, weight_sum)))
+        return weighted_score_columns(weights, requested, allocatable, lambda req, alloc, divisor: go_div_columns(
+            np.minimum(req, alloc) * MAX_NODE_SCORE, divisor))
 
     scorer.columns = columns  # type: ignore[attr-defined]
     return scorer

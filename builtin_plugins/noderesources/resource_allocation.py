@@ -59,6 +59,22 @@ def cpu_memory_weights(resources: Optional[Sequence[ResourceSpec]]) -> Optional[
     return w0, w1
 
 
+def weighted_score_columns(weights: Sequence[int], requested, allocatable, resource_score):
+    """leastResourceScorer's and mostResourceScorer's weighted average over int64 columns, one
+    per resource: resource_score(requested, allocatable, allocatable with 1 for 0) per node,
+    entries whose allocatable is 0 left out, the sum divided by the weights counted (0 when
+    none is), in Go's integer division."""
+    from ._gomath import go_div_columns
+    np = node_table.numpy()
+    node_score = weight_sum = 0
+    for w, req, alloc in zip(weights, requested, allocatable):
+        present = alloc != 0
+        sc = resource_score(req, alloc, np.where(present, alloc, 1))
+        node_score = node_score + np.where(present, sc * w, 0)
+        weight_sum = weight_sum + np.where(present, w, 0)
+    return np.where(weight_sum == 0, 0, go_div_columns(node_score, np.where(weight_sum == 0, 1, weight_sum)))
+
+
 def _ceil(f) -> int:
     return -((-f.numerator) // f.denominator)
 

@@ -12,6 +12,7 @@ from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
 from ..apierrors import StatusError, Unreachable
 from ..errors import UserError
+from ..gcpause import freeze_survivors
 from ..framework.custom_resources import custom_resources
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
@@ -480,6 +481,7 @@ class Scheduler:
         self.queue.flush_backoff_completed()
         if self.queue.active or self.queue.backoff:
             self.cycles.schedule_one()
+            freeze_survivors()
             return True
         return False
 
