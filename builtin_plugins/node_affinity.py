@@ -13,7 +13,8 @@ from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, Cluster
                                EventResource, NotFoundError, Plugin, PreFilterResult, QueueingHint,
                                Status, hookimpl)
 
-from harness.framework import node_table
+from harness.framework import Code, node_table
+from harness.framework.lazy_status import StatusColumn
 from harness.framework.node_table import NodeRows, numpy
 
 from . import names, node_sums
@@ -238,7 +239,7 @@ class NodeAffinity(Plugin):
     def _filter_rows(self, nodes, rna, sig):
         """filter_nodes on rows of the node table: per pod shape, a column of whether each row's
         node matches, filled for the rows visited and refilled for rows whose Node object was
-        replaced since (the table's node_version)."""
+        replaced since (the table's node_version); the statuses as a StatusColumn."""
         np = numpy()
         t = nodes.table
         kept = self.__dict__.get("_match_columns")
@@ -259,12 +260,7 @@ class NodeAffinity(Plugin):
             for i in stale.tolist():
                 matched[i] = rna.match(tnodes[i].node)
             known[stale] = t.node_version[stale]
-        m = matched[rows]
-        out = [None] * len(nodes)
-        if not m.all():
-            for k in (~m).nonzero()[0].tolist():
-                out[k] = Status.unresolvable(ERR_REASON_POD)
-        return out
+        return StatusColumn((~matched[rows]).astype(np.int64), _MATCH_KINDS)
 
     # ---- scoring ------------------------------------------------------------------------------
     @hookimpl
@@ -301,6 +297,10 @@ class NodeAffinity(Plugin):
     def normalize_scores(self, state, pod, scores):
         """normalize_score on plain scores (the batch form the framework calls)."""
         return default_normalize_ints(MAX_NODE_SCORE, False, scores)
+
+
+# StatusColumn kinds of _filter_rows: 0 the node matches, 1 it does not
+_MATCH_KINDS = (None, (Code.UnschedulableAndUnresolvable, (ERR_REASON_POD,)))
 
 
 def _required_signature(pod) -> str:

@@ -46,6 +46,25 @@ def collector_paused(freeze: bool = False) -> Iterator[None]:
                     gc.enable()
 
 
+# scheduling cycles between two freeze_survivors calls that freeze
+FREEZE_EVERY = 500
+_cycles = 0
+
+
+def freeze_survivors() -> None:
+    """Called once per scheduling cycle: every FREEZE_EVERY cycles, while the collector runs,
+    what has survived so far (mostly what the attempts keep for reports) leaves its passes too
+    (gc.freeze), until thaw. Without it each full pass walked every record kept so far: 78 s of
+    the 92 s CPU of `run` on the 8152-pod OpenB case. Objects are still freed by reference
+    counting; only cyclic garbage older than the freeze waits for thaw."""
+    global _cycles
+    _cycles += 1
+    if _cycles >= FREEZE_EVERY:
+        _cycles = 0
+        if gc.isenabled():
+            gc.freeze()
+
+
 def thaw() -> None:
     """What a freeze left out of the collector's passes is collected again (a case's run ended:
     its cycles can be freed)."""

@@ -29,3 +29,20 @@ def go_round(x: float) -> float:
 def go_int64_of_float(x: float) -> int:
     """int64(x) for a finite float: truncation toward zero."""
     return int(x)
+
+
+def go_div_columns(a, b):
+    """go_div over int64 numpy columns (b nowhere 0)."""
+    from harness.framework.node_table import numpy
+    np = numpy()
+    q = np.abs(a) // np.abs(b)
+    return np.where((a >= 0) == (b > 0), q, -q)
+
+
+def go_round_columns(x):
+    """go_round over a float64 numpy column of finite values, as int64."""
+    from harness.framework.node_table import numpy
+    np = numpy()
+    t = np.trunc(x)
+    t = np.where(np.abs(x - t) >= 0.5, t + np.copysign(1.0, x), t)
+    return t.astype(np.int64)

@@ -68,6 +68,40 @@ def balanced_resource_scorer(requested: List[int], allocatable: List[int]) -> in
 _MAX_NODE_SCORE_F = float(MAX_NODE_SCORE)
 
 
+def _balanced_score_columns(requested, allocatable):
+    """balanced_resource_scorer over int64 columns, one per resource: per node the fractions of
+    the resources it has (allocatable != 0), the same float64 operations in the same order
+    (the sums accumulate only over the fractions a node has), int() truncating as astype does."""
+    np = numpy()
+    n = len(requested[0])
+    count = np.zeros(n, dtype=np.int64)
+    total = np.zeros(n, dtype=np.float64)
+    first = np.zeros(n, dtype=np.float64)
+    second = np.zeros(n, dtype=np.float64)
+    fractions = []
+    for req, alloc in zip(requested, allocatable):
+        present = alloc != 0
+        f = req.astype(np.float64) / np.where(present, alloc, 1).astype(np.float64)
+        f = np.where(f > 1, 1.0, f)
+        total = np.where(present, total + f, total)
+        first = np.where(present & (count == 0), f, first)
+        second = np.where(present & (count == 1), f, second)
+        count = count + present
+        fractions.append((present, f))
+    std = np.where(count == 2, np.abs((first - second) / 2), 0.0)
+    many = count > 2
+    if many.any():
+        mean = total / np.where(many, count, 1).astype(np.float64)
+        acc = np.zeros(n, dtype=np.float64)
+        for present, f in fractions:
+            acc = np.where(present, acc + (f - mean) * (f - mean), acc)
+        std = np.where(many, np.sqrt(acc / np.where(many, count, 1).astype(np.float64)), std)
+    return ((1 - std) * _MAX_NODE_SCORE_F).astype(np.int64)
+
+
+balanced_resource_scorer.columns = _balanced_score_columns  # type: ignore[attr-defined]
+
+
 def balanced_resource_scorer_cpu_memory(req_cpu: int, alloc_cpu: int, req_mem: int, alloc_mem: int) -> int:
     """balancedResourceScorer for resources == [cpu, memory] on a node that has both: its
     two-fraction branch, the same float64 operations in the same order."""
@@ -115,6 +149,15 @@ def balanced_resource_change_scorer(requested: List[int], allocated: List[int], 
     balance without it (`allocated`), each balancedResourceScore (balanced_resource_scorer)."""
     return balance_change_score(balanced_resource_scorer(requested, allocatable),
                                 balanced_resource_scorer(allocated, allocatable))
+
+
+def _balanced_change_score_columns(requested, allocated, allocatable):
+    """balanced_resource_change_scorer over int64 columns."""
+    return balance_change_score(_balanced_score_columns(requested, allocatable),
+                                _balanced_score_columns(allocated, allocatable))
+
+
+balanced_resource_change_scorer.columns = _balanced_change_score_columns  # type: ignore[attr-defined]
 
 
 def balanced_change_cpu_memory(req_cpu: int, alloc_cpu: int, req_mem: int, alloc_mem: int,

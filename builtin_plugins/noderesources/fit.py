@@ -187,12 +187,8 @@ _FIT_KINDS = [None] + [(Code.UnschedulableAndUnresolvable if key & 16 else Code.
                        for key in range(1, 32)]
 
 
-def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> StatusColumn:
-    """Filter over rows of the node table for a pod without scalar requests: fitsRequest's
-    tests on the columns (pods, then cpu, memory and ephemeral storage the pod requests; a
-    request above the allocatable is unresolvable), as a StatusColumn: each rejected node's
-    Status has its reasons in fitsRequest's order."""
-    t, r = nodes.table, nodes.rows
+def _fit_key(t, r, cpu: int, mem: int, eph: int):
+    """_fit_rows' key over rows r of table t (bits of _KEY_REASONS, 16: unresolvable)."""
     key = (t.num_pods[r] + 1 > t.alloc_pods[r]).astype(numpy().int64)
     for bit, req, alloc, used in ((2, cpu, t.alloc_cpu, t.req_cpu), (4, mem, t.alloc_mem, t.req_mem),
                                   (8, eph, t.alloc_eph, t.req_eph)):
@@ -201,7 +197,72 @@ def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> StatusColumn:
             short = req > a - used[r]
             key |= short * bit
             key |= (short & (req > a)) * 16
-    return StatusColumn(key, _FIT_KINDS)
+    return key
+
+
+def _fit_rows(nodes, cpu: int, mem: int, eph: int) -> StatusColumn:
+    """Filter over rows of the node table for a pod without scalar requests: fitsRequest's
+    tests on the columns (pods, then cpu, memory and ephemeral storage the pod requests; a
+    request above the allocatable is unresolvable), as a StatusColumn: each rejected node's
+    Status has its reasons in fitsRequest's order."""
+    return StatusColumn(_fit_key(nodes.table, nodes.rows, cpu, mem, eph), _FIT_KINDS)
+
+
+def _fit_rows_scalars(nodes, s: "PreFilterState", ignored: Set[str], ignored_groups: Set[str]
+                      ) -> Optional[StatusColumn]:
+    """_fit_rows for a pod with scalar requests: fitsRequest's scalar loop (sorted names, zero
+    requests, ignored extended resources and groups, the DRA delegation by its `rows` form) on
+    the table's scalar columns, each checked resource one more bit of the key after
+    _KEY_REASONS' and the unresolvable one. None when a request or a column is out of the
+    table's range, or the delegation has no column form."""
+    t, r = nodes.table, nodes.rows
+    req = s.resource
+    scalars = req.scalar_resources
+    if max(map(abs, scalars.values())) >= node_table.LIMIT:
+        return None
+    np = numpy()
+    key = _fit_key(t, r, s.milli_cpu, s.memory, s.ephemeral_storage)
+    delegate = s.delegate
+    checked: List[str] = []
+    for name in sorted(scalars):
+        q = scalars[name]
+        if q == 0:
+            continue
+        if is_extended_resource_name(name):
+            prefix = name.split("/")[0] if ignored_groups else ""
+            if (ignored and name in ignored) or (ignored_groups and prefix in ignored_groups):
+                continue
+        if len(checked) >= 58:
+            return None  # the key's bits would not fit in an int64
+        alloc, used, has = t.scalar(name)
+        if not t.safe:
+            return None
+        a = alloc[r]
+        short = q > a - used[r]
+        if delegate is not None:
+            rows_form = getattr(delegate, "rows", None)
+            if rows_form is None:
+                return None
+            delegated = rows_form(name, a, has[r])
+            if delegated is not None:
+                short &= ~delegated
+        bit = 32 << len(checked)
+        checked.append(f"Insufficient {name}")
+        key |= short * bit
+        key |= (short & (q > a)) * 16
+    if not checked:
+        return StatusColumn(key, _FIT_KINDS)
+    uniq, inv = np.unique(key, return_inverse=True)
+    kinds = []
+    for k in uniq.tolist():
+        if k == 0:
+            kinds.append(None)
+            continue
+        code, reasons = _FIT_KINDS[k & 31] if k & 15 else (
+            Code.UnschedulableAndUnresolvable if k & 16 else Code.Unschedulable, ())
+        reasons = reasons + tuple(reason for j, reason in enumerate(checked) if k & (32 << j))
+        kinds.append((code, reasons))
+    return StatusColumn(inv.reshape(-1).astype(np.int64), kinds)
 
 
 def fits(pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True,
@@ -263,6 +324,16 @@ def delegate_v135(resolver) -> Delegate:
         if allocatable.get(name, 0) > 0:
             return False
         return resolver.get_device_class(name) is not None
+
+    def maps(name: str) -> bool:
+        """Whether delegate may answer True for the resource on some node."""
+        return resolver.get_device_class(name) is not None
+
+    def rows(name: str, alloc, has):
+        """delegate over columns of the node table (None: on no node)."""
+        return (alloc <= 0) if maps(name) else None
+    delegate.rows = rows  # type: ignore[attr-defined]
+    delegate.maps = maps  # type: ignore[attr-defined]
     return delegate
 
 
@@ -272,6 +343,16 @@ def delegate_v134(mapping: Optional[Any]) -> Delegate:
     is a queueing hint's)."""
     def delegate(name: str, allocatable: Dict[str, int]) -> bool:
         return (mapping is None or name in mapping) and name not in allocatable
+
+    def maps(name: str) -> bool:
+        """Whether delegate may answer True for the resource on some node."""
+        return mapping is None or name in mapping
+
+    def rows(name: str, alloc, has):
+        """delegate over columns of the node table (None: on no node)."""
+        return ~has if maps(name) else None
+    delegate.rows = rows  # type: ignore[attr-defined]
+    delegate.maps = maps  # type: ignore[attr-defined]
     return delegate
 
 
@@ -467,7 +548,12 @@ class Fit(Plugin):
     def filter_nodes(self, state, pod, nodes):
         """filter on each node (the batch form the framework calls)."""
         s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None or s.has_scalars:
+        if s is None:
+            return None
+        if s.has_scalars:
+            if nodes.__class__ is NodeRows and max(abs(s.milli_cpu), abs(s.memory),
+                                                   abs(s.ephemeral_storage)) < node_table.LIMIT:
+                return _fit_rows_scalars(nodes, s, self.ignored_resources, self.ignored_resource_groups)
             return None
         cpu, mem, eph = s.milli_cpu, s.memory, s.ephemeral_storage
         flt = self.filter

@@ -7,8 +7,8 @@ from typing import List, Optional, Sequence
 from harness.framework import MAX_NODE_SCORE
 from harness.framework.node_table import numpy
 
-from ._gomath import go_div
-from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights
+from ._gomath import go_div, go_div_columns
+from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights, weighted_score_columns
 
 
 def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
@@ -29,6 +29,14 @@ def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
             return 0
         return go_div(node_score, weight_sum)
 
+    def columns(requested, allocatable):
+        """scorer over int64 columns, one per resource (requested >= 0, every value below
+        2**56: nothing overflows)."""
+        np = numpy()
+        return weighted_score_columns(weights, requested, allocatable, lambda req, alloc, divisor: np.where(
+            req > alloc, 0, go_div_columns(np.maximum(alloc - req, 0) * MAX_NODE_SCORE, divisor)))
+
+    scorer.columns = columns  # type: ignore[attr-defined]
     return scorer
 
 

@@ -7,9 +7,11 @@ from typing import List, Optional, Sequence, Tuple
 
 from harness.framework import MAX_NODE_SCORE
 
-from ._gomath import go_div, go_round
+from harness.framework.node_table import numpy
+
+from ._gomath import go_div, go_div_columns, go_round, go_round_columns
 from .resource_allocation import CpuMemoryScorer, ResourceSpec, Scorer, cpu_memory_weights
-from .shape_score import FunctionShapePoint, build_broken_linear_function
+from .shape_score import FunctionShapePoint, build_broken_linear_function, build_broken_linear_function_columns
 
 MAX_UTILIZATION = 100
 MAX_CUSTOM_PRIORITY_SCORE = 10  # config.MaxCustomPriorityScore
@@ -43,6 +45,30 @@ def build_requested_to_capacity_ratio_scorer_function(
             return 0
         return int(go_round(float(node_score) / float(weight_sum)))
 
+    raw_columns = build_broken_linear_function_columns(scoring_function_shape)
+
+    def columns(requested, allocatable):
+        """scorer over int64 columns, one per resource (requested >= 0, every value below
+        2**56: nothing overflows); an entry whose allocatable is 0 is left out."""
+        if raw_columns is None:
+            return None
+        np = numpy()
+        node_score = weight_sum = 0
+        for w, req, alloc in zip(weights, requested, allocatable):
+            present = alloc != 0
+            over = req > alloc
+            util = go_div_columns(np.where(over, 0, req) * MAX_UTILIZATION, np.where(present, alloc, 1))
+            rs = raw_columns(np.where(over, MAX_UTILIZATION, util))
+            counted = present & (rs > 0)
+            node_score = node_score + np.where(counted, rs * w, 0)
+            weight_sum = weight_sum + np.where(counted, w, 0)
+        node_score = node_score + np.zeros(len(requested[0]), dtype=np.int64)
+        weight_sum = weight_sum + np.zeros(len(requested[0]), dtype=np.int64)
+        none = weight_sum == 0
+        ratio = node_score.astype(np.float64) / np.where(none, 1, weight_sum).astype(np.float64)
+        return np.where(none, 0, go_round_columns(ratio))
+
+    scorer.columns = columns  # type: ignore[attr-defined]
     return scorer
 
 

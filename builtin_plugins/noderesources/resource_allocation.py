@@ -59,6 +59,22 @@ def cpu_memory_weights(resources: Optional[Sequence[ResourceSpec]]) -> Optional[
     return w0, w1
 
 
+def weighted_score_columns(weights: Sequence[int], requested, allocatable, resource_score):
+    """leastResourceScorer's and mostResourceScorer's weighted average over int64 columns, one
+    per resource: resource_score(requested, allocatable, allocatable with 1 for 0) per node,
+    entries whose allocatable is 0 left out, the sum divided by the weights counted (0 when
+    none is), in Go's integer division."""
+    from ._gomath import go_div_columns
+    np = node_table.numpy()
+    node_score = weight_sum = 0
+    for w, req, alloc in zip(weights, requested, allocatable):
+        present = alloc != 0
+        sc = resource_score(req, alloc, np.where(present, alloc, 1))
+        node_score = node_score + np.where(present, sc * w, 0)
+        weight_sum = weight_sum + np.where(present, w, 0)
+    return np.where(weight_sum == 0, 0, go_div_columns(node_score, np.where(weight_sum == 0, 1, weight_sum)))
+
+
 def _ceil(f) -> int:
     return -((-f.numerator) // f.denominator)
 
@@ -174,6 +190,26 @@ class ResourceAllocationScorer:
         score = self.score
         out: List[int] = []
         append = out.append
+        use_requested = self.use_requested
+        with_allocated = self.with_allocated
+        if fast is not None:
+            pc, pm = pod_request_list[0], pod_request_list[1]
+            columns = getattr(fast, "columns", None)
+            if (columns is not None and nodes.__class__ is NodeRows and nodes
+                    and -node_table.LIMIT < pc < node_table.LIMIT and -node_table.LIMIT < pm < node_table.LIMIT):
+                t, r = nodes.table, nodes.rows
+                acpu = t.alloc_cpu[r]
+                amem = t.alloc_mem[r]
+                if acpu.min() > 0 and amem.min() > 0:
+                    bcpu = (t.req_cpu if use_requested else t.nz_cpu)[r]
+                    bmem = (t.req_mem if use_requested else t.nz_mem)[r]
+                    if with_allocated:
+                        return columns(bcpu + pc, acpu, bmem + pm, amem, bcpu, bmem)
+                    return columns(bcpu + pc, acpu, bmem + pm, amem)
+        if nodes.__class__ is NodeRows and nodes:
+            col = self._score_rows(nodes, pod_request_list)
+            if col is not None:
+                return col
         if fast is None:
             for ni in nodes:
                 sc, st = score(pod, ni, pod_request_list)
@@ -182,20 +218,6 @@ class ResourceAllocationScorer:
                 append(sc)
             return out
         pc, pm = pod_request_list[0], pod_request_list[1]
-        use_requested = self.use_requested
-        with_allocated = self.with_allocated
-        columns = getattr(fast, "columns", None)
-        if (columns is not None and nodes.__class__ is NodeRows and nodes
-                and -node_table.LIMIT < pc < node_table.LIMIT and -node_table.LIMIT < pm < node_table.LIMIT):
-            t, r = nodes.table, nodes.rows
-            acpu = t.alloc_cpu[r]
-            amem = t.alloc_mem[r]
-            if acpu.min() > 0 and amem.min() > 0:
-                bcpu = (t.req_cpu if use_requested else t.nz_cpu)[r]
-                bmem = (t.req_mem if use_requested else t.nz_mem)[r]
-                if with_allocated:
-                    return columns(bcpu + pc, acpu, bmem + pm, amem, bcpu, bmem)
-                return columns(bcpu + pc, acpu, bmem + pm, amem)
         many = getattr(fast, "many", None)
         if many is not None:
             allocs = [ni.allocatable for ni in nodes]
@@ -224,6 +246,48 @@ class ResourceAllocationScorer:
                     return None
                 append(sc)
         return out
+
+    def _score_rows(self, nodes: NodeRows, pod_request_list: Sequence[int]):
+        """score's general path (every resource of the list, calculateResourceAllocatableRequest
+        on the table's columns, scalar resources included) over rows of the node table, with the
+        strategy's scorer over columns (its `columns` form: lists of int64 columns, an entry
+        whose allocatable is 0 left out as score leaves it out). None when the scorer has no
+        such form, there are no resources, a request is negative or out of the table's range."""
+        columns = getattr(self.scorer, "columns", None)
+        if columns is None or not self.resources:
+            return None
+        limit = node_table.LIMIT
+        for pr in pod_request_list:
+            if not 0 <= pr < limit:
+                return None
+        t, r = nodes.table, nodes.rows
+        np = node_table.numpy()
+        use_requested = self.use_requested
+        requested, allocatable = [], []
+        for kind, name, pr in zip(self._kinds, self._names, pod_request_list):
+            if kind == _CPU:
+                alloc, req = t.alloc_cpu[r], (t.req_cpu if use_requested else t.nz_cpu)[r] + pr
+            elif kind == _MEMORY:
+                alloc, req = t.alloc_mem[r], (t.req_mem if use_requested else t.nz_mem)[r] + pr
+            elif kind == _EPHEMERAL:
+                alloc, req = t.alloc_eph[r], t.req_eph[r] + pr
+            elif pr == 0 and kind == _SCALAR:
+                # an extended resource the pod does not request is left out of the score
+                alloc = req = np.zeros(len(nodes), dtype=np.int64)
+            else:
+                alloc_col, req_col, _ = t.scalar(name)
+                if not t.safe:
+                    return None
+                alloc, req = alloc_col[r], req_col[r] + pr
+            if len(req) and int(req.min()) < 0:
+                return None
+            requested.append(req)
+            allocatable.append(alloc)
+        if self.with_allocated:
+            # calculateNodeAllocatableRequest (v1.36): allocated is what requested adds the pod to
+            allocated = [np.where(a != 0, q - pr, 0) for q, a, pr in zip(requested, allocatable, pod_request_list)]
+            return columns(requested, allocated, allocatable)
+        return columns(requested, allocatable)
 
     def calculate_resource_allocatable_request(self, node_info, resource: str,
                                                pod_request: int) -> Tuple[int, int]:

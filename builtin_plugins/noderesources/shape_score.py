@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Callable, List, NamedTuple, Sequence
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 
-from ._gomath import go_div
+from ._gomath import go_div, go_div_columns
 
 
 class FunctionShapePoint(NamedTuple):
@@ -32,5 +32,36 @@ def build_broken_linear_function(shape: Sequence[FunctionShapePoint]) -> Callabl
                 return prev.score + go_div((pt.score - prev.score) * (p - prev.utilization),
                                            pt.utilization - prev.utilization)
         return pts[-1].score
+
+    return fn
+
+
+def build_broken_linear_function_columns(shape: Sequence[FunctionShapePoint]) -> Optional[Callable[[Any], Any]]:
+    """build_broken_linear_function over an int64 numpy column of arguments in [0, 100] (the
+    same points in the same order, each argument taking the first point at or above it); None
+    for a shape whose numbers are not small enough for int64 products."""
+    pts = [FunctionShapePoint(int(u), int(s)) for u, s in shape]
+    if not pts or any(abs(u) > 1 << 20 or abs(s) > 1 << 20 for u, s in pts):
+        return None
+
+    def fn(p):
+        from harness.framework.node_table import numpy
+        np = numpy()
+        out = np.full(len(p), pts[-1].score, dtype=np.int64)
+        done = np.zeros(len(p), dtype=bool)
+        for i, pt in enumerate(pts):
+            hit = ~done & (p <= pt.utilization)
+            if not hit.any():
+                continue
+            if i == 0:
+                val = pts[0].score
+            else:
+                prev = pts[i - 1]
+                # pt.utilization == prev.utilization cannot be hit: prev took those arguments
+                val = prev.score + go_div_columns((pt.score - prev.score) * (p - prev.utilization),
+                                                  pt.utilization - prev.utilization)
+            out = np.where(hit, val, out)
+            done |= hit
+        return out
 
     return fn

@@ -46,7 +46,7 @@ def node_local_filters(fw, state) -> Optional[Tuple[str, ...]]:
     of `fw` that runs (not skipped in `state`) is an in-tree node-local one; else None."""
     skip = state.skip_filter_plugins
     fit = state.get("PreFilterNodeResourcesFit")
-    if fit is not None and fit.has_scalars and _dra_extended_resources(fw):
+    if fit is not None and fit.has_scalars and _dra_extended_resources(fw) and _dra_may_delegate(fit):
         return None  # DRAExtendedResource: Fit's verdict also reads the DeviceClasses
     for ep in ("filter_plugins", "pre_filter_plugins"):
         for pc in getattr(fw, ep, None) or []:
@@ -56,6 +56,17 @@ def node_local_filters(fw, state) -> Optional[Tuple[str, ...]]:
                     or not type(pc.plugin).__module__.startswith("builtin_plugins.")):
                 return None
     return tuple(sorted(pc.name for pc in fw.filter_plugins if pc.name not in skip))
+
+
+def _dra_may_delegate(fit) -> bool:
+    """Whether NodeResourcesFit's Filter may leave one of the pod's scalar requests to DRA
+    (its delegate maps one of them to a DeviceClass); when none is, its verdict reads only the
+    node. A delegate that cannot say is taken to map them."""
+    delegate = getattr(fit, "delegate", None)
+    if delegate is None:
+        return False
+    maps = getattr(delegate, "maps", None)
+    return maps is None or any(maps(name) for name, q in fit.resource.scalar_resources.items() if q != 0)
 
 
 def _dra_extended_resources(fw) -> bool:

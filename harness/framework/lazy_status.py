@@ -11,6 +11,8 @@ then read. The batch forms of the in-tree Filter plugins decide whole chunks of 
 - `ChunkVerdicts`: RunFilterPlugins over a chunk of nodes (Framework.run_filter_plugins_batch_lazy):
   per position a kind, -1 for a feasible node, else an index into `kinds`, whose entries are
   either (code, reasons, plugin) to make the Status from, or a Status a plugin gave as it is.
+- `LazyStatusMap`: a cycle record's node -> Status map (what reports read) over the same
+  columns: a Mapping whose statuses are made when it is first read.
 - `LazyStatuses`: the rejected nodes of the chunks a cycle walked, kept by NodeToStatus until
   something reads them one by one: then each node's Status is made once (the same object on every
   read), in the order the walk met the nodes. Counting reasons (FitError) and finding the nodes of
@@ -19,6 +21,7 @@ then read. The batch forms of the in-tree Filter plugins decide whole chunks of 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .node_table import numpy, row_index
@@ -62,6 +65,12 @@ class StatusColumn(Sequence):
         if kind is None:
             return None
         return make_status((kind[0], kind[1], ""))
+
+    def rejected(self) -> List[int]:
+        """The positions whose kind is not None (ascending)."""
+        np = numpy()
+        known = np.fromiter((k is not None for k in self.kinds), dtype=bool, count=len(self.kinds))
+        return known[self.keys].nonzero()[0].tolist()
 
     def __iter__(self) -> Iterator[Optional[Status]]:
         kinds = self.kinds
@@ -215,6 +224,48 @@ class LazyStatuses:
             kc = np.array([int(k.code) if isinstance(k, Status) else int(k[0]) for k in kinds], dtype=np.int64)
             codes[rows] = kc[kind_of]
         return True
+
+
+class LazyStatusMap(Mapping):
+    """node name -> Status, as a dict in the order nodes were added, whose chunks added as
+    columns (add_lazy, as NodeToStatus.add_lazy takes them) are made into Status objects when
+    the map is first read or updated."""
+
+    __slots__ = ("_map", "_lazy")
+
+    def __init__(self, statuses: Optional[Dict[str, Status]] = None) -> None:
+        self._map: Dict[str, Status] = dict(statuses or {})
+        self._lazy: Optional[LazyStatuses] = None
+
+    def add_lazy(self, table, rows, kind_of, kinds: List[Any]) -> None:
+        if self._map:  # a node may be added again: made now, as update would give it
+            for r, k in zip(rows.tolist(), kind_of.tolist()):
+                self._made()[table.names[r]] = make_status(kinds[k])
+            return
+        if self._lazy is None:
+            self._lazy = LazyStatuses()
+        self._lazy.add(table, rows, kind_of, kinds)
+
+    def _made(self) -> Dict[str, Status]:
+        if self._lazy is not None:
+            lazy, self._lazy = self._lazy, None
+            lazy.materialize(self._map)
+        return self._map
+
+    def update(self, other) -> None:
+        self._made().update(other)
+
+    def __setitem__(self, name: str, status: Status) -> None:
+        self._made()[name] = status
+
+    def __getitem__(self, name: str) -> Status:
+        return self._made()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._map) + (self._lazy.count if self._lazy is not None else 0)
 
 
 def rows_of(nodes) -> Any:

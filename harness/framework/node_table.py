@@ -12,6 +12,11 @@ place). Plugins only see it through NodeRows, which the framework builds for chu
 snapshot's own node list, so a NodeInfo that is not the snapshot's (a preemption copy, a node
 with nominated pods added) never meets it.
 
+Scalar resources (extended resources, hugepages, ...) get columns on demand, per resource name,
+the first time a batch form asks for them (NodeTable.scalar): the node's allocatable (0 when
+absent), its requested, and whether its allocatable names the resource at all; they are kept up
+to date with the rest from then on.
+
 Integer columns are int64, as in Go; a node whose numbers could overflow int64 arithmetic in
 the scorers (any value at or above 2**55) turns the table off for the whole snapshot, and the
 plugins take their Python path, which computes with unbounded integers as before."""
@@ -57,6 +62,11 @@ def _row(ni) -> tuple:
             ni.generation)
 
 
+def _scalar_row(ni, name: str) -> tuple:
+    a = ni.allocatable.scalar_resources
+    return a.get(name, 0), ni.requested.scalar_resources.get(name, 0), name in a
+
+
 def _safe(row: tuple) -> bool:
     for v in row:
         if v >= LIMIT or v <= -LIMIT:
@@ -68,7 +78,7 @@ class NodeTable:
     """Columns over snapshot.node_info_list (see the module docstring)."""
 
     __slots__ = ("nodes", "names", "epoch", "pos", "row_of", "data", "safe", "unsafe_rows", "node_objs",
-                 "node_version", "_versions") + COLUMNS
+                 "node_version", "_versions", "scalars") + COLUMNS
 
     def __init__(self, snap: Any) -> None:
         np = numpy()
@@ -91,6 +101,26 @@ class NodeTable:
         self.node_objs = [ni.node for ni in nodes]
         self.node_version = np.zeros(len(nodes), dtype=np.int64)
         self._versions = 0
+        # scalar resource name -> (allocatable, requested, named in allocatable) columns
+        self.scalars: Dict[str, tuple] = {}
+
+    def scalar(self, name: str) -> tuple:
+        """The columns of one scalar resource (allocatable, requested: int64; has: whether the
+        node's allocatable names it), built on first use. A value out of the columns' range
+        marks its row unsafe (the table is then off, as for the other columns)."""
+        cols = self.scalars.get(name)
+        if cols is None:
+            np = numpy()
+            vals = [_scalar_row(ni, name) for ni in self.nodes]
+            for i, v in enumerate(vals):
+                if not _safe(v[:2]):
+                    self.unsafe_rows.add(i)
+            self.safe = not self.unsafe_rows
+            alloc = np.array([v[0] if _safe(v[:2]) else 0 for v in vals], dtype=np.int64)
+            req = np.array([v[1] if _safe(v[:2]) else 0 for v in vals], dtype=np.int64)
+            has = np.array([v[2] for v in vals], dtype=bool)
+            cols = self.scalars[name] = (alloc, req, has)
+        return cols
 
     def _bind_columns(self) -> None:
         for k, name in enumerate(COLUMNS):
@@ -114,8 +144,16 @@ class NodeTable:
                 self._versions += 1
                 self.node_version[i] = self._versions
             row = _row(ni)
-            if _safe(row):
+            ok = _safe(row)
+            if ok:
                 data[:, i] = row
+            for name, (alloc, req, has) in self.scalars.items():
+                v = _scalar_row(ni, name)
+                if _safe(v[:2]):
+                    alloc[i], req[i], has[i] = v
+                else:
+                    ok = False
+            if ok:
                 if self.unsafe_rows:
                     self.unsafe_rows.discard(i)
             else:
@@ -134,6 +172,12 @@ class NodeTable:
             got = tuple(int(v) for v in self.data[:, i])
             if got != want:
                 raise AssertionError(f"node table row {i} ({ni.node.name}) is stale: {got} != {want}")
+            for name, (alloc, req, has) in self.scalars.items():
+                got_s = (int(alloc[i]), int(req[i]), bool(has[i]))
+                want_s = _scalar_row(ni, name)
+                if got_s != want_s:
+                    raise AssertionError(f"node table row {i} ({ni.node.name}) is stale in {name}: "
+                                         f"{got_s} != {want_s}")
 
 
 def table_of(snap: Any) -> Optional[NodeTable]:

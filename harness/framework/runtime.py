@@ -806,6 +806,18 @@ class Framework:
             else:
                 sub = [nodes[i] for i in alive]
             sts = self._batch_filter(batch, name, state, pod, sub)
+            if sts.__class__ is StatusColumn:
+                # a column: only its rejected nodes' statuses are made
+                rejected = sts.rejected()
+                if not rejected:
+                    continue
+                gone = set(rejected)
+                for k in rejected:
+                    out[alive[k]] = _filter_verdict(name, sts[k])
+                alive = [i for k, i in enumerate(alive) if k not in gone]
+                if not alive:
+                    break
+                continue
             if sts is None:
                 sts = _filter_each(name, pc.fn, state, pod, sub)
             if not any(sts):  # all None (a Status is truthy): every node still feasible

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import heapq
 import itertools
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from ..api.objects import Pod
 from ..versions import DEFAULT as DEFAULT_FEATURES
@@ -224,6 +224,9 @@ class SchedulingQueue:
                     rows.append((ClusterEvent(EventResource.Node, ActionType.UpdateNodeTaint), plugin, None))
             self.hint_map[name] = rows
         self._interest: Dict[ClusterEvent, bool] = {}  # is_event_of_interest's answers (hint_map is fixed)
+        # (profile, event) -> (its hint_map rows, the (plugin, hint) of those matching the event,
+        # their plugins): is_pod_worth_requeuing's rows for an event
+        self._matching_rows: Dict[Tuple[str, ClusterEvent], Any] = {}
         # pluginToEventsMap (buildEventMap over every profile): the events that can ungate a pod
         self.plugin_events: Dict[str, List[ClusterEvent]] = {}
         for rows in self.hint_map.values():
@@ -544,12 +547,20 @@ class SchedulingQueue:
             if new is not None and (not isinstance(new, Pod) or new.uid != pinfo.pod.uid):
                 return Strategy.QUEUE_SKIP
             return Strategy.QUEUE_AFTER_BACKOFF
-        rows = self.hint_map.get(pinfo.pod.scheduler_name)
+        name = pinfo.pod.scheduler_name
+        rows = self.hint_map.get(name)
         if rows is None:
             return Strategy.QUEUE_AFTER_BACKOFF
+        # the profile's rows whose event covers this one, in their order (hint_map is fixed)
+        known = self._matching_rows.get((name, event))
+        if known is None or known[0] is not rows:
+            matching = [(plugin, fn) for ev, plugin, fn in rows if match_cluster_events(ev, event)]
+            known = self._matching_rows[(name, event)] = (rows, matching, frozenset(p for p, _ in matching))
+        if rejectors.isdisjoint(known[2]):
+            return Strategy.QUEUE_SKIP
         strategy = Strategy.QUEUE_SKIP
-        for ev, plugin, fn in rows:
-            if plugin not in rejectors or not match_cluster_events(ev, event):
+        for plugin, fn in known[1]:
+            if plugin not in rejectors:
                 continue
             if fn is None:
                 hint = QueueingHint.Queue

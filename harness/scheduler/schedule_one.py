@@ -11,7 +11,7 @@ from ..framework.blocking import Task, drive
 from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
 from ..framework.filter_memo import nominated_lister, queue_nominations
-from ..framework.lazy_status import ChunkVerdicts
+from ..framework.lazy_status import ChunkVerdicts, LazyStatusMap
 from ..framework.node_table import NodeRows
 from ..framework.prebind import PodInPreBind, PreBindContext
 from ..framework.runtime import Framework
@@ -582,9 +582,12 @@ class SchedulingCycles(PodGroupCycles):
             nominated_for = nominated_lister(fw) if use_nominated else None
             # chunks of the snapshot's own list carry their rows of its column table
             table = node_table.table_of(s.snapshot) if nodes is s.snapshot.node_info_list else None
-            if table is not None and statuses is None and fw.lazy_statuses:
+            if table is not None and fw.lazy_statuses:
+                if statuses is not None and statuses.__class__ is not LazyStatusMap:
+                    # the record keeps the walk's statuses as columns too (made when a report reads them)
+                    record.node_statuses = statuses = LazyStatusMap(statuses)
                 return self._find_nodes_on_table(fw, state, pod, diagnosis, nodes, table, start, to_find,
-                                                 run if use_nominated else None)
+                                                 run if use_nominated else None, statuses)
             pieces: Optional[list] = [] if table is not None else None
             i = 0
             while i < n and len(feasible) < to_find:
@@ -623,11 +626,13 @@ class SchedulingCycles(PodGroupCycles):
                            statuses, feasible)
 
     def _find_nodes_on_table(self, fw: Framework, state: CycleState, pod, diagnosis: Diagnosis,
-                             nodes: List[NodeInfo], table, start: int, to_find: int, run) -> List[NodeInfo]:
+                             nodes: List[NodeInfo], table, start: int, to_find: int, run,
+                             statuses: Optional[LazyStatusMap] = None) -> List[NodeInfo]:
         """find_nodes_that_pass_filters' chunked walk over the snapshot's own list (its node
         table's rows), the rejected nodes handed to the diagnosis as columns
         (lazy_status; each Status made when something reads it). `run`: the per-node filter of
-        the nodes with nominated pods (None when no pod is nominated)."""
+        the nodes with nominated pods (None when no pod is nominated). `statuses`: the record's
+        map of the walk's statuses, given the same columns."""
         np = node_table.numpy()
         n = len(nodes)
         feasible: List[NodeInfo] = []
@@ -673,7 +678,7 @@ class SchedulingCycles(PodGroupCycles):
                 v = fw.run_filter_plugins_batch_lazy(state, pod, chunk)
             if v.has_error():
                 # the walk's order matters up to the first error: node by node
-                kept = _walk_chunk(chunk, v.statuses(), feasible, diagnosis, None)
+                kept = _walk_chunk(chunk, v.statuses(), feasible, diagnosis, statuses)
                 if kept:
                     pieces.append(chunk.take(kept).rows)
                 continue
@@ -689,6 +694,8 @@ class SchedulingCycles(PodGroupCycles):
                 pieces.append(row_arr[kept_pos])
             rejected_pos = (~fits).nonzero()[0]
             nts.add_lazy(table, row_arr[rejected_pos], v.kind_of[rejected_pos], v.kinds)
+            if statuses is not None:
+                statuses.add_lazy(table, row_arr[rejected_pos], v.kind_of[rejected_pos], v.kinds)
             for plugin, code in {(k.plugin, k.code) if isinstance(k, Status) else (k[2], k[0]) for k in v.kinds}:
                 diagnosis.add_plugin_code(plugin, code)
         if pieces and len(feasible) > 1:

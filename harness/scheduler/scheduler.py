@@ -14,6 +14,7 @@ from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
 from ..apierrors import StatusError, Unreachable
 from ..errors import UserError
+from ..gcpause import freeze_survivors
 from ..framework.custom_resources import custom_resources
 from ..framework.runtime import Framework
 from ..framework.types import ActionType, ClusterEvent, EventResource
@@ -581,6 +582,7 @@ class Scheduler:
                 self.cycles.schedule_one()
             else:
                 self.attempt_timer(self.cycles.schedule_one)
+            freeze_survivors()
             return True
         return False
 
