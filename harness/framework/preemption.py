@@ -590,7 +590,8 @@ class Evaluator:
             "type": DISRUPTION_TARGET,
             "status": "True",
             "reason": POD_REASON_PREEMPTION_BY_SCHEDULER,
-            "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
+            "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority "
+                       f"{getattr(preemptor, 'preemptor_type', 'pod')}",
         }
         changed = []
         patched = current.with_status(lambda st: changed.append(update_pod_condition(st, condition)))
@@ -681,7 +682,7 @@ class Evaluator:
             if failed:
                 activate = getattr(self.handle, "activate", None)
                 if activate is not None:
-                    activate([pod])
+                    activate(list(getattr(pod, "pods", None) or [pod]))  # preemptor.Pods()
 
         run_async = getattr(self.handle, "run_async", None)
         if callable(run_async):
