@@ -135,8 +135,9 @@ class PodGroupCycles:
         from .schedule_one import CycleRecord
 
         s = self.sched
-        plugins = [pc for pc in fw.post_filter_plugins
-                   if callable(getattr(getattr(pc, "plugin", None), "pod_group_post_filter", None))]
+        # frameworkImpl: the profile's DefaultPreemption is the only PodGroupPostFilter plugin
+        dp = fw.plugins_map.get("DefaultPreemption")
+        plugins = [dp] if callable(getattr(dp, "pod_group_post_filter", None)) else []
         if not plugins:
             return Status(Code.Unschedulable, "default preemption plugin is not registered, workload aware "
                                               "preemption is disabled")
@@ -172,7 +173,7 @@ class PodGroupCycles:
                 self.pod_group_skip_post_filters = False
 
         try:
-            return plugins[0].plugin.pod_group_post_filter(pg, [p.pod for p, _ in group], nodes,
+            return plugins[0].pod_group_post_filter(pg, [p.pod for p, _ in group], nodes,
                                                            scheduling_func, touched)
         finally:
             for node_name, saved in backup.items():

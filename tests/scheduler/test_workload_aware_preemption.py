@@ -47,11 +47,11 @@ def pod_group(name="g", min_count=2, **spec):
             "spec": dict({"schedulingPolicy": {"gang": {"minCount": min_count}}}, **spec)}
 
 
-def write(tmp_path, cluster, pods, gates=None, name="c"):
+def write(tmp_path, cluster, pods, gates=None, name="c", **extra):
     data = {"apiVersion": "schedharness/v1alpha1", "kind": "Case", "kubernetesVersion": "v1.36",
             "metadata": {"name": name}, "featureGates": GATES if gates is None else gates,
             "cluster": cluster, "pods": pods, "expect": {}}
-    return write_case(tmp_path, name, data)
+    return write_case(tmp_path, name, data, **extra)
 
 
 def condition(res, name="g"):
@@ -181,3 +181,17 @@ def test_a_member_waits_while_its_groups_preemption_runs():
     plugin.evaluator.preempting.discard(group.uid)
     assert plugin.pre_enqueue(member) is None
 
+
+
+def test_without_default_preemption_the_group_cannot_preempt(tmp_path):
+    """runWorkloadAwarePreemption: the profile's DefaultPreemption is the only PodGroupPostFilter
+    plugin; disabled, the group's condition says so and nothing is evicted."""
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler",
+                            "plugins": {"multiPoint": {"disabled": [{"name": "DefaultPreemption"}]}}}]}
+    path = write(tmp_path, _full_cluster(100), [pod(f"g-{i}", group="g", priorityClassName="high") for i in range(2)],
+                 config=config)
+    res = run_case(path)
+    assert len([p for p in res.scheduler.cluster.list("Pod") if p.name.startswith("v-")]) == 4
+    assert condition(res)["message"] == ("pod group is unschedulable, default preemption plugin is not "
+                                         "registered, workload aware preemption is disabled")
