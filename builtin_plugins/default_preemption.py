@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from harness.api import labels as labelsel
 from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
@@ -18,7 +17,7 @@ from harness.framework.filter_memo import (MEMO_SHAPES_LIMIT, NODE_LOCAL_FILTER_
                                            queue_nominations, same_pods)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
                                           Candidate, Evaluator, Victims, default_criteria, more_important_pod,
-                                          sort_by_importance)
+                                          PDBBudgets, sort_by_importance)
 
 from . import names
 
@@ -403,41 +402,15 @@ def pod_terminating_by_preemption(p) -> bool:
     return False
 
 
-def _pdb_selector(pdb) -> Optional[labelsel.Selector]:
-    """The PDB's selector; None when it matches nothing (nil, empty or invalid)."""
-    try:
-        s = labelsel.from_label_selector((pdb.raw.get("spec") or {}).get("selector"))
-    except labelsel.SelectorError:
-        return None
-    if s.is_nothing() or s.empty():
-        return None
-    return s
-
-
 def filter_pods_with_pdb_violation(pod_infos: Sequence[Any], pdbs: Sequence[Any]) -> Tuple[List[Any], List[Any]]:
     """filterPodsWithPDBViolation: split the pods (order kept) into those whose eviction would
     take a matching PDB below zero allowed disruptions and the others. A pod listed in a PDB's
     status.disruptedPods is not counted against it."""
-    allowed = [int((pdb.raw.get("status") or {}).get("disruptionsAllowed") or 0) for pdb in pdbs]
-    selectors = [_pdb_selector(pdb) for pdb in pdbs]
+    budgets = PDBBudgets(pdbs)
     violating: List[Any] = []
     non_violating: List[Any] = []
     for pi in pod_infos:
-        pod = pi.pod
-        violated = False
-        if pod.labels:
-            for i, pdb in enumerate(pdbs):
-                if pdb.namespace != pod.namespace:
-                    continue
-                sel = selectors[i]
-                if sel is None or not sel.matches(pod.labels):
-                    continue
-                disrupted = (pdb.raw.get("status") or {}).get("disruptedPods") or {}
-                if pod.name in disrupted:
-                    continue
-                allowed[i] -= 1
-                if allowed[i] < 0:
-                    violated = True
+        violated = any([went_below for went_below in budgets.take(pi.pod)])  # every PDB counted
         (violating if violated else non_violating).append(pi)
     return violating, non_violating
 

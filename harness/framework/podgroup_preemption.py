@@ -21,11 +21,10 @@ NodeInfos are restored exactly afterwards (BackupSnapshot's restore function).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .preemption import Candidate, Victims, get_pod_start_time
+from .preemption import Candidate, PDBBudgets, Victims, get_pod_start_time, sort_by_importance
 from .status import Code, Status
 
 # the candidate's name (actuatePodGroupPreemption)
@@ -136,48 +135,18 @@ def more_important_victim(v1: Victim, v2: Victim) -> bool:
 
 
 def sort_victims(victims: List[Victim]) -> None:
-    def cmp(a: Victim, b: Victim) -> int:
-        if more_important_victim(a, b):
-            return -1
-        if more_important_victim(b, a):
-            return 1
-        return 0
-
-    victims.sort(key=functools.cmp_to_key(cmp))
+    """sort.Slice(victims, moreImportantVictim), stable."""
+    sort_by_importance(victims, more_important_victim)
 
 
 def filter_victims_with_pdb_violation(victims: Sequence[Victim], pdbs: Sequence[Any]
                                       ) -> Tuple[List[Victim], List[Victim]]:
     """filterVictimsWithPDBViolation: a victim violates when one of its pods does; a pod stops
     at the first PDB it takes below zero, a victim at its first violating pod."""
-    from harness.api import labels as labelsel
-
-    allowed = [int((pdb.raw.get("status") or {}).get("disruptionsAllowed") or 0) for pdb in pdbs]
-
-    def selector(pdb):
-        try:
-            s = labelsel.from_label_selector((pdb.raw.get("spec") or {}).get("selector"))
-        except labelsel.SelectorError:
-            return None
-        return None if (s.is_nothing() or s.empty()) else s
-
-    selectors = [selector(pdb) for pdb in pdbs]
+    budgets = PDBBudgets(pdbs)
 
     def violating(pod) -> bool:
-        if not pod.labels:
-            return False
-        for i, pdb in enumerate(pdbs):
-            if pdb.namespace != pod.namespace:
-                continue
-            sel = selectors[i]
-            if sel is None or not sel.matches(pod.labels):
-                continue
-            if pod.name in ((pdb.raw.get("status") or {}).get("disruptedPods") or {}):
-                continue
-            allowed[i] -= 1
-            if allowed[i] < 0:
-                return True
-        return False
+        return any(budgets.take(pod))  # stops at the first PDB taken below zero
 
     out_v: List[Victim] = []
     out_n: List[Victim] = []
