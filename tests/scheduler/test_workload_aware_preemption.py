@@ -195,3 +195,21 @@ def test_without_default_preemption_the_group_cannot_preempt(tmp_path):
     assert len([p for p in res.scheduler.cluster.list("Pod") if p.name.startswith("v-")]) == 4
     assert condition(res)["message"] == ("pod group is unschedulable, default preemption plugin is not "
                                          "registered, workload aware preemption is disabled")
+
+
+@pytest.mark.parametrize("protected, evicted", [
+    (None, {"v-b0", "v-b1"}),  # by start time: v-a0, v-a1 reprieved, node b's pods evicted
+    ("b", {"v-a0", "v-a1"}),  # node b's pods violate a PDB: reprieved first, node a's evicted
+])
+def test_pdb_violating_victims_are_reprieved_first(tmp_path, protected, evicted):
+    cluster = _full_cluster(100)
+    for obj in cluster:
+        if obj["kind"] == "Pod":
+            obj["metadata"]["labels"] = {"node": obj["spec"]["nodeName"]}
+    if protected:
+        cluster.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"},
+                        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"node": protected}}},
+                        "status": {"disruptionsAllowed": 0}})
+    res = run_case(write(tmp_path, cluster, [pod(f"g-{i}", group="g", priorityClassName="high") for i in range(2)]))
+    left = {p.name for p in res.scheduler.cluster.list("Pod")}
+    assert {f"v-{n}{i}" for n in "ab" for i in range(2)} - left == evicted
