@@ -213,3 +213,14 @@ def test_pdb_violating_victims_are_reprieved_first(tmp_path, protected, evicted)
     res = run_case(write(tmp_path, cluster, [pod(f"g-{i}", group="g", priorityClassName="high") for i in range(2)]))
     left = {p.name for p in res.scheduler.cluster.list("Pod")}
     assert {f"v-{n}{i}" for n in "ab" for i in range(2)} - left == evicted
+
+
+def test_topology_constraints_refuse_pod_by_pod_preemption_without_the_gate_too(tmp_path):
+    gates = {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True}
+    cluster = _full_cluster(100)
+    cluster[4] = pod_group(schedulingConstraints={"topology": [{"key": "kubernetes.io/hostname"}]})
+    res = run_case(write(tmp_path, cluster, [pod(f"g-{i}", group="g", priorityClassName="high") for i in range(2)],
+                         gates=gates))
+    assert len([p for p in res.scheduler.cluster.list("Pod") if p.name.startswith("v-")]) == 4
+    msg = res.scheduler.cluster.get("Pod", "default", "g-0").status["conditions"][0]["message"]
+    assert "not eligible due to placement-based pod group scheduling limitation" in msg
