@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from harness.api import labels as labelsel
 from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
@@ -18,7 +17,7 @@ from harness.framework.filter_memo import (MEMO_SHAPES_LIMIT, NODE_LOCAL_FILTER_
                                            queue_nominations, same_pods)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
                                           Candidate, Evaluator, Victims, default_criteria, more_important_pod,
-                                          sort_by_importance)
+                                          PDBBudgets, sort_by_importance)
 
 from . import names
 
@@ -29,6 +28,9 @@ ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_PREEMPT_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_TERMINATING_ON_NOMINATED_NODE = "not eligible due to a terminating pod on the nominated node."
 ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+ERR_WAITING_FOR_GROUP_PREEMPTION = "waiting for the preemption for this pod group to be finished"
+ERR_WORKLOAD_AWARE = "preemption: not eligible due to workload aware preemption enabled"
+ERR_PLACEMENT_BASED = "preemption: not eligible due to placement-based pod group scheduling limitation"
 
 
 class DefaultPreemption(Plugin):
@@ -58,6 +60,17 @@ class DefaultPreemption(Plugin):
             features = getattr(handle, "feature_gates", None)
             self.enable_async_preemption = True if features is None else features.enabled("SchedulerAsyncPreemption")
         self.evaluator = Evaluator(self.name, handle, self, self.enable_async_preemption)
+        # features.WorkloadAwarePreemption (v1.36): PodGroupPostFilter, and the pod-by-pod
+        # PostFilter/PreEnqueue turned to the pod group for its members
+        features = getattr(handle, "feature_gates", None)
+        self.enable_workload_aware_preemption = bool(features is not None
+                                                     and features.get("WorkloadAwarePreemption", False))
+        self.enable_topology_aware_workload_scheduling = bool(
+            features is not None and features.get("TopologyAwareWorkloadScheduling", False))
+        self.pod_group_evaluator = None
+        if self.enable_workload_aware_preemption:
+            from harness.framework.podgroup_preemption import PodGroupEvaluator
+            self.pod_group_evaluator = PodGroupEvaluator(handle, self.evaluator, self.name)
         self._dry_run_memo: Dict[Any, Dict[str, Any]] = {}
         # the same answers by row of the node table, for the dry run's bulk lookups
         self._row_memos: Dict[Any, _RowMemo] = {}
@@ -93,7 +106,19 @@ class DefaultPreemption(Plugin):
     # -- extension points --------------------------------------------------------------------------
     @hookimpl
     def post_filter(self, state, pod, filtered_node_status_map):
-        """PostFilter: the evaluator's result, its message prefixed with "preemption: "."""
+        """PostFilter: the evaluator's result, its message prefixed with "preemption: ". With
+        WorkloadAwarePreemption a pod group's member is not preempted for pod by pod (its group's
+        PodGroupPostFilter preempts for the whole group)."""
+        group = pod.spec.get("schedulingGroup")
+        if group and self.enable_topology_aware_workload_scheduling:
+            cluster = getattr(self.handle, "cluster", None)
+            pg = cluster.get("PodGroup", pod.namespace, group.get("podGroupName")) if cluster is not None else None
+            if pg is None:
+                return None, Status(Code.Unschedulable, "preemption: pod group for pod not found")
+            if (pg.raw.get("spec") or {}).get("schedulingConstraints") is not None:
+                return None, Status(Code.Unschedulable, ERR_PLACEMENT_BASED)
+        if group and self.enable_workload_aware_preemption:
+            return None, Status(Code.Unschedulable, ERR_WORKLOAD_AWARE)
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         msg = status.message()
         if msg:
@@ -105,9 +130,21 @@ class DefaultPreemption(Plugin):
         """PreEnqueue: gate a pod while its asynchronous preemption is running."""
         if not self.enable_async_preemption:
             return None
+        group = pod.spec.get("schedulingGroup")
+        if group and self.enable_workload_aware_preemption:
+            # a member waits for its group's preemption (a group not found: not gated here)
+            cluster = getattr(self.handle, "cluster", None)
+            pg = cluster.get("PodGroup", pod.namespace, group.get("podGroupName")) if cluster is not None else None
+            if pg is not None and self.evaluator.is_pod_running_preemption(pg.uid):
+                return Status(Code.UnschedulableAndUnresolvable, ERR_WAITING_FOR_GROUP_PREEMPTION)
+            return None
         if self.evaluator.is_pod_running_preemption(pod.uid):
             return Status(Code.UnschedulableAndUnresolvable, ERR_WAITING_FOR_PREEMPTION)
         return None
+
+    def pod_group_post_filter(self, pg, pods, nodes, scheduling_func, touched):
+        """PodGroupPostFilter (WorkloadAwarePreemption): the pod group evaluator's Preempt."""
+        return self.pod_group_evaluator.preempt(pg, pods, nodes, scheduling_func, touched)
 
     @hookimpl
     def events_to_register(self):
@@ -365,41 +402,15 @@ def pod_terminating_by_preemption(p) -> bool:
     return False
 
 
-def _pdb_selector(pdb) -> Optional[labelsel.Selector]:
-    """The PDB's selector; None when it matches nothing (nil, empty or invalid)."""
-    try:
-        s = labelsel.from_label_selector((pdb.raw.get("spec") or {}).get("selector"))
-    except labelsel.SelectorError:
-        return None
-    if s.is_nothing() or s.empty():
-        return None
-    return s
-
-
 def filter_pods_with_pdb_violation(pod_infos: Sequence[Any], pdbs: Sequence[Any]) -> Tuple[List[Any], List[Any]]:
     """filterPodsWithPDBViolation: split the pods (order kept) into those whose eviction would
     take a matching PDB below zero allowed disruptions and the others. A pod listed in a PDB's
     status.disruptedPods is not counted against it."""
-    allowed = [int((pdb.raw.get("status") or {}).get("disruptionsAllowed") or 0) for pdb in pdbs]
-    selectors = [_pdb_selector(pdb) for pdb in pdbs]
+    budgets = PDBBudgets(pdbs)
     violating: List[Any] = []
     non_violating: List[Any] = []
     for pi in pod_infos:
-        pod = pi.pod
-        violated = False
-        if pod.labels:
-            for i, pdb in enumerate(pdbs):
-                if pdb.namespace != pod.namespace:
-                    continue
-                sel = selectors[i]
-                if sel is None or not sel.matches(pod.labels):
-                    continue
-                disrupted = (pdb.raw.get("status") or {}).get("disruptedPods") or {}
-                if pod.name in disrupted:
-                    continue
-                allowed[i] -= 1
-                if allowed[i] < 0:
-                    violated = True
+        violated = any([went_below for went_below in budgets.take(pi.pod)])  # every PDB counted
         (violating if violated else non_violating).append(pi)
     return violating, non_violating
 

@@ -129,6 +129,8 @@ class ApiServerDefaults:
             self._drop_disabled_node_fields(obj)
         elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
             self._default_claim(obj)
+        elif kind == "PodGroup" and builtin_workload_kind(obj) and self.features.get("WorkloadAwarePreemption", False):
+            self._default_pod_group(obj, key)
         cr = self.custom_resources.get(kind)
         if cr is not None and not builtin_workload_kind(obj):
             self._admit_custom(obj, cr, key)
@@ -155,6 +157,35 @@ class ApiServerDefaults:
                 md["namespace"] = "default"
         else:
             md.pop("namespace", None)
+
+    def _default_pod_group(self, obj: Dict[str, Any], key: str) -> None:
+        """WorkloadAwarePreemption on: SetObjectDefaults_PodGroup (disruptionMode "Pod") and the
+        Priority admission plugin's admitPodGroup (establishPriority: the class named, else the
+        global default class, else "" and 0; a spec.priority differing from it is Forbidden)."""
+        spec = obj.setdefault("spec", {})
+        if spec.get("disruptionMode") is None:
+            spec["disruptionMode"] = "Pod"
+        pc_name = spec.get("priorityClassName")
+        if pc_name:
+            pc = self.priority_classes.get(pc_name)
+            if pc is None:
+                raise CaseError(f'no PriorityClass with name {pc_name} was found', file=self.path,
+                                key=f"{key}.spec.priorityClassName")
+            value = int(pc.get("value", 0))
+        elif self.global_default is not None:
+            pc_name = (self.global_default.get("metadata") or {}).get("name", "")
+            value = int(self.global_default.get("value", 0))
+        else:
+            pc_name, value = "", 0
+        if spec.get("priority") is not None and spec.get("priority") != value:
+            name = (obj.get("metadata") or {}).get("name", "")
+            raise CaseError(f'podgroups.scheduling.k8s.io "{name}" is forbidden: '
+                            f"priority set in the pod group ({spec.get('priority')}) must match the priority "
+                            f"computed ({value}) based on the priority class set in the spec", file=self.path,
+                            key=f"{key}.spec.priority")
+        spec["priority"] = value
+        if pc_name:
+            spec["priorityClassName"] = pc_name
 
     def _default_pod(self, pod: Dict[str, Any], key: str) -> None:
         md = pod["metadata"]

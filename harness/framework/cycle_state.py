@@ -20,7 +20,8 @@ class CycleState:
     __slots__ = ("_storage", "skip_score_plugins",
                  "skip_pre_bind_plugins", "parallel_pre_bind_plugins", "pre_bind_will_work",
                  "record_plugin_metrics", "get", "_skip_filter_plugins",
-                 "filter_calls", "filter_memo_key", "pod_group_cycle")
+                 "filter_calls", "filter_memo_key", "pod_group_cycle",
+                 "skip_all_post_filter_plugins")
 
     def __init__(self) -> None:
         self._storage: Dict[str, Any] = {}
@@ -40,6 +41,9 @@ class CycleState:
         self.record_plugin_metrics = False
         # IsPodGroupSchedulingCycle (v1.36): this pod is placed in its pod group's cycle
         self.pod_group_cycle = False
+        # SetSkipAllPostFilterPlugins (v1.36): the pod group algorithm run by workload-aware
+        # preemption (runWithoutPostFilters)
+        self.skip_all_post_filter_plugins = False
 
     @property
     def skip_filter_plugins(self) -> Set[str]:
@@ -75,4 +79,5 @@ class CycleState:
         c.parallel_pre_bind_plugins = set(self.parallel_pre_bind_plugins)
         c.pre_bind_will_work = self.pre_bind_will_work
         c.pod_group_cycle = self.pod_group_cycle
+        c.skip_all_post_filter_plugins = self.skip_all_post_filter_plugins
         return c

@@ -343,6 +343,47 @@ def _pick_by_default_criteria(nodes_to_victims: Dict[str, Victims], all_candidat
     return max(tied, key=start)
 
 
+def pdb_selector(pdb: Any) -> Any:
+    """A PDB's selector (metav1.LabelSelectorAsSelector); None when it matches nothing (nil,
+    empty or invalid)."""
+    from ..api import labels as labelsel
+
+    try:
+        s = labelsel.from_label_selector((pdb.raw.get("spec") or {}).get("selector"))
+    except labelsel.SelectorError:
+        return None
+    if s.is_nothing() or s.empty():
+        return None
+    return s
+
+
+class PDBBudgets:
+    """The PDBs' allowed disruptions, counted down as pods are taken (filterPodsWithPDBViolation
+    and filterVictimsWithPDBViolation share this walk)."""
+
+    def __init__(self, pdbs: Sequence[Any]):
+        self.pdbs = list(pdbs)
+        self.allowed = [int((pdb.raw.get("status") or {}).get("disruptionsAllowed") or 0) for pdb in pdbs]
+        self.selectors = [pdb_selector(pdb) for pdb in pdbs]
+
+    def take(self, pod: Pod) -> Iterable[bool]:
+        """For each PDB matching the pod (same namespace, selector, the pod not in its
+        status.disruptedPods), in order: one disruption counted, and whether it went below
+        zero."""
+        if not pod.labels:
+            return
+        for i, pdb in enumerate(self.pdbs):
+            if pdb.namespace != pod.namespace:
+                continue
+            sel = self.selectors[i]
+            if sel is None or not sel.matches(pod.labels):
+                continue
+            if pod.name in ((pdb.raw.get("status") or {}).get("disruptedPods") or {}):
+                continue
+            self.allowed[i] -= 1
+            yield self.allowed[i] < 0
+
+
 def get_lower_priority_nominated_pods(handle, pod: Pod, node_name: str) -> List[Pod]:
     """getLowerPriorityNominatedPods: pods nominated to node_name with a lower priority."""
     pod_infos = handle.nominated_pods_for_node(node_name) if hasattr(handle, "nominated_pods_for_node") else []
@@ -590,7 +631,8 @@ class Evaluator:
             "type": DISRUPTION_TARGET,
             "status": "True",
             "reason": POD_REASON_PREEMPTION_BY_SCHEDULER,
-            "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
+            "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority "
+                       f"{getattr(preemptor, 'preemptor_type', 'pod')}",
         }
         changed = []
         patched = current.with_status(lambda st: changed.append(update_pod_condition(st, condition)))
@@ -681,7 +723,7 @@ class Evaluator:
             if failed:
                 activate = getattr(self.handle, "activate", None)
                 if activate is not None:
-                    activate([pod])
+                    activate(list(getattr(pod, "pods", None) or [pod]))  # preemptor.Pods()
 
         run_async = getattr(self.handle, "run_async", None)
         if callable(run_async):

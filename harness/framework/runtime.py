@@ -901,6 +901,8 @@ class Framework:
     def run_post_filter_plugins(self, state, pod, filtered_node_status_map: NodeToStatus
                                 ) -> Tuple[Optional[PostFilterResult], Status]:
         """RunPostFilterPlugins."""
+        if getattr(state, "skip_all_post_filter_plugins", False):
+            return None, Status(Code.Unschedulable, "All PostFilter plugins are skipped")
         result: Optional[PostFilterResult] = None
         reasons: List[str] = []
         rejector = ""

@@ -54,6 +54,9 @@ def _unschedulable(*reasons: str) -> Status:
 class PodGroupCycles:
     """scheduleOnePodGroup and its helpers (v1.36.3)."""
 
+    # the pod group algorithm runs without PostFilter (runWithoutPostFilters)
+    pod_group_skip_post_filters = False
+
     # ------------------------------------------------------------------------------------------
     def schedule_one_pod_group(self, pinfo: QueuedPodInfo) -> None:
         """ScheduleOne's branch for a pod of a pod group: podGroupInfoForPod, then
@@ -108,9 +111,80 @@ class PodGroupCycles:
 
     # ------------------------------------------------------------------------------------------
     def pod_group_cycle(self, fw, group: List[Tuple[QueuedPodInfo, object]]) -> None:
-        """podGroupCycle: the pod group algorithm on one snapshot, then its result submitted."""
+        """podGroupCycle: the pod group algorithm on one snapshot; with WorkloadAwarePreemption
+        an Unschedulable group runs workload-aware preemption (success: the group waits on it;
+        an error replaces the status; otherwise its message is appended); then the result is
+        submitted."""
         result = self.pod_group_scheduling_algorithm(fw, group)
+        if (self.sched.features.get("WorkloadAwarePreemption", False) and result.status is not None
+                and result.status.code == Code.Unschedulable):
+            status = self.run_workload_aware_preemption(fw, group)
+            if status is None or status.is_success():
+                result.waiting_on_preemption = True
+            elif status.code == Code.Error:
+                result.status = status
+            else:
+                result.status.append_reason(status.message())  # AppendReason(status.String())
         self.submit_pod_group_algorithm_result(fw, group, result)
+
+    def run_workload_aware_preemption(self, fw, group) -> Optional[Status]:
+        """runWorkloadAwarePreemption: the PodGroupPostFilter plugin (DefaultPreemption) with the
+        pod group algorithm run without PostFilter as its feasibility check, on NodeInfos
+        restored afterwards (BackupSnapshot and its restore function)."""
+        from ..framework.types import next_generation
+        from .schedule_one import CycleRecord
+
+        s = self.sched
+        # frameworkImpl: the profile's DefaultPreemption is the only PodGroupPostFilter plugin
+        dp = fw.plugins_map.get("DefaultPreemption")
+        plugins = [dp] if callable(getattr(dp, "pod_group_post_filter", None)) else []
+        if not plugins:
+            return Status(Code.Unschedulable, "default preemption plugin is not registered, workload aware "
+                                              "preemption is disabled")
+        first = group[0][0].pod
+        name = (first.spec.get("schedulingGroup") or {}).get("podGroupName")
+        pg = s.cluster.get("PodGroup", first.namespace, name)
+        if pg is None:
+            return Status(Code.Error, err=PodGroupError(
+                f'failed to get pod group object: podgroup.scheduling.k8s.io "{name}" not found'))
+        constraints = (pg.raw.get("spec") or {}).get("schedulingConstraints") or {}
+        if constraints.get("topology"):
+            return Status(Code.Unschedulable, "workload aware preemption is not supported for pod groups "
+                                              "with scheduling constraints")
+        s.cache.update_snapshot(s.snapshot)
+        cache = s.cache
+        nodes = [cache.nodes[ni.node.name] for ni in s.snapshot.list() if ni.node is not None]
+        backup = {}
+
+        def touched(node_name: str) -> None:
+            if node_name not in backup:
+                backup[node_name] = cache.nodes[node_name].snapshot()
+            cache._move_to_head(node_name)
+
+        # dry runs: their cycle records are not kept
+        dry = [(p, CycleRecord(p.pod.key, p.attempts, s.virtual_time(), p.requeue_event, s.name))
+               for p, _ in group]
+
+        def scheduling_func() -> Optional[Status]:
+            self.pod_group_skip_post_filters = True
+            try:
+                return self.pod_group_scheduling_algorithm(fw, dry).status
+            finally:
+                self.pod_group_skip_post_filters = False
+
+        try:
+            return plugins[0].pod_group_post_filter(pg, [p.pod for p, _ in group], nodes,
+                                                           scheduling_func, touched)
+        finally:
+            for node_name, saved in backup.items():
+                ni = cache.nodes.get(node_name)
+                if ni is None:
+                    continue
+                for attr in type(ni).__slots__:
+                    if attr != "__weakref__":
+                        setattr(ni, attr, getattr(saved, attr))
+                ni.generation = next_generation()
+                cache._move_to_head(node_name)
 
     def pod_group_scheduling_algorithm(self, fw, group) -> PodGroupAlgorithmResult:
         """podGroupSchedulingAlgorithm: with TopologyAwareWorkloadScheduling, the placement
@@ -158,6 +232,8 @@ class PodGroupCycles:
         pod = pinfo.pod
         state = CycleState()
         state.pod_group_cycle = True
+        # runWithoutPostFilters (workload-aware preemption's feasibility check)
+        state.skip_all_post_filter_plugins = self.pod_group_skip_post_filters
         result, status = self.scheduling_algorithm(state, fw, pinfo, record)
         requires_preemption = False
         if status is not None and not status.is_success():

@@ -147,10 +147,8 @@ CHANGES: Dict[str, int] = {
 # error naming what is missing, never a silent no-op (gate -> the behaviour not modelled). A gate
 # leaves this table when both of its settings are modelled.
 NOT_MODELLED: Dict[str, str] = {
-    # the Workload API (alpha): GenericWorkload, GangScheduling and TopologyAwareWorkloadScheduling
-    # are modelled both ways (docs/versions/workload.md)
-    "WorkloadAwarePreemption": "the Workload API's workload-aware preemption: DefaultPreemption's "
-                               "PodGroupPostFilter and PreEnqueue",
+    # the Workload API (alpha): GenericWorkload, GangScheduling, TopologyAwareWorkloadScheduling
+    # and WorkloadAwarePreemption are modelled both ways (docs/versions/workload.md)
     "DRAWorkloadResourceClaims": "the Workload API's resource claims",
     # DynamicResources
     "DynamicResourceAllocation": "kube-scheduler without DynamicResources",

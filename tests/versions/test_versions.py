@@ -79,8 +79,10 @@ def test_newest_modelled_is_the_default():
     ("v1.36", {"GenericWorkload": True}, None),  # the Workload API is modelled both ways
     ("v1.35", {"GenericWorkload": True, "GangScheduling": True}, None),
     ("v1.36", {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True}, None),
-    ("v1.36", {"GenericWorkload": True, "GangScheduling": True, "WorkloadAwarePreemption": True},
-     "feature gate WorkloadAwarePreemption=true is not modelled by schedharness"),
+    ("v1.36", {"GenericWorkload": True, "GangScheduling": True, "WorkloadAwarePreemption": True}, None),
+    ("v1.36", {"GenericWorkload": True, "WorkloadAwarePreemption": True},
+     "WorkloadAwarePreemption is enabled, but depends on features that are disabled: [GangScheduling]"),
+    ("v1.35", {"WorkloadAwarePreemption": True}, "unrecognized feature gate: WorkloadAwarePreemption"),
     ("v1.36", {"GenericWorkload": True, "DRAWorkloadResourceClaims": True},
      "feature gate DRAWorkloadResourceClaims=true is not modelled by schedharness"),
     ("v1.34", {"PodLevelResources": False}, "PodLevelResources=false is not modelled"),
