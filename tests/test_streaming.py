@@ -103,11 +103,11 @@ def test_diff_prints_progress(folder, capsys, ticking_clock):
 def one_beat_each(monkeypatch):
     """The heartbeat's sleep: each heartbeat's first wait is over at once (one beat), the next
     lasts until its body is done, so exactly one line per long call, without the wall clock."""
-    first = set()
+    seen = []  # the events themselves (kept alive: an id() may be reused once one is freed)
 
     def wait(event, timeout):
-        if id(event) not in first:
-            first.add(id(event))
+        if not any(e is event for e in seen):
+            seen.append(event)
             return False
         return event.wait()
     monkeypatch.setattr(progress, "WAIT", wait)
