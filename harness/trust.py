@@ -25,6 +25,8 @@ from typing import FrozenSet, Iterable, List, Optional, Tuple
 
 from .errors import CaseError, UserError
 
+ENTRY_POINT_GROUP = "schedharness.plugins"  # the entry points plugin packages declare
+
 ALLOW_OUTSIDE_ROOT_FLAG = "--allow-outside-root"
 
 # the roots of this run (the folders given on the command line, the pytest rootdir) and the
@@ -163,8 +165,6 @@ def entry_points() -> Tuple[FrozenSet[str], FrozenSet[str]]:
     if _EP_MODULES is None:
         import importlib.metadata
 
-        from .framework.registry import ENTRY_POINT_GROUP
-
         names, modules = {"builtin"}, {"builtin_plugins"}
         for dist in importlib.metadata.distributions():
             try:
@@ -264,8 +264,6 @@ def guarded_import(load, what: str):
     SystemExit or KeyboardInterrupt, and anything it prints, becomes one UserError saying `what`
     and where it was raised, so that one broken plugin module never ends the run, stops the
     other cases or writes into the run's output."""
-    from .framework.registry import _raised
-
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -282,3 +280,21 @@ def guarded_import(load, what: str):
 __all__ = ["ALLOW_OUTSIDE_ROOT_FLAG", "check_open", "reading_for", "LocalModule", "Tree", "guarded_import", "import_local",
            "is_entry_point_module", "resolve_module", "resolve_path", "restore_roots", "set_roots",
            "tree_of"]
+
+def _raised(e: BaseException) -> str:
+    """`Type: message (file:line)` of an exception from a plugin's code."""
+    import os
+    import traceback
+
+    if isinstance(e, SyntaxError) and e.filename:
+        return f"SyntaxError: {e.msg} ({os.path.basename(e.filename)}:{e.lineno})"
+    if isinstance(e, SystemExit):
+        text = f"the module called sys.exit({e.code!r})"
+    elif isinstance(e, KeyboardInterrupt):
+        text = "the module raised KeyboardInterrupt"
+    elif isinstance(e, RecursionError):
+        text = "RecursionError: endless recursion"
+    else:
+        text = f"{type(e).__name__}: {str(e)[:300]}" if str(e) else type(e).__name__
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "importlib" not in f.filename]
+    return text + (f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else "")

@@ -28,6 +28,12 @@ from typing import Any, Dict, Optional, Tuple
 __all__ = ["KIND_VERSIONS", "FIELDS_ADDED", "check_api_version", "unknown_field"]
 
 # kind -> the group/versions whose objects the harness reads (the API server serves them)
+# the namespaced kinds the simulated API server serves itself
+NAMESPACED_CORE_KINDS = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
+                         "ReplicationController", "PodDisruptionBudget", "ResourceClaim",
+                         "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret", "Lease", "Workload",
+                         "PodGroup"}
+
 KIND_VERSIONS: Dict[str, Tuple[str, ...]] = {
     "Pod": ("v1",), "Node": ("v1",), "Namespace": ("v1",), "PersistentVolume": ("v1",),
     "PersistentVolumeClaim": ("v1",), "Service": ("v1",), "ReplicationController": ("v1",),

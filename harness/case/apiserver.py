@@ -6,6 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional
 
+from ..api.fields import NAMESPACED_CORE_KINDS
 from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, validate_object
 from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resource_name,
                                  is_overcommit_allowed as overcommit_allowed,
@@ -339,6 +340,4 @@ def check_object(obj: Any, key: str, path: str, features: Features = DEFAULT_FEA
         raise CaseError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
 
 
-NAMESPACED_KINDS = _NAMESPACED = {"Pod", "PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet",
-               "ReplicationController", "PodDisruptionBudget", "ResourceClaim",
-               "ResourceClaimTemplate", "Deployment", "ConfigMap", "Secret", "Lease", "Workload", "PodGroup"}
+NAMESPACED_KINDS = _NAMESPACED = NAMESPACED_CORE_KINDS  # (harness/api/fields.py)

@@ -14,7 +14,7 @@ from .cycle_state import CycleState
 from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .types import NodeInfo
+    from .types import NodeInfo, QueuedPodInfo
 
 MAX_PLACEMENT_SCORE = 100  # fwk.MaxScore
 MIN_PLACEMENT_SCORE = 0
@@ -128,13 +128,33 @@ def run_placement_score_plugins(fw, state, pod_group: PodGroupInfo, assignments:
     return totals, None
 
 
+@dataclass
+class AlgorithmResult:
+    """algorithmResult: one pod's outcome in the pod group algorithm."""
+
+    pinfo: "QueuedPodInfo"
+    result: object  # ScheduleResult
+    state: CycleState
+    record: object  # CycleRecord
+    status: Optional[Status] = None
+    permit_status: Optional[Status] = None
+    requires_preemption: bool = False
+
+
+@dataclass
+class PodGroupAlgorithmResult:
+    """podGroupAlgorithmResult."""
+
+    pod_results: List[AlgorithmResult]
+    status: Optional[Status]
+    waiting_on_preemption: bool = False
+
+
 def run_placement_algorithm(cycles, fw, group):
     """podGroupSchedulingPlacementAlgorithm: the default algorithm in each generated placement
     (in name order: upstream walks them as generated, from a map); none feasible is
     Unschedulable "0/N placements are available, first placement status: ..."; several are
     scored and the best kept (ties at random, findBestPlacement's Randomizer)."""
-    from ..scheduler.schedule_one_podgroup import PodGroupAlgorithmResult
-
     s = cycles.sched
     s.cache.update_snapshot(s.snapshot)
     first = group[0][0].pod

@@ -16,11 +16,10 @@ from typing import Dict, Iterable, List, Optional, Tuple, Union
 import pluggy
 
 from ..errors import UserError
-from ..trust import LocalModule, guarded_import, import_local
+from ..trust import ENTRY_POINT_GROUP, LocalModule, _raised, guarded_import, import_local
 from .custom_resources import CustomResource
 from .hookspecs import PROJECT, ExtensionPointSpecs, RegistrySpecs
 
-ENTRY_POINT_GROUP = "schedharness.plugins"
 IN_TREE = "the in-tree plugins (builtin_plugins)"
 
 
@@ -116,23 +115,6 @@ def _guarded_import(load, what: str):
     return guarded_import(load, what)
 
 
-def _raised(e: BaseException) -> str:
-    """`Type: message (file:line)` of an exception from a plugin's code."""
-    import os
-    import traceback
-
-    if isinstance(e, SyntaxError) and e.filename:
-        return f"SyntaxError: {e.msg} ({os.path.basename(e.filename)}:{e.lineno})"
-    if isinstance(e, SystemExit):
-        text = f"the module called sys.exit({e.code!r})"
-    elif isinstance(e, KeyboardInterrupt):
-        text = "the module raised KeyboardInterrupt"
-    elif isinstance(e, RecursionError):
-        text = "RecursionError: endless recursion"
-    else:
-        text = f"{type(e).__name__}: {str(e)[:300]}" if str(e) else type(e).__name__
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if "importlib" not in f.filename]
-    return text + (f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else "")
 
 
 def _register(pm: pluggy.PluginManager, plugin, name: str, desc: str) -> None:
@@ -236,8 +218,7 @@ def _core_kinds() -> frozenset:
     kind served only at alpha versions (the Workload API's Workload, PodGroup behind their gates)
     is left out: scheduler-plugins' Coscheduling declares its own PodGroup (another group), as
     examples/coscheduling does, and the store keys objects by kind."""
-    from ..api.fields import KIND_VERSIONS
-    from ..case.apiserver import NAMESPACED_KINDS
+    from ..api.fields import KIND_VERSIONS, NAMESPACED_CORE_KINDS as NAMESPACED_KINDS
 
     alpha_only = {k for k, versions in KIND_VERSIONS.items()
                   if versions and all("alpha" in v for v in versions)}

@@ -10,10 +10,10 @@ Mixed into SchedulingCycles (schedule_one.py), whose pieces it reuses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
 from ..framework.cycle_state import CycleState
+from ..framework.placement import AlgorithmResult, PodGroupAlgorithmResult
 from ..framework.status import Code, Status
 from ..framework.types import QueuedPodInfo
 
@@ -23,28 +23,6 @@ ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
 
 class PodGroupError(Exception):
     """An error of the pod group cycle, worded as upstream's fmt.Errorf."""
-
-
-@dataclass
-class AlgorithmResult:
-    """algorithmResult: one pod's outcome in the pod group algorithm."""
-
-    pinfo: QueuedPodInfo
-    result: object  # ScheduleResult
-    state: CycleState
-    record: object  # CycleRecord
-    status: Optional[Status] = None
-    permit_status: Optional[Status] = None
-    requires_preemption: bool = False
-
-
-@dataclass
-class PodGroupAlgorithmResult:
-    """podGroupAlgorithmResult."""
-
-    pod_results: List[AlgorithmResult]
-    status: Optional[Status]
-    waiting_on_preemption: bool = False
 
 
 def _unschedulable(*reasons: str) -> Status:
