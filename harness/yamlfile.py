@@ -19,12 +19,15 @@ import codecs
 import os
 import re
 import stat
-from typing import Any, Dict, List, Optional, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Type
 
 import yaml
 
 from .errors import UserError
 from .gcpause import collector_paused
+
+if TYPE_CHECKING:
+    from .sharing import ValueTable
 
 # sized for a 5000-node / 150,000-pod cluster: its `kubectl get -o yaml` dump with status and
 # managedFields is ~785 MB and ~50 million values (README, "Real clusters")
@@ -277,11 +280,16 @@ def _parse_constant(text: str) -> Any:  # NaN, Infinity: not JSON, plain strings
 _json_decoder = None
 
 
-def _decoder():
+def _decoder(values: Optional["ValueTable"] = None):
+    """The JSON decoder of canonical lines; with `values`, one that builds the table's shared
+    values (sharing.ValueTable.pairs_hook)."""
     global _json_decoder
-    if _json_decoder is None:
-        import json
+    import json
 
+    if values is not None:
+        return json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant,
+                                object_pairs_hook=values.pairs_hook)
+    if _json_decoder is None:
         _json_decoder = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant)
     return _json_decoder
 
@@ -320,7 +328,7 @@ def _json_values_bound(body: str) -> int:
     return body.count(":") + body.count(",") + body.count("}") + body.count("]") + 1
 
 
-def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
+def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str]]:
     """The text with each canonical `- {...}` line at column 0 replaced by a placeholder entry,
     the objects those lines hold (in order), an upper bound of their YAML values and the
     placeholder; None when the text has no such line or must be read by YAML whole (a character
@@ -335,7 +343,7 @@ def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
         return None
     import secrets
 
-    decoder = _decoder()
+    decoder = _decoder(values)
     mark = f"schedharness-json-line-{secrets.token_hex(12)}"
     objs: List[Any] = []
     bound = 0
@@ -344,17 +352,17 @@ def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
         bodies = [lines[i][2:] for i in batch]
         joined = ", ".join(bodies)
         try:  # one decode per batch: its keys are shared strings (the decoder's memo)
-            values = decoder.decode("[" + joined + "]")
+            decoded = decoder.decode("[" + joined + "]")
         except ValueError:
-            values = None
+            decoded = None
         # no line of the batch has a long key when the batch has no candidate for one
         long_keys = len(joined) > 900 and ('\\"' in joined or _LONG_RUN.search(joined) is not None)
         # the batch's bound covers its lines (and, over-counting, those left to YAML)
         bound += _json_values_bound(joined)
         for j, i in enumerate(batch):
             body = bodies[j]
-            if values is not None:
-                value = values[j]
+            if decoded is not None:
+                value = decoded[j]
             else:
                 try:
                     value = decoder.decode(body)
@@ -364,6 +372,10 @@ def _split_json_lines(text: str) -> Optional[Tuple[str, List[Any], int, str]]:
                     or _canonical(value) != body):
                 continue  # left to YAML
             lines[i] = f'- "{mark}"'
+            if values is not None:
+                if type(value) is list:
+                    value = values.shared_list(value)
+                values.decoded(value)
             objs.append(value)
     if not objs:
         return None
@@ -390,8 +402,9 @@ def _fill_json_lines(data: Any, objs: List[Any], mark: str) -> bool:
     return filled == len(objs)
 
 
-def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError]) -> Any:
-    split = _split_json_lines(text)
+def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError],
+                          values: Optional["ValueTable"] = None) -> Any:
+    split = _split_json_lines(text, values)
     if split is None:
         return _NO_FAST_PATH
     skeleton, objs, bound, mark = split
@@ -414,11 +427,14 @@ _NO_FAST_PATH = object()
 
 
 @collector_paused()
-def load_yaml_text(text: str, source: str, error_cls: Type[UserError], all_documents: bool = False) -> Any:
+def load_yaml_text(text: str, source: str, error_cls: Type[UserError], all_documents: bool = False,
+                   values: Optional["ValueTable"] = None) -> Any:
     """The document (or, with all_documents, the list of documents) of YAML text. Lines of
-    canonical JSON objects (json_line) are read by the JSON decoder, the rest by YAML."""
+    canonical JSON objects (json_line) are read by the JSON decoder, the rest by YAML; with
+    `values` (a case's objects: sharing.ValueTable), the decoder builds them with equal values
+    shared, and marks them so (the case loader then gives each object its own top levels)."""
     if not all_documents:
-        data = _load_with_json_lines(text, source, error_cls)
+        data = _load_with_json_lines(text, source, error_cls, values)
         if data is not _NO_FAST_PATH:
             return data
     try:
@@ -442,7 +458,7 @@ def load_yaml_text(text: str, source: str, error_cls: Type[UserError], all_docum
 
 
 def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = False,
-                   streams: bool = False) -> Any:
+                   streams: bool = False, values: Optional["ValueTable"] = None) -> Any:
     """The document of the YAML file at `path`. A file that cannot be read raises
     error_cls("cannot read: <reason>", file=path); one that is not a regular file (a FIFO, a
     device, a socket: reading it could wait forever) is refused before it is opened unless
@@ -470,7 +486,7 @@ def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = 
     except UnicodeDecodeError as e:
         raise error_cls(f"not a text file in UTF-8 (or UTF-16/32 with a byte order mark): "
                         f"{e.encoding} cannot decode byte offset {e.start}", file=path) from None
-    return load_yaml_text(text, path, error_cls, all_documents=all_documents)
+    return load_yaml_text(text, path, error_cls, all_documents=all_documents, values=values)
 
 
 def _node_values(node, memo: dict, depth: int = 0) -> int:

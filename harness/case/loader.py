@@ -9,7 +9,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from ..errors import CaseError
 from ..gcpause import collector_paused
@@ -18,6 +18,9 @@ from ..versions import Features, case_features
 from .apiserver import NAMESPACED_KINDS
 from .steps import REPLICA_ACTIONS, Step, check_expect, check_references, check_replicas, parse_steps
 from ..yamlfile import MAX_OBJECTS, load_yaml_file
+
+if TYPE_CHECKING:
+    from ..sharing import ValueTable
 
 API_VERSION = "schedharness/v1alpha1"
 _SCHEMA = None
@@ -150,11 +153,14 @@ def check_cheap_keys(path: str) -> None:
 
 @collector_paused(freeze=True)  # its objects stay out of the collector's passes until run_case thaws them
 def load_case(path: str) -> Case:
+    from ..sharing import ValueTable
+
     data = _take_classified(path)
+    values = ValueTable()  # equal values of the objects held once (harness/sharing.py)
     if data is _NOT_KEPT:
         check_cheap_keys(path)
-        data = load_yaml_file(path, CaseError)
-    return case_from_data(data, path, copy_objects=False)  # the document is the case's own
+        data = load_yaml_file(path, CaseError, values=values)
+    return case_from_data(data, path, copy_objects=False, values=values)  # the document is the case's own
 
 
 # Documents classify_file parsed, kept for the load_case that follows (a directory run reads
@@ -274,11 +280,22 @@ def _objects_valid(data: Dict[str, Any]) -> bool:
 
 
 @collector_paused()
-def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
+def case_from_data(data: Any, path: str, copy_objects: bool = True, values: Optional["ValueTable"] = None) -> Case:
     """The case of a parsed case document. Running a case defaults its objects in place, so
     the case holds copies of the document's objects; `copy_objects=False` when the document is
-    the case's own (just read from its file): a 150,000-pod cluster is then not copied."""
+    the case's own (just read from its file): a 150,000-pod cluster is then not copied. Pods and
+    Nodes hold their equal values once (`values`: the table the document was read with, if any;
+    harness/sharing.py), below metadata/spec/status, which are each object's own."""
     import jsonschema
+
+    from ..sharing import ValueTable, private
+
+    if values is None:
+        values = ValueTable()
+    if values.decoded_any and isinstance(data, dict):
+        # the decoder's shared values are for the objects alone: the rest of the document
+        # (steps, expect, config) gets values of its own
+        data = {k: v if k in ("cluster", "pods") else private(v) for k, v in data.items()}
 
     if not isinstance(data, dict):
         raise CaseError(f"a case must be a YAML mapping, got {_describe(data)}", file=path)
@@ -334,10 +351,10 @@ def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
                 if not isinstance(item, dict) or "kind" not in item:
                     raise CaseError("a List item must be an object with a kind", file=path,
                                     key=f"{base}.items[{j}]")
-                cluster.append(copy.deepcopy(item) if copy_objects else item)
+                cluster.append(values.own(item, copy_objects))
                 keys.append(f"{base}.items[{j}]")
         else:
-            cluster.append(copy.deepcopy(obj) if copy_objects else obj)
+            cluster.append(values.own(obj, copy_objects))
             keys.append(base)
     if isinstance(data.get("expect"), dict):
         from .decisions import check_relations
@@ -356,7 +373,7 @@ def case_from_data(data: Any, path: str, copy_objects: bool = True) -> Case:
         extender_module(e, i, path, tree)
     return Case(path=path, name=name, description=md.get("description", ""), config=data.get("config"),
                 seed=int(data.get("seed", 0)), cluster=cluster,
-                pods=(copy.deepcopy if copy_objects else list)(data.get("pods") or []), expect=data.get("expect") or {},
+                pods=[values.own(p, copy_objects) for p in data.get("pods") or []], expect=data.get("expect") or {},
                 plugins=list(data.get("plugins") or []), steps=steps, replicas=replicas,
                 extenders=[dict(e) for e in data.get("extenders") or []],
                 cluster_keys=keys, parallel=bool(data.get("parallel", False)),

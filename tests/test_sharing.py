@@ -1,0 +1,152 @@
+"""A case's equal values held once (harness/sharing.py): the objects are equal to those read
+without sharing, each object's top levels are its own, and every run's outcome is the same as
+with nothing shared."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from harness.case.loader import load_case
+from harness.case.runner import run_case
+from harness.errors import CaseError
+from harness.sharing import SHARED_KINDS, ValueTable, private
+from harness.yamlfile import json_line, load_yaml_file
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_text = st.sampled_from(["a", "b", "1", "true", "x y", ""])
+_scalar = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([0.0, -0.0, 1.0, 2.5]), _text)
+_value = st.recursive(_scalar, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.dictionaries(_text, inner, max_size=3)),
+                      max_leaves=12)
+
+
+def _same(a, b) -> bool:
+    """Equal, with the same types all the way down (1, 1.0 and True are equal in Python)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float):
+        return repr(a) == repr(b)
+    return a == b
+
+
+def _containers(v, out, depth=0, top=2):
+    """id -> (depth) of the dicts and lists of v."""
+    if isinstance(v, (dict, list)):
+        out.setdefault(id(v), []).append(depth)
+        for x in (v.values() if isinstance(v, dict) else v):
+            _containers(x, out, depth + 1, top)
+    return out
+
+
+_object = st.builds(
+    lambda kind, name, labels, spec, status: {"apiVersion": "v1", "kind": kind,
+                                              "metadata": {"name": name, "labels": labels},
+                                              "spec": spec, "status": status},
+    st.sampled_from(["Pod", "Node", "ConfigMap"]), st.sampled_from(["n1", "n2"]),
+    st.dictionaries(_text, _text, max_size=2), st.dictionaries(_text, _value, max_size=3),
+    st.dictionaries(_text, _value, max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_object, max_size=6), st.booleans())
+def test_shared_objects_equal_the_plain_ones_and_own_their_top_levels(objs, as_json):
+    """Read as JSON lines (the decoder's hook) or built by YAML (share), each object the case
+    holds is the one read without sharing, type for type; no two objects hold the same object,
+    metadata, spec or status mapping; objects of other kinds than Pod and Node share nothing."""
+    values = ValueTable()
+    if as_json:
+        import harness.yamlfile as yf
+
+        lines = [json_line(o) for o in objs]
+        if any(line is None for line in lines):
+            return
+        text = "cluster:\n" + "".join(f"- {line}\n" for line in lines) if lines else "cluster: []\n"
+        data = yf.load_yaml_text(text, "c.yaml", CaseError, values=values)
+        got = [values.own(o, False) for o in data["cluster"]]
+    else:
+        got = [values.own(copy.deepcopy(o), False) for o in objs]
+    assert len(got) == len(objs) and all(_same(g, o) for g, o in zip(got, objs))
+    seen = {}
+    for i, g in enumerate(got):
+        for cid, depths in _containers(g, {}).items():
+            seen.setdefault(cid, []).extend((i, d) for d in depths)
+    for cid, where in seen.items():
+        holders = {i for i, _ in where}
+        if len(where) > 1:
+            assert all(d >= 2 for _, d in where), "a top level held twice"
+            assert all(got[i]["kind"] in SHARED_KINDS for i in holders)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_value)
+def test_share_and_private_keep_every_value_and_type(v):
+    values = ValueTable()
+    assert _same(values.share(v), v)
+    assert _same(values.share(copy.deepcopy(v), depth=2), v)
+    p = private(v)
+    assert _same(p, v)
+    assert not (set(_containers(p, {})) & set(_containers(v, {})))
+
+
+def _run_all(paths, shared: bool, monkeypatch):
+    """Each case's --json result, read with sharing or with every value its own."""
+    if not shared:
+        monkeypatch.setattr(ValueTable, "pairs_hook", lambda self, pairs: dict(pairs))
+        monkeypatch.setattr(ValueTable, "shared_list", lambda self, v: v)
+        monkeypatch.setattr(ValueTable, "own", lambda self, obj, copy_objects: private(obj))
+    out = {}
+    for p in paths:
+        res = run_case(load_case(p))
+        out[p] = json.dumps(res.to_json(), sort_keys=True, default=str)
+    monkeypatch.undo()
+    return out
+
+
+def _case_files(top):
+    found = []
+    for root, dirs, names in os.walk(top):
+        dirs.sort()
+        found += [os.path.join(root, n) for n in sorted(names) if n.endswith(".yaml")]
+    return found
+
+
+@pytest.mark.parametrize("top", ["cases", "../shared/verified-versions"])
+def test_every_case_runs_the_same_with_values_shared(top, monkeypatch):
+    """Equivalence with the plain path: every case of cases/ and every verified case gives the
+    same result (bindings, events, attempts, statuses) with its values shared as without."""
+    folder = os.path.join(ROOT, top)
+    if not os.path.isdir(folder):
+        pytest.skip(f"no {top}")
+    from harness.case.loader import classify_file
+
+    paths = [p for p in _case_files(folder) if classify_file(p)[0] == "case"]
+    assert paths
+    assert _run_all(paths, True, monkeypatch) == _run_all(paths, False, monkeypatch)
+
+
+def test_an_imported_dump_runs_the_same_with_values_shared(tmp_path, monkeypatch):
+    """A generated dump (replicas of the same shapes: most values shared), imported and run."""
+    dump, case = tmp_path / "dump.yaml", tmp_path / "case.yaml"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "dumps", "generate_big_dump.py"),
+                    "--nodes", "30", "--pods", "600", "--pending", "40", "-o", str(dump)], check=True)
+    from harness.importer import import_dump
+
+    assert import_dump(str(dump), str(case), progress=False) == 0
+    values = ValueTable()
+    data = load_yaml_file(str(case), CaseError, values=values)
+    pods = [values.own(o, False) for o in data["cluster"] if o.get("kind") == "Pod"]
+    # replicas share their containers, volumes and tolerations
+    assert len({id(p["spec"]["volumes"]) for p in pods}) < len(pods) // 10
+    assert _run_all([str(case)], True, monkeypatch) == _run_all([str(case)], False, monkeypatch)
