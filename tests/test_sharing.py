@@ -141,7 +141,7 @@ def test_an_imported_dump_runs_the_same_with_values_shared(tmp_path, monkeypatch
     dump, case = tmp_path / "dump.yaml", tmp_path / "case.yaml"
     subprocess.run([sys.executable, os.path.join(ROOT, "tests", "dumps", "generate_big_dump.py"),
                     "--nodes", "30", "--pods", "600", "--pending", "40", "-o", str(dump)], check=True)
-    from harness.importer import import_dump
+    from harness.case.importer import import_dump
 
     assert import_dump(str(dump), str(case), progress=False) == 0
     values = ValueTable()

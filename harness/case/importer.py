@@ -183,7 +183,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
         except OSError as e:
             raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
         try:
-            _check_case(lambda: load_yaml_file(tmp, CaseError), output, path, cluster, pending_keys, prog)
+            _check_case(lambda values: load_yaml_file(tmp, CaseError, values=values), output, path, cluster, pending_keys, prog)
             os.replace(tmp, output)
         except OSError as e:
             raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
@@ -194,7 +194,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
         buf = io.StringIO()
         write(buf)
         text = buf.getvalue()
-        _check_case(lambda: load_yaml_text(text, path, CaseError), path, path, cluster, pending_keys, prog)
+        _check_case(lambda values: load_yaml_text(text, path, CaseError, values=values), path, path, cluster, pending_keys, prog)
         try:
             sys.stdout.write(text)
         except OSError as e:
@@ -254,14 +254,16 @@ def _object_text(obj: Dict[str, Any]) -> str:
 
 
 def _check_case(load, case_path: str, path: str, cluster, pending, prog) -> None:
-    """The written case loaded (`load()`: its document) and built as `run` builds it; an error
-    names the dump's own item."""
+    """The written case loaded (`load(values)`: its document, read with a ValueTable) and built
+    as `run` builds it; an error names the dump's own item."""
+    from ..sharing import ValueTable
     from .loader import case_from_data
     from .runner import build_scheduler
 
     prog.tick("checking as a case", force=True)
     try:
-        build_scheduler(case_from_data(load(), case_path, copy_objects=False))
+        values = ValueTable()  # as load_case reads it: equal values held once (harness/sharing.py)
+        build_scheduler(case_from_data(load(values), case_path, copy_objects=False, values=values))
     except CaseError as e:
         raise UserError(f"the dump does not make a valid case: {e.detail}", file=path,
                         key=_dump_key(e.key, cluster, pending)) from None
