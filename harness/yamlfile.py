@@ -19,7 +19,7 @@ import codecs
 import os
 import re
 import stat
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Tuple, Type
 
 import yaml
 
@@ -337,19 +337,26 @@ def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optio
         return None
     if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
         return None
-    lines = text.split("\n")
-    where = [i for i, line in enumerate(lines) if line.startswith("- {") and line.endswith("}")]
-    if not where:
-        return None
+    return _split_lines(text.split("\n"), values)
+
+
+def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str]]:
+    """_split_json_lines over the text's lines (split at "\\n" alone, in order: a list, or a
+    file read line by line, _stream_json_lines), each candidate line decoded in batches as it
+    comes: a file is never held whole."""
     import secrets
 
     decoder = _decoder(values)
     mark = f"schedharness-json-line-{secrets.token_hex(12)}"
+    placeholder = f'- "{mark}"'
+    out: List[str] = []  # the skeleton's lines
+    batch: List[int] = []  # indexes in `out` of the candidate lines not decoded yet
     objs: List[Any] = []
     bound = 0
-    for k in range(0, len(where), _JSON_LINE_BATCH):
-        batch = where[k:k + _JSON_LINE_BATCH]
-        bodies = [lines[i][2:] for i in batch]
+
+    def decode_batch() -> None:
+        nonlocal bound
+        bodies = [out[i][2:] for i in batch]
         joined = ", ".join(bodies)
         try:  # one decode per batch: its keys are shared strings (the decoder's memo)
             decoded = decoder.decode("[" + joined + "]")
@@ -371,15 +378,73 @@ def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optio
             if (body.count("{") + body.count("[") > 100 or (long_keys and _long_key(body))
                     or _canonical(value) != body):
                 continue  # left to YAML
-            lines[i] = f'- "{mark}"'
+            out[i] = placeholder
             if values is not None:
-                if type(value) is list:
-                    value = values.shared_list(value)
                 values.decoded(value)
             objs.append(value)
+        batch.clear()
+
+    for line in lines:
+        if line.startswith("- {") and line.endswith("}"):
+            batch.append(len(out))
+            out.append(line)
+            if len(batch) >= _JSON_LINE_BATCH:
+                decode_batch()
+        else:
+            out.append(line)
+    if batch:
+        decode_batch()
     if not objs:
         return None
-    return "\n".join(lines), objs, bound, mark
+    return "\n".join(out), objs, bound, mark
+
+
+# a case file at least this large is read line by line (_stream_json_lines) when its objects are
+# shared (values): its text is then never held whole
+STREAM_FROM = 1024 * 1024
+_BOMS = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF8, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)
+
+
+class _NotStreamed(Exception):
+    """The file is read whole instead (not UTF-8 without a BOM, a byte that is not UTF-8, a
+    character YAML reads as a line break): that path gives the value or the error."""
+
+
+def _file_lines(f, chunk: int = 1 << 23) -> Iterator[str]:
+    """The lines of a UTF-8 file as text.split("\\n") gives them, read a chunk at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    carry = ""
+    while True:
+        block = f.read(chunk)
+        try:
+            text = carry + decoder.decode(block, not block)
+        except UnicodeDecodeError:
+            raise _NotStreamed from None
+        if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
+            raise _NotStreamed
+        lines = text.split("\n")
+        if not block:
+            yield from lines
+            return
+        carry = lines.pop()
+        yield from lines
+
+
+@collector_paused()
+def _stream_json_lines(path: str, values: "ValueTable") -> Any:
+    """load_yaml_text's JSON lines path over a file read line by line (the 620 MB case of a
+    150,000-pod cluster was held three times over: its bytes, its text and its lines); the
+    same value, or _NO_FAST_PATH when the file must be read whole."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+            if any(head.startswith(bom) for bom in _BOMS) or 0 in head[:2]:
+                return _NO_FAST_PATH  # decode_yaml_bytes' other encodings
+            f.seek(0)
+            split = _split_lines(_file_lines(f), values)
+    except (_NotStreamed, OSError):
+        return _NO_FAST_PATH
+    return _load_split(split)
 
 
 def _fill_json_lines(data: Any, objs: List[Any], mark: str) -> bool:
@@ -404,7 +469,12 @@ def _fill_json_lines(data: Any, objs: List[Any], mark: str) -> bool:
 
 def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError],
                           values: Optional["ValueTable"] = None) -> Any:
-    split = _split_json_lines(text, values)
+    return _load_split(_split_json_lines(text, values))
+
+
+def _load_split(split: Optional[Tuple[str, List[Any], int, str]]) -> Any:
+    """The document of a split text (_split_lines): the skeleton read by YAML, the objects put
+    back; _NO_FAST_PATH when YAML must read the text whole (it then says what is wrong)."""
     if split is None:
         return _NO_FAST_PATH
     skeleton, objs, bound, mark = split
@@ -471,6 +541,13 @@ def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = 
         if size > MAX_BYTES:
             raise error_cls(f"too large: {size} bytes (the limit is {MAX_BYTES // (1024 * 1024)} MB)",
                             file=path)
+    except OSError as e:
+        raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
+    if values is not None and not all_documents and size >= STREAM_FROM and _is_regular(path):
+        streamed = _stream_json_lines(path, values)
+        if streamed is not _NO_FAST_PATH:
+            return streamed
+    try:
         with open(path, "rb") as f:
             # the file's size and one byte more (read(MAX_BYTES + 1) would ask for a 1 GiB
             # buffer for every file); a stream (size 0), or a file grown since, reads on
@@ -486,6 +563,7 @@ def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = 
     except UnicodeDecodeError as e:
         raise error_cls(f"not a text file in UTF-8 (or UTF-16/32 with a byte order mark): "
                         f"{e.encoding} cannot decode byte offset {e.start}", file=path) from None
+    del data  # (the text alone while it is read)
     return load_yaml_text(text, path, error_cls, all_documents=all_documents, values=values)
 
 

@@ -101,8 +101,13 @@ def test_share_and_private_keep_every_value_and_type(v):
 
 
 def _run_all(paths, shared: bool, monkeypatch):
-    """Each case's --json result, read with sharing or with every value its own."""
-    if not shared:
+    """Each case's --json result, read line by line with sharing, or whole with every value its
+    own."""
+    import harness.yamlfile as yf
+
+    if shared:
+        monkeypatch.setattr(yf, "STREAM_FROM", 0)
+    else:
         monkeypatch.setattr(ValueTable, "pairs_hook", lambda self, pairs: dict(pairs))
         monkeypatch.setattr(ValueTable, "shared_list", lambda self, v: v)
         monkeypatch.setattr(ValueTable, "own", lambda self, obj, copy_objects: private(obj))
@@ -150,3 +155,72 @@ def test_an_imported_dump_runs_the_same_with_values_shared(tmp_path, monkeypatch
     # replicas share their containers, volumes and tolerations
     assert len({id(p["spec"]["volumes"]) for p in pods}) < len(pods) // 10
     assert _run_all([str(case)], True, monkeypatch) == _run_all([str(case)], False, monkeypatch)
+
+
+_line = st.one_of(
+    st.dictionaries(_text, _value, max_size=4).map(lambda o: "- " + (json_line(o) or "{}")),
+    st.text(alphabet='{}[]":, 0123456789.eE+-\\u"nultrefa\t\x85\u2028', max_size=20).map(lambda t: "- {" + t + "}"),
+    st.sampled_from(["cluster:", "pods:", "- a", "  b: 1", "x: [1, 2]", "# c", "", "seed: 1", "- {a: 1}"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(_line, max_size=8), nl=st.sampled_from(["\n", "\r\n"]), final_nl=st.booleans(),
+       head=st.sampled_from([b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\x80"]))
+def test_a_file_read_line_by_line_reads_as_the_whole_text(tmp_path_factory, lines, nl, final_nl, head):
+    """load_yaml_file with a ValueTable reads a file line by line (yamlfile._stream_json_lines)
+    when it is large: the value, or the error, is that of the file read whole and unshared."""
+    import harness.yamlfile as yf
+
+    body = nl.join(lines) + (nl if final_nl else "")
+    path = tmp_path_factory.mktemp("s") / "c.yaml"
+    if head == b"\xff\xfe":
+        path.write_bytes(head + body.encode("utf-16-le"))
+    else:
+        path.write_bytes(head + body.encode("utf-8"))
+
+    def read(values, stream_from):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(yf, "STREAM_FROM", stream_from)
+            try:
+                return load_yaml_file(str(path), CaseError, values=values)
+            except CaseError as e:
+                return ("error", str(e))
+
+    want = read(None, 1 << 40)
+    got = read(ValueTable(), 0)
+    assert _same(got, want) if not isinstance(want, tuple) else got == want
+
+
+def test_a_large_case_is_never_held_whole(tmp_path, monkeypatch):
+    """A case of JSON lines is read line by line: its whole text is never decoded."""
+    import harness.yamlfile as yf
+
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"},
+             "spec": {"containers": [{"name": "c", "image": "i"}]}} for i in range(5000)]
+    path = tmp_path / "c.yaml"
+    path.write_text("pods:\n" + "".join(f"- {json_line(p)}\n" for p in pods) + "expect: {}\n")
+    monkeypatch.setattr(yf, "STREAM_FROM", 0)
+
+    def whole(data):
+        raise AssertionError("read whole")
+
+    monkeypatch.setattr(yf, "decode_yaml_bytes", whole)
+    values = ValueTable()
+    data = load_yaml_file(str(path), CaseError, values=values)
+    got = [values.own(p, False) for p in data["pods"]]
+    assert got == pods and len({id(p["spec"]["containers"]) for p in got}) == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab\n\r\x85\u2028é", max_size=30), chunk=st.integers(1, 8))
+def test_a_file_read_in_chunks_gives_the_lines_of_its_text(tmp_path_factory, text, chunk):
+    import io
+
+    import harness.yamlfile as yf
+
+    try:
+        got = list(yf._file_lines(io.BytesIO(text.encode("utf-8")), chunk=chunk))
+    except yf._NotStreamed:
+        got = None
+    split_whole = not any(c in text for c in "\r\x85\u2028\u2029")
+    assert got == (text.split("\n") if split_whole else None)
