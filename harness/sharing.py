@@ -44,53 +44,61 @@ class ValueTable:
     # --- while decoding JSON ------------------------------------------------------------------
     def pairs_hook(self, pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
         """json's object_pairs_hook: the mapping of `pairs` (their mapping values already shared,
-        lists shared here), the table's own when an equal one was built before."""
-        strs = self._strs
+        lists shared here), the table's own when an equal one was built before; a new one holds
+        the table's strings (most mappings are not new: their strings are left to be freed)."""
         key: List[Any] = []
+        app = key.append
         for i, (k, x) in enumerate(pairs):
+            app(k)
             tx = type(x)
             if tx is str:
-                x = strs.setdefault(x, x)
-                kx: Any = x
+                app(x)
             elif tx is dict:
-                kx = id(x)
+                app(id(x))
             elif tx is list:
-                x = self.shared_list(x)
-                kx = id(x)
+                y = self.shared_list(x)
+                if y is not x:
+                    pairs[i] = (k, y)
+                app(id(y))
+            elif tx is float:
+                app((tx, repr(x)))
             else:
-                kx = (tx, repr(x)) if tx is float else (tx, x)
-            k = strs.setdefault(k, k)
-            key.append(k)
-            key.append(kx)
-            pairs[i] = (k, x)
+                app((tx, x))
         t = tuple(key)
         got = self._dicts.get(t)
         if got is None:
-            got = self._dicts[t] = dict(pairs)
+            strs = self._strs
+            got = self._dicts[t] = {k: strs.setdefault(x, x) if type(x) is str else x for k, x in pairs}
             if len(self._dicts) > _MAX_ENTRIES:
                 self._dicts.clear()
         return got
 
     def shared_list(self, v: List[Any]) -> List[Any]:
-        """A list the JSON decoder built (its mappings already shared): its strings and lists
-        shared in place, then the table's own equal list if there is one."""
-        strs = self._strs
+        """A list the JSON decoder built (its mappings already shared): its lists shared in
+        place, then the table's own equal list if there is one (a new one holds the table's
+        strings)."""
         key: List[Any] = []
+        app = key.append
         for i, x in enumerate(v):
             tx = type(x)
             if tx is str:
-                x = v[i] = strs.setdefault(x, x)
-                key.append(x)
+                app(x)
             elif tx is dict:
-                key.append(id(x))
+                app(id(x))
             elif tx is list:
                 x = v[i] = self.shared_list(x)
-                key.append(id(x))
+                app(id(x))
+            elif tx is float:
+                app((tx, repr(x)))
             else:
-                key.append((tx, repr(x)) if tx is float else (tx, x))
+                app((tx, x))
         t = tuple(key)
         got = self._lists.get(t)
         if got is None:
+            strs = self._strs
+            for i, x in enumerate(v):
+                if type(x) is str:
+                    v[i] = strs.setdefault(x, x)
             got = self._lists[t] = v
             if len(self._lists) > _MAX_ENTRIES:
                 self._lists.clear()

@@ -294,11 +294,17 @@ def _decoder(values: Optional["ValueTable"] = None):
     return _json_decoder
 
 
-def _canonical(obj: Any) -> str:
-    import json
+_encoder = None
 
-    text = json.dumps(obj, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
-    if _YAML_UNSAFE.search(text):
+
+def _canonical(obj: Any) -> str:
+    global _encoder
+    if _encoder is None:
+        import json
+
+        _encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+    text = _encoder.encode(obj)
+    if not (text.isascii() and "\x7f" not in text) and _YAML_UNSAFE.search(text):
         text = _YAML_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
     return text
 
