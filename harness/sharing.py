@@ -46,29 +46,13 @@ class ValueTable:
         """json's object_pairs_hook: the mapping of `pairs` (their mapping values already shared,
         lists shared here), the table's own when an equal one was built before; a new one holds
         the table's strings (most mappings are not new: their strings are left to be freed)."""
-        key: List[Any] = []
-        app = key.append
-        for i, (k, x) in enumerate(pairs):
-            app(k)
-            tx = type(x)
-            if tx is str:
-                app(x)
-            elif tx is dict:
-                app(id(x))
-            elif tx is list:
-                y = self.shared_list(x)
-                if y is not x:
-                    pairs[i] = (k, y)
-                app(id(y))
-            elif tx is float:
-                app((tx, repr(x)))
-            else:
-                app((tx, x))
-        t = tuple(key)
+        keys = tuple([k for k, _ in pairs])
+        vals = [x for _, x in pairs]
+        t = (keys, self._values_key(vals))
         got = self._dicts.get(t)
         if got is None:
             strs = self._strs
-            got = self._dicts[t] = {k: strs.setdefault(x, x) if type(x) is str else x for k, x in pairs}
+            got = self._dicts[t] = {k: strs.setdefault(x, x) if type(x) is str else x for k, x in zip(keys, vals)}
             if len(self._dicts) > _MAX_ENTRIES:
                 self._dicts.clear()
         return got
@@ -77,6 +61,23 @@ class ValueTable:
         """A list the JSON decoder built (its mappings already shared): its lists shared in
         place, then the table's own equal list if there is one (a new one holds the table's
         strings)."""
+        t = self._values_key(v)
+        got = self._lists.get(t)
+        if got is None:
+            strs = self._strs
+            for i, x in enumerate(v):
+                if type(x) is str:
+                    v[i] = strs.setdefault(x, x)
+            got = self._lists[t] = v
+            if len(self._lists) > _MAX_ENTRIES:
+                self._lists.clear()
+        return got
+
+    def _values_key(self, v: List[Any]) -> Tuple[Any, ...]:
+        """What stands for decoded values (a list's, a mapping's) in their container's key: a
+        string itself, a mapping its identity (the decoder's mappings are the table's), a list
+        the identity of the table's equal list (put in its place in `v`), a number or a boolean
+        its type with it."""
         key: List[Any] = []
         app = key.append
         for i, x in enumerate(v):
@@ -92,17 +93,7 @@ class ValueTable:
                 app((tx, repr(x)))
             else:
                 app((tx, x))
-        t = tuple(key)
-        got = self._lists.get(t)
-        if got is None:
-            strs = self._strs
-            for i, x in enumerate(v):
-                if type(x) is str:
-                    v[i] = strs.setdefault(x, x)
-            got = self._lists[t] = v
-            if len(self._lists) > _MAX_ENTRIES:
-                self._lists.clear()
-        return got
+        return tuple(key)
 
     def decoded(self, obj: Any) -> None:
         """`obj` (an entry of a case's list) was built by pairs_hook."""
@@ -138,23 +129,11 @@ class ValueTable:
                     else:
                         key.append(k)
                         key.append(kx)
-            if depth < 2 or not plain:
-                return out
-            t = tuple(key)
-            got = self._dicts.get(t)
-            if got is None:
-                got = self._dicts[t] = out
-            return got
+            return out if depth < 2 or not plain else _held(self._dicts, tuple(key), out)
         if tv is list:
             items = [self.share(x, depth + 1) for x in v]
             keys = [_value_key(x) for x in items]
-            if depth < 2 or any(k is None for k in keys):
-                return items
-            t = tuple(keys)
-            got = self._lists.get(t)
-            if got is None:
-                got = self._lists[t] = items
-            return got
+            return items if depth < 2 or None in keys else _held(self._lists, tuple(keys), items)
         if tv in (int, bool, float) or v is None:
             return v
         return copy.deepcopy(v)
@@ -178,6 +157,14 @@ class ValueTable:
         if self._decoded or copy_objects:  # (an item of a decoded List is not marked itself)
             return private(obj)
         return obj
+
+
+def _held(table: Dict[Tuple[Any, ...], Any], key: Tuple[Any, ...], value: Any) -> Any:
+    """The table's value for `key`, `value` when it has none yet."""
+    got = table.get(key)
+    if got is None:
+        got = table[key] = value
+    return got
 
 
 def _value_key(x: Any) -> Optional[Any]:
