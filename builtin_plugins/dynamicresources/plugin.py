@@ -120,7 +120,7 @@ class DynamicResources(Plugin):
         # which structured allocator NewAllocator picks with these gates (for explain/docs: the
         # port follows the picked implementation where they differ)
         self.allocator_implementation = self.features.implementation(self.gates.version.minor)
-        from harness.config.validation import parse_duration
+        from harness.api.duration import parse_duration_ns as parse_duration
         timeout = (args or {}).get("bindingTimeout")
         # v1.34: BindingTimeoutDefaultSeconds (600); v1.35 on: the bindingTimeout argument
         self.binding_timeout = (parse_duration(timeout) / 1e9 if isinstance(timeout, str) else
@@ -160,7 +160,7 @@ class DynamicResources(Plugin):
     def validate_args(cls, args, features=None):
         """ValidateDynamicResourcesArgs: the bad value is the metav1.Duration as field.Invalid
         prints it (JSON, i.e. Duration.String())."""
-        from harness.config.validation import format_duration, parse_duration
+        from harness.api.duration import format_duration, parse_duration_ns as parse_duration
         features = features or DEFAULT_GATES
         args = args or {}
         errs = []
@@ -693,7 +693,7 @@ class DynamicResources(Plugin):
     def is_claim_timeout(self, claim: KubeObject) -> bool:
         """isClaimTimeout: allocationTimestamp + bindingTimeout is before now, for a claim with
         binding conditions."""
-        from harness.leaderelection.resourcelock import parse_time
+        from harness.api.metatime import parse_time
         if not self.binding_conditions_enabled():
             return False
         alloc = allocation_of(claim)
@@ -745,7 +745,7 @@ class DynamicResources(Plugin):
                 status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
                 if self.binding_conditions_enabled() and status.get("allocation") is not None \
                         and not status["allocation"].get("allocationTimestamp"):
-                    from harness.leaderelection.resourcelock import format_time
+                    from harness.api.metatime import format_time
                     status["allocation"]["allocationTimestamp"] = format_time(self.now())
             updated = self.cluster.update(_copy_with(latest, put))
             if is_extended:
