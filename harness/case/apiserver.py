@@ -7,7 +7,8 @@ from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional
 
 from ..api.fields import NAMESPACED_CORE_KINDS
-from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, validate_object
+from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, ObjectInvalid, validate_object
+from ..api.workload import check_priority
 from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resource_name,
                                  is_overcommit_allowed as overcommit_allowed,
                                  is_supported_pod_level_resource)
@@ -110,6 +111,8 @@ class ApiServerDefaults:
 
     def default_object(self, obj: Dict[str, Any], key: str, index: int,
                        old: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        if obj.get("kind") in ("PodGroup", "Workload") and builtin_workload_kind(obj):
+            drop_disabled_group_fields(obj, old, self.features)  # PrepareForCreate / PrepareForUpdate
         check_object(obj, key, self.path, self.features)
         if obj.get("kind") == "PriorityClass":
             self.check_builtin(obj, key)
@@ -187,6 +190,12 @@ class ApiServerDefaults:
         spec["priority"] = value
         if pc_name:
             spec["priorityClassName"] = pc_name
+        # validation runs after admission: a class above HighestUserDefinablePriority (the
+        # system-* classes) gives a priority Validate_PodGroupSpec refuses
+        try:
+            check_priority(value, "spec.priority")
+        except ObjectInvalid as e:
+            raise CaseError(e.message, file=self.path, key=f"{key}.spec.priority") from None
 
     def _default_pod(self, pod: Dict[str, Any], key: str) -> None:
         md = pod["metadata"]
@@ -324,6 +333,13 @@ def builtin_workload_kind(obj: Dict[str, Any]) -> bool:
     scheduling.x-k8s.io PodGroup)."""
     return obj.get("kind") in ("Workload", "PodGroup") and \
         str(obj.get("apiVersion") or "").startswith("scheduling.k8s.io/")
+
+
+def drop_disabled_group_fields(obj, old, features) -> None:
+    """dropDisabledPodGroupFields / dropDisabledWorkloadFields (harness/api/workload.py)."""
+    from ..api.workload import drop_disabled_fields
+
+    drop_disabled_fields(obj, old, features)
 
 
 def drop_disabled_workload_fields(spec, old_spec, features) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional, Tuple
 
-from ..framework.cycle_state import CycleState
+from ..framework.cycle_state import POD_GROUP_MEMBERS_KEY, CycleState
 from ..framework.placement import AlgorithmResult, PodGroupAlgorithmResult
 from ..framework.status import Code, Status
 from ..framework.types import QueuedPodInfo
@@ -93,6 +93,10 @@ class PodGroupCycles:
         an Unschedulable group runs workload-aware preemption (success: the group waits on it;
         an error replaces the status; otherwise its message is appended); then the result is
         submitted."""
+        # the pod group cycle's CycleState (framework.NewCycleState() in scheduleOnePodGroup),
+        # shared by every pod's state of this cycle, its placements and preemption's dry runs
+        self.pod_group_cycle_state = pg_state = CycleState()
+        pg_state.write(POD_GROUP_MEMBERS_KEY, {p.pod.uid for p, _ in group})
         result = self.pod_group_scheduling_algorithm(fw, group)
         if (self.sched.features.get("WorkloadAwarePreemption", False) and result.status is not None
                 and result.status.code == Code.Unschedulable):
@@ -210,6 +214,7 @@ class PodGroupCycles:
         pod = pinfo.pod
         state = CycleState()
         state.pod_group_cycle = True
+        state.pod_group_state = getattr(self, "pod_group_cycle_state", None) or CycleState()
         # runWithoutPostFilters (workload-aware preemption's feasibility check)
         state.skip_all_post_filter_plugins = self.pod_group_skip_post_filters
         result, status = self.scheduling_algorithm(state, fw, pinfo, record)
@@ -265,7 +270,8 @@ class PodGroupCycles:
                 continue
             if res.status is None or res.status.is_success():
                 if group_status is None:
-                    res.state.pod_group_cycle = False
+                    res.state.pod_group_cycle = False  # SetPodGroupSchedulingCycle(nil)
+                    res.state.pod_group_state = None
                     result, assumed, st = self.prepare_for_binding_cycle(res.state, fw, pinfo, res.result)
                     if st is not None and not st.is_wait():
                         self.handle_scheduling_failure(fw, pinfo, st, CLEAR, record)
