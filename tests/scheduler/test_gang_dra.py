@@ -128,3 +128,34 @@ def test_the_podgroup_claims_are_validated_with_the_gate_on(tmp_path, capsys, cl
     assert main(["validate", write(tmp_path, data)]) == 2
     err = capsys.readouterr().err
     assert fragment in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_run_tries_placements_by_name_and_explore_draws_their_order():
+    # TopologyPlacement ranges over a map of domains: upstream's order is random per cycle
+    import random
+
+    from harness.framework.parallelize import RunSettings, using
+    from harness.framework.placement import Placement, placement_order
+
+    ps = [Placement(n, []) for n in ("zone-c", "zone-a", "zone-b")]
+    assert [p.name for p in placement_order(ps)] == ["zone-a", "zone-b", "zone-c"]
+    seen = set()
+    for seed in range(40):
+        with using(RunSettings(explore_rng=random.Random(seed))):
+            seen.add(tuple(p.name for p in placement_order(ps)))
+    assert len(seen) == 6
+
+
+def test_diff_across_versions_lists_a_case_with_a_v136_only_gate_as_one_side_only(tmp_path, capsys):
+    # the v1.36-only gate is v1.35's unknown-gate error for that case alone; the others compare
+    import shutil
+
+    for name in ("gang-dra-podgroup-claim-v136.yaml", "gang-none-fits-parks-v136.yaml"):
+        shutil.copy(os.path.join(CASES, name), tmp_path / name)
+    rc = main(["diff", "--kubernetes-version", "v1.35", "--kubernetes-version", "v1.36", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 1, out
+    assert "gang-dra-podgroup-claim-v136): \n  the case runs under one side only [real]" in out.replace(
+        "gang-dra-podgroup-claim-v136):\n", "gang-dra-podgroup-claim-v136): \n")
+    assert "unrecognized feature gate: DRAWorkloadResourceClaims (kube-scheduler v1.35.6 does not know it)" in out
+    assert "of 2 case(s)" in out
