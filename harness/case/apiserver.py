@@ -172,9 +172,10 @@ class ApiServerDefaults:
         pc_name = spec.get("priorityClassName")
         if pc_name:
             pc = self.priority_classes.get(pc_name)
-            if pc is None:
-                raise CaseError(f'no PriorityClass with name {pc_name} was found', file=self.path,
-                                key=f"{key}.spec.priorityClassName")
+            if pc is None:  # resolvePriorityClass: admission.NewForbidden
+                name = (obj.get("metadata") or {}).get("name", "")
+                raise CaseError(f'podgroups.scheduling.k8s.io "{name}" is forbidden: no PriorityClass with name '
+                                f'{pc_name} was found', file=self.path, key=f"{key}.spec.priorityClassName")
             value = int(pc.get("value", 0))
         elif self.global_default is not None:
             pc_name = (self.global_default.get("metadata") or {}).get("name", "")
