@@ -103,11 +103,24 @@ class PodGroupCycles:
             status = self.run_workload_aware_preemption(fw, group)
             if status is None or status.is_success():
                 result.waiting_on_preemption = True
+                self._record_group_preemption(fw, group)
             elif status.code == Code.Error:
                 result.status = status
             else:
                 result.status.append_reason(status.message())  # AppendReason(status.String())
         self.submit_pod_group_algorithm_result(fw, group, result)
+
+    def _record_group_preemption(self, fw, group) -> None:
+        """For reports: the group event of a successful workload-aware preemption (which
+        victims, for which PodGroup), with the virtual time and each member's attempt."""
+        dp = fw.plugins_map.get("DefaultPreemption")
+        event = getattr(getattr(dp, "pod_group_evaluator", None), "last_preemption", None)
+        if event is None:
+            return
+        s = self.sched
+        entry = dict(event, time=s.virtual_time(),
+                     attempts={p.pod.key: p.attempts for p, _ in group})
+        s.group_preemptions.append(entry)
 
     def run_workload_aware_preemption(self, fw, group) -> Optional[Status]:
         """runWorkloadAwarePreemption: the PodGroupPostFilter plugin (DefaultPreemption) with the

@@ -159,3 +159,26 @@ def test_diff_across_versions_lists_a_case_with_a_v136_only_gate_as_one_side_onl
         "gang-dra-podgroup-claim-v136):\n", "gang-dra-podgroup-claim-v136): \n")
     assert "unrecognized feature gate: DRAWorkloadResourceClaims (kube-scheduler v1.35.6 does not know it)" in out
     assert "of 2 case(s)" in out
+
+
+def test_explain_shows_a_group_preemption_as_one_group_event(tmp_path, capsys):
+    path = os.path.join(CASES, "gang-wap-disruption-mode-podgroup-v136.yaml")
+    assert main(["explain", path]) == 0
+    out = capsys.readouterr().out
+    head = out.split("\npod default/")[0]
+    assert "pod group default/train-workers" in head
+    assert "preemption at 0s (workload-aware, for the whole group): 1 victim(s), 3 pod(s) evicted" in head
+    assert ("PodGroup default/batch-workers (disruptionMode PodGroup, one victim): default/batch-0 on node-a, "
+            "default/batch-1 on node-a, default/batch-2 on node-b") in head
+    assert 'event Preempted "Preempted by podgroup ' in head and ' on node cluster"' in head
+    assert 'DisruptionTarget "default-scheduler: preempting to accommodate a higher priority podgroup"' in head
+
+
+def test_json_lists_the_group_preemption_under_its_pod_group(capsys):
+    import json
+
+    assert main(["run", "--json", os.path.join(CASES, "gang-wap-disruption-mode-pod-v136.yaml")]) == 0
+    (case,) = json.loads(capsys.readouterr().out)
+    (p,) = case["podGroups"]["default/train-workers"]["preemptions"]
+    assert p["victims"] == {"default/batch-1": "node-a", "default/batch-2": "node-b"}
+    assert p["victimGroups"] == {} and p["time"] == 0
