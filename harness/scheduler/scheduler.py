@@ -196,6 +196,9 @@ class Scheduler:
         # `bench CASE`: called with ScheduleOne instead of calling it (times each attempt)
         self.attempt_timer: Optional[Callable[[Callable[[], bool]], Any]] = None
         self.tracked_pods: List[str] = []
+        # v1.36 workload-aware preemptions, in order (podgroup_preemption.group_preemption_event
+        # with `time` and the members' `attempts`): reports show them as group events
+        self.group_preemptions: List[Dict[str, Any]] = []
 
     # ------------------------------------------------------------------------------------------
     # start-up: the informers' initial list

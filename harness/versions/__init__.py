@@ -149,9 +149,9 @@ CHANGES: Dict[str, int] = {
 # error naming what is missing, never a silent no-op (gate -> the behaviour not modelled). A gate
 # leaves this table when both of its settings are modelled.
 NOT_MODELLED: Dict[str, str] = {
-    # the Workload API (alpha): GenericWorkload, GangScheduling, TopologyAwareWorkloadScheduling
-    # and WorkloadAwarePreemption are modelled both ways (docs/versions/workload.md)
-    "DRAWorkloadResourceClaims": "the Workload API's resource claims",
+    # the Workload API (alpha): GenericWorkload, GangScheduling, TopologyAwareWorkloadScheduling,
+    # WorkloadAwarePreemption and DRAWorkloadResourceClaims are modelled both ways
+    # (docs/versions/workload.md)
     # DynamicResources
     "DynamicResourceAllocation": "kube-scheduler without DynamicResources",
     "DRADeviceTaintRules": "DeviceTaintRule objects",
