@@ -75,13 +75,15 @@ def bench_case(path: str, data: Any = None, quiet: bool = False) -> Dict[str, An
     of a workload (bench.WorkloadRun.run's keys) plus the case's outcome."""
     from ..case.loader import case_from_data
     from ..case.runner import run_case
+    from ..sharing import ValueTable
     from ..yamlfile import load_yaml_file
 
     t_start, c_start = time.perf_counter(), time.process_time()
     with collector_paused(freeze=True):  # as load_case: a big case's objects (gcpause)
+        values = ValueTable()  # as load_case reads it (harness/sharing.py)
         if data is None:
-            data = load_yaml_file(path, CaseError)
-        case = case_from_data(data, path, copy_objects=False)
+            data = load_yaml_file(path, CaseError, values=values)
+        case = case_from_data(data, path, copy_objects=False, values=values)
     del data
     window = _Window(Progress(case.name, quiet))
     try:

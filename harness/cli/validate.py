@@ -21,13 +21,14 @@ def add_parser(sub) -> None:
     v.set_defaults(func=cmd_validate)
 
 
-def _validate_case(path: str, args, data=None) -> str:
+def _validate_case(path: str, args, data=None, values=None) -> str:
     """Exactly what `run` does before scheduling: load, default and check every object, build
-    the profiles, check the expectations. `data`: the file's document, already read."""
+    the profiles, check the expectations. `data`: the file's document, already read (with the
+    ValueTable `values`, as load_case reads it)."""
     from ..case.loader import case_from_data, load_case
     from ..case.runner import build_scheduler
 
-    case = load_case(path) if data is None else case_from_data(data, path, copy_objects=False)
+    case = load_case(path) if data is None else case_from_data(data, path, copy_objects=False, values=values)
     build_scheduler(case, registry_for(case, args))
     return f"{path}: valid case"
 
@@ -58,16 +59,20 @@ def _validate_path(path: str, args, in_folder: bool) -> Optional[str]:
 
 def _validate_read(path: str, args, in_folder: bool) -> Optional[str]:
     from ..case.loader import check_cheap_keys, classify_data, classify_file
+    from ..sharing import ValueTable, private
     from ..yamlfile import load_yaml_file
 
     verdict, why = classify_file(path) if in_folder else ("", "")
     if verdict in ("case", "invalid"):
         return _validate_case(path, args)
     check_cheap_keys(path)  # a big case's bad seed before its objects are read
-    data = load_yaml_file(path, UserError)
+    values = ValueTable()  # as load_case reads a case (harness/sharing.py)
+    data = load_yaml_file(path, UserError, values=values)
     verdict, why = classify_data(data)
     if verdict in ("case", "invalid"):
-        return _validate_case(path, args, data)  # (read once: a big case twice would not fit)
+        return _validate_case(path, args, data, values)  # (read once: a big case twice would not fit)
+    if values.decoded_any:
+        data = private(data)  # a configuration's values are its own
     if in_folder and not (isinstance(data, dict) and data.get("kind") == "KubeSchedulerConfiguration"):
         return f"{path}: skipped: {why}"
     return _validate_config(path, data, args)
