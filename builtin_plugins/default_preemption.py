@@ -12,9 +12,11 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, C
                                Plugin, QueueingHint, Status, hookimpl)
 from harness.framework import parallelize
 from harness.framework.node_table import numpy
+from harness.framework.status import REJECTED_CODES
 from harness.framework.filter_memo import (MEMO_SHAPES_LIMIT, NODE_LOCAL_FILTER_PLUGINS,  # noqa: F401
                                            ShapeIds, copy_status, node_local_filters, nominated_lister,
-                                           queue_nominations, same_pods)
+                                           NominationColumns, nomination_version, queue_nominator,
+                                           same_pods)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
                                           Candidate, Evaluator, Victims, default_criteria, more_important_pod,
                                           PDBBudgets, sort_by_importance)
@@ -231,6 +233,7 @@ class DefaultPreemption(Plugin):
         key = (self._shapes.of(pod), ran)
         per_node = memo.setdefault(key, {})
         nominated_on = nominated_lister(handle)
+        nominator = queue_nominator(handle)
         priority, uid = pod.priority, pod.uid
         row_memo = self._row_memos.get(key)
 
@@ -242,7 +245,7 @@ class DefaultPreemption(Plugin):
             nominated = [pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid] if noms else []
             hit = per_node.get(name)
             if hit is not None and hit[0] == node_info.generation and same_pods(hit[1], nominated):
-                _, _, pods, n, status, ok, criteria = hit
+                pods, n, status, ok, criteria = hit[2:7]
                 # a successful status is only tested by the caller; a failed one is kept by it
                 return list(pods), n, (status if ok else copy_status(status)), criteria
             pods, n, status = self.select_victims_on_node(state.clone(), pod, node_info.snapshot(), pdbs)
@@ -251,34 +254,33 @@ class DefaultPreemption(Plugin):
                 # the candidate's pick criteria, once for every dry run that reuses the answer
                 criteria = default_criteria(pods, n) if ok and pods else None
                 entry = per_node[name] = (node_info.generation, nominated, tuple(pods), n, copy_status(status),
-                                          ok, criteria)
+                                          ok, criteria, nomination_version(nominator, name, uid))
                 if row_memo is not None:
                     row_memo.note(name, entry)
             return pods, n, status
 
         def remembered(table, rows) -> Optional[List[Any]]:
             """For rows (an int array) of the node table `table`: per row, the answer check
-            would give from the memo, as (victims tuple, PDB violations, status, ok, criteria)
-            with the status shared (a failed one is copied before it is kept), where the
-            answer was remembered with no nominated pods and the node has none now and the
-            same generation; else None (call check). None: no answers by row here."""
+            would give from the memo, as (victims tuple, PDB violations, status, ok, criteria,
+            kind, row, kinds) with the status shared (a failed one is copied before it is kept;
+            kinds[kind], when kind >= 0, is the failed status as lazy_status makes it), where the
+            answer remembered holds now (the same NodeInfo generation and nominated pods:
+            filter_memo.NominationColumns.valid); else None (call check). None: no answers by
+            row here (no queue's Nominator)."""
             nonlocal row_memo
-            noms = queue_nominations(handle)
-            if noms is None:
+            if nominator is None:
                 return None
             if row_memo is None or row_memo.table is not table:
                 row_memo = self._row_memos[key] = _RowMemo(table, per_node)
-            np = numpy()
-            ok = row_memo.generation[rows] == table.generation[rows]
-            if noms:
-                nominated_rows = [table.row_of[n] for n in noms if n in table.row_of]
-                if nominated_rows:
-                    ok &= ~np.isin(rows, np.asarray(nominated_rows, dtype=np.int64))
-            entries = row_memo.entries
+            own = nominator.pod_to_node.get(uid)
+            own_row = table.row_of.get(own, -1) if own is not None else -1
+            ok = NominationColumns.of(nominator, table).valid(rows, table.generation, row_memo.generation,
+                                                              row_memo.version, row_memo.empty, own_row)
+            entries, kind, kinds = row_memo.entries, row_memo.kind, row_memo.kinds
             out: List[Any] = [None] * len(rows)
             for k, row in zip(ok.nonzero()[0].tolist(), rows[ok].tolist()):
                 e = entries[row]
-                out[k] = (e[2], e[3], e[4], e[5], e[6])
+                out[k] = (e[2], e[3], e[4], e[5], e[6], kind[row], row, kinds)
             return out
 
         check.remembered = remembered
@@ -356,16 +358,25 @@ class DefaultPreemption(Plugin):
 
 
 class _RowMemo:
-    """A dry-run memo's entries (one pod shape and filters) by row of one node table: those
-    remembered with no nominated pods, with their NodeInfo generation (-1: none)."""
+    """A dry-run memo's entries (one pod shape and filters) by row of one node table, with the
+    NodeInfo generation (-1: none), the nominated list's version and whether no nominated pod of
+    equal or higher priority was there (filter_memo.NominationColumns says when they hold)."""
 
-    __slots__ = ("table", "generation", "entries")
+    __slots__ = ("table", "generation", "version", "empty", "entries", "kind", "kinds", "_kind_ids")
 
     def __init__(self, table, per_node: Dict[str, Any]) -> None:
         np = numpy()
+        n = len(table.names)
         self.table = table
-        self.generation = np.full(len(table.names), -1, dtype=np.int64)
-        self.entries: List[Any] = [None] * len(table.names)
+        self.generation = np.full(n, -1, dtype=np.int64)
+        self.version = np.full(n, -1, dtype=np.int64)
+        self.empty = np.zeros(n, dtype=bool)
+        self.entries: List[Any] = [None] * n
+        # a failed entry's status as a lazy_status kind (code, reasons, plugin), interned;
+        # -1: none (a success, or a status with an error)
+        self.kind: List[int] = [-1] * n
+        self.kinds: List[Any] = []
+        self._kind_ids: Dict[Any, int] = {}
         for name, entry in per_node.items():
             self.note(name, entry)
 
@@ -373,12 +384,19 @@ class _RowMemo:
         row = self.table.row_of.get(name)
         if row is None:
             return
-        if entry[1]:  # remembered with nominated pods: looked up node by node
-            self.generation[row] = -1
-            self.entries[row] = None
-        else:
-            self.generation[row] = entry[0]
-            self.entries[row] = entry
+        self.generation[row] = entry[0]
+        self.version[row] = entry[7]
+        self.empty[row] = not entry[1]
+        self.entries[row] = entry
+        status = entry[4]
+        k = -1
+        if not entry[5] and status.err is None and status.code in REJECTED_CODES:
+            kind = (status.code, tuple(status.reasons), status.plugin)
+            k = self._kind_ids.get(kind)
+            if k is None:
+                k = self._kind_ids[kind] = len(self.kinds)
+                self.kinds.append(kind)
+        self.kind[row] = k
 
 
 def any_pod_eligible(node_info, victim_info, preemptor) -> bool:

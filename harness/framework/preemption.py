@@ -227,6 +227,14 @@ def nodes_for_status_code(m: NodeToStatus, nodes: Sequence[NodeInfo], code: Code
     return [ni for ni in nodes if m.get(ni.name).code == code]
 
 
+def _add_lazy(m: NodeToStatus, table, rows: List[int], kinds_of: List[int], kinds: List[Any]) -> None:
+    """m.add_lazy of nodes by row with their kinds (lazy_status), and the lists emptied."""
+    np = numpy()
+    m.add_lazy(table, np.asarray(rows, dtype=np.int64), np.asarray(kinds_of, dtype=np.int64), kinds)
+    rows.clear()
+    kinds_of.clear()
+
+
 def _not_found(kind: str, name: str) -> RuntimeError:
     return RuntimeError(f'{kind} "{name}" not found')
 
@@ -535,6 +543,12 @@ class Evaluator:
                 prow = row_index(potential_nodes.rows)
         known: Optional[List[Any]] = None
         known_lo = known_hi = 0
+        # failed nodes with a remembered answer, handed to node_statuses as columns (a run of
+        # them at a time, before the next status set node by node: the order is kept)
+        lazy_rows: List[int] = []
+        lazy_kinds: List[int] = []
+        lazy_table: Any = None
+        lazy_of: Any = None
         for i in range(n):
             criteria = None
             if table is not None:
@@ -544,14 +558,24 @@ class Evaluator:
                     if known is None:
                         table = None
                 hit = known[i - known_lo] if table is not None else None
-                node_info = potential_nodes[(offset + i) % n]
-                name = node_info.name
                 if hit is not None:
-                    pods, num_pdb_violations, status, ok, criteria = hit
-                    pods = list(pods)
+                    pods, num_pdb_violations, status, ok, criteria, kind, row, kinds = hit
                     if not ok:
+                        if kind >= 0:
+                            if lazy_of is not kinds:
+                                if lazy_rows:
+                                    _add_lazy(node_statuses, lazy_table, lazy_rows, lazy_kinds, lazy_of)
+                                lazy_table, lazy_of = table, kinds
+                            lazy_rows.append(row)
+                            lazy_kinds.append(kind)
+                            continue
                         status = copy_status(status)
+                    node_info = potential_nodes[(offset + i) % n]
+                    name = node_info.name
+                    pods = list(pods)
                 else:
+                    node_info = potential_nodes[(offset + i) % n]
+                    name = node_info.name
                     answer = check(node_info)
                     pods, num_pdb_violations, status = answer[0], answer[1], answer[2]
                     if len(answer) > 3:
@@ -582,7 +606,11 @@ class Evaluator:
                 status = Status.error(f'expected at least one victim pod on node "{name}"')
             if status.code == Code.Error:
                 errs.append(status.as_error())
+            if lazy_rows:
+                _add_lazy(node_statuses, lazy_table, lazy_rows, lazy_kinds, lazy_of)
             node_statuses.set(name, status)
+        if lazy_rows:
+            _add_lazy(node_statuses, lazy_table, lazy_rows, lazy_kinds, lazy_of)
         err = RuntimeError(aggregate_error([str(e) for e in errs])) if errs else None
         return non_violating + violating, node_statuses, err
 
