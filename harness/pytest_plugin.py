@@ -145,7 +145,7 @@ class CaseItem(pytest.Item):
 
     def runtest(self):
         from .case.runner import run_case
-        from .report import explain_pods
+        from .reports.text import explain_pods
 
         res = run_case(self.case)
         if not res.passed:

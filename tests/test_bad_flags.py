@@ -1,5 +1,5 @@
 """Wrong command-line values (issue 25): each refused when the command line is read, before
-any case runs, with one line naming the flag and exit code 2 (harness/flags.py holds the
+any case runs, with one line naming the flag and exit code 2 (harness/cli/options.py holds the
 bounds); and the command-level mistakes that once ran to the end before saying so."""
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ import textwrap
 
 import pytest
 
-from harness.bench import WorkloadRun, percentile
+from harness.bench.measure import percentile
+from harness.bench.runner import WorkloadRun
 from harness.case.controllers import claim_outcomes
-from harness.benchfile import Template, load_workloads
+from harness.bench.workloads import Template, load_workloads
 from harness.cli import main
 from harness.errors import UserError
 
@@ -113,7 +114,7 @@ def test_shorthand_keeps_its_last_line(capsys):
 def test_shorthand_rejects_bad_counts(args, capsys):
     try:
         rc = main(["bench", *args])
-    except SystemExit as e:  # refused as the command line is read (harness/flags.py)
+    except SystemExit as e:  # refused as the command line is read (harness/cli/options.py)
         rc = e.code
     assert rc == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -10,8 +10,8 @@ import textwrap
 
 import pytest
 
-from harness.bench import ATTEMPT_COST, WorkloadRun, _glob_match
-from harness.benchfile import load_workloads
+from harness.bench.runner import ATTEMPT_COST, WorkloadRun, _glob_match
+from harness.bench.workloads import load_workloads
 from harness.errors import UserError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-import harness.bench as bench
-from harness.bench import Progress, _ThroughputSampler
+import harness.bench.runner as bench
+from harness.bench.measure import Progress, ThroughputSampler
 from harness.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -125,7 +125,7 @@ def test_churn_does_not_depend_on_the_machines_speed(folder, monkeypatch, capsys
     path = write(folder, CHURN)
 
     def churned() -> int:
-        from harness.benchfile import load_workloads
+        from harness.bench.workloads import load_workloads
 
         run = bench.WorkloadRun(load_workloads(path)[0], quiet=True)
         res = run.run()
@@ -153,11 +153,11 @@ def test_churn_faster_than_the_scheduler_ends_in_an_error_not_a_hang(folder, cap
 def test_throughput_samples_skip_empty_intervals_as_scheduler_perf_does():
     """throughputCollector.run: no sample before a first pod is scheduled, the first interval
     skipped, an interval without a scheduled pod counted at the next one's rate (never 0)."""
-    s = _ThroughputSampler(0.0, 0, Progress("x", quiet=True), 100)
+    s = ThroughputSampler(0.0, 0, Progress("x", quiet=True), 100)
     for t, bound in ((1.0, 0), (2.0, 10), (3.0, 30), (4.0, 30), (5.0, 30), (6.0, 60), (6.5, 70)):
         s.tick(t, bound)
     assert s.finish(6.5, 70) == [20.0, 10.0, 10.0, 10.0]
-    short = _ThroughputSampler(0.0, 0, Progress("x", quiet=True), 5)
+    short = ThroughputSampler(0.0, 0, Progress("x", quiet=True), 5)
     short.tick(0.4, 5)
     assert short.finish(0.5, 5) == [10.0]
 

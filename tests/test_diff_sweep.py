@@ -185,17 +185,17 @@ def test_sweep_applies_a_value_on_top_of_a_cases_own_configuration(cases, tmp_pa
 
 
 def test_sweep_leaves_a_score_plugin_a_profile_turned_off_off():
-    from harness.sweep import _weight_on
+    from harness.compare.sweep import weight_on
 
     cfg = {"profiles": [{"schedulerName": "default-scheduler"},
                         {"schedulerName": "no-scoring", "plugins": {"score": {"disabled": [{"name": "*"}]}}}]}
-    out = _weight_on(cfg, "NodeResourcesFit", 3)
+    out = weight_on(cfg, "NodeResourcesFit", 3)
     assert out["profiles"][0]["plugins"]["score"]["enabled"] == [{"name": "NodeResourcesFit", "weight": 3}]
     assert out["profiles"][1] == cfg["profiles"][1]
 
 
 def test_the_sweep_charts_axes_fit_the_data():
-    from harness.charts import sweep_panels
+    from harness.reports.charts import sweep_panels
 
     rows = [{"cases passing": v, "cases": 267, "nodes used": 10, "cpu mean %": 1.5, "memory mean %": 2.0,
              "cpu max %": 3.0, "pods unbound": 0, "preemptions": 0} for v in (236, 227)]
@@ -348,7 +348,7 @@ def test_diff_gives_one_answer_whatever_the_order_of_its_sides_and_jobs(files, b
 @given(lo=st.integers(-10**7, 10**7), span=st.integers(0, 10**7), integer=st.booleans())
 def test_a_chart_axis_covers_its_data_in_a_few_even_steps(lo, span, integer):
     """The figures are counts or shares rounded to 0.1."""
-    from harness.charts import nice_axis
+    from harness.reports.charts import nice_axis
 
     lo, hi = (lo, lo + span) if integer else (lo / 10, (lo + span) / 10)
     ticks = nice_axis(lo, hi, integer=integer)

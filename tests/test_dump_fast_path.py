@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from harness import yamlfile
 from harness.errors import UserError
-from harness.importer import import_dump
+from harness.case.importer import import_dump
 
 HERE = os.path.dirname(__file__)
 

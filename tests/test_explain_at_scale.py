@@ -149,7 +149,7 @@ def test_statuses_without_filter_tables_are_grouped_too():
     """An attempt recorded without per-node filter tables (PreFilter decided): its node
     statuses, one line per node up to --nodes, grouped beyond."""
     from harness.framework.status import Code, Status
-    from harness.report import View, attempt_lines
+    from harness.reports.text import View, attempt_lines
     from harness.scheduler.schedule_one import CycleRecord
 
     rec = CycleRecord(pod="default/p", attempt=1)

@@ -202,7 +202,7 @@ def test_missing_path_among_several_runs_the_others(tmp_path, capsys):
 
 
 def test_case_raising_mid_run_is_an_error_line_and_the_others_run(tmp_path, capsys, monkeypatch):
-    import harness.cli as cli_module
+    import harness.cli.run as cli_module
 
     a = write(tmp_path, "a.yaml", case_text())
     b = write(tmp_path, "b.yaml", case_text())
@@ -222,7 +222,7 @@ def test_case_raising_mid_run_is_an_error_line_and_the_others_run(tmp_path, caps
 
 @pytest.mark.parametrize("json_out", [False, True])
 def test_interrupt_prints_what_finished(tmp_path, capsys, monkeypatch, json_out):
-    import harness.cli as cli_module
+    import harness.cli.run as cli_module
 
     paths = [write(tmp_path, f"{n}.yaml", case_text(metadata={"name": n})) for n in ("a", "b", "c")]
     real = cli_module._run_with

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from harness.case import find_cases, load_case, run_case
-from harness.compare import outcome_of
+from harness.compare.outcomes import outcome_of
 from harness.framework import node_table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

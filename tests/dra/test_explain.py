@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from harness.case import run_case
-from harness.report import explain
+from harness.reports.text import explain
 
 CASES = os.path.join(os.path.dirname(__file__), "..", "..", "cases", "dra")
 

@@ -234,7 +234,7 @@ def test_explain_names_the_group_and_why_each_member_is_unbound(tmp_path, capsys
 
 
 def test_the_html_timeline_draws_each_pod_group_as_a_band(tmp_path):
-    from harness.html import case_view
+    from harness.reports.html import case_view
 
     steps = [{"expect": {"queue": {"w-0": "gated", "w-1": "gated"}}},
              {"create": [pod_group(min_count=2)]}, {"expect": {"bindings": {"w-0": "n", "w-1": "n"}}}]

@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from .errors import UserError
+from ..errors import UserError
 
 
 @dataclass
@@ -89,9 +89,9 @@ def figures(res) -> Figures:
     """Figures of a CaseResult: used nodes are the nodes with a pod bound at the end."""
     from fractions import Fraction
 
-    from .api.pod_resources import pod_requests
-    from .api.quantity import parse_quantity
-    from .scheduler.scheduler import terminated
+    from ..api.pod_resources import pod_requests
+    from ..api.quantity import parse_quantity
+    from ..scheduler.scheduler import terminated
 
     cluster = res.scheduler.cluster
     nodes = {n.name: n for n in cluster.list("Node")}
@@ -128,8 +128,8 @@ def _victims_by_preemptor(res) -> Dict[str, List[str]]:
 
 
 def outcome_of(res) -> CaseOutcome:
-    from .case.decisions import attempt_of
-    from .versions.ties import config_tie_break
+    from ..case.decisions import attempt_of
+    from ..versions.ties import config_tie_break
 
     case = res.case
     out = CaseOutcome(case.path, case.name, res.passed, list(res.failures))
@@ -198,8 +198,8 @@ def run_under(task: Task) -> CaseOutcome:
     not) and return its outcome (an invalid case or configuration: an outcome with `error` set)."""
     import sys
 
-    from .case.runner import run_case
-    from .framework.registry import build_registry, default_registry
+    from ..case.runner import run_case
+    from ..framework.registry import build_registry, default_registry
 
     if task.cwd and task.cwd not in sys.path:  # plugin modules of the current folder, in workers
         sys.path.append(task.cwd)
@@ -209,11 +209,11 @@ def run_under(task: Task) -> CaseOutcome:
         if task.config is not None:
             case = dataclasses.replace(case, config=copy.deepcopy(task.config))
         if task.kubernetes_version is not None:  # the case's own featureGates checked anew
-            from .case.workload_upgrade import for_version
+            from ..case.workload_upgrade import for_version
 
             case = for_version(case, task.kubernetes_version)  # a gang case in that version's API
             case = dataclasses.replace(case, kubernetes_version=task.kubernetes_version, features=None)
-        from .case.loader import plugin_modules
+        from ..case.loader import plugin_modules
 
         modules = list(task.plugins) + [m for m in plugin_modules(case.plugins, case.path, case.tree)
                                         if m.name not in task.plugins]
@@ -230,7 +230,7 @@ def run_tasks(tasks: List[Task], jobs: int = 1, dask_scheduler: Optional[str] = 
     """run_under over the tasks, in order: here (jobs 1), on a process pool (jobs > 1), or on
     the Dask cluster at `dask_scheduler` (the `dask` extra). command: print `command: N of M
     case runs` progress on stderr (over 5 s, here and on the pool)."""
-    from .progress import Progress
+    from ..progress import Progress
 
     progress = Progress(command, enabled=bool(command))
 
@@ -273,8 +273,8 @@ def load_cases(paths: List[str], skipped: Optional[List] = None,
     """The cases under the paths (diff and sweep run each several times; `frozen`: each as a
     FrozenCase as soon as it is loaded), and the error line of each file that does not load;
     no case file at all is a UserError."""
-    from .case import find_cases, load_case
-    from .errors import UserError
+    from ..case import find_cases, load_case
+    from ..errors import UserError
 
     files = find_cases(paths, skipped if skipped is not None else [])
     if not files:

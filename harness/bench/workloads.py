@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from .api.duration import parse_duration_ns
-from .errors import UserError
-from .yamlfile import MAX_BYTES, check_regular_file, decode_yaml_bytes, load_yaml_file, load_yaml_text
+from ..api.duration import parse_duration_ns
+from ..errors import UserError
+from ..yamlfile import MAX_BYTES, check_regular_file, decode_yaml_bytes, load_yaml_file, load_yaml_text
 
 # objects one op may create: each is held in memory (scheduler_perf's largest workloads create
 # tens of thousands of pods)
@@ -161,7 +161,7 @@ def _threshold(v: Any, file: str, key: str) -> Optional[float]:
 def check_feature_gates(gates: Any, file: str, key: str) -> Dict[str, bool]:
     """A test case's or workload's featureGates, checked as --feature-gates is for the run's
     Kubernetes version (harness.versions.check_gates)."""
-    from .versions import check_gates, parse_version, run_default_version
+    from ..versions import check_gates, parse_version, run_default_version
 
     if gates is None:
         return {}
@@ -572,3 +572,41 @@ def _deepcopy(o: Any) -> Any:
     if isinstance(o, list):
         return [_deepcopy(v) for v in o]
     return o
+
+
+def is_workload_file(path: str) -> bool:
+    """Whether a file given to bench is a scheduler_perf workload file (a YAML list of test
+    cases) rather than a case (a mapping): its first line of content starts a sequence. The
+    file is read whole by its own loader, which says what is wrong with it."""
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                line = raw.decode("utf-8", "replace").lstrip("\ufeff").strip()
+                if not line or line.startswith(("#", "%", "---")):
+                    continue
+                return line.startswith(("-", "["))
+    except OSError as e:
+        raise UserError(f"cannot read: {e.strerror or e}", file=path) from None
+    return False
+
+
+def check_templates(wl: Workload) -> None:
+    """Every template a workload names renders, and its scheduler config exists: before anything
+    runs."""
+
+    def check(rel: Optional[str], params: Dict[str, Any]) -> None:
+        if rel:
+            path = rel if os.path.isabs(rel) else os.path.join(wl.base_dir, rel)
+            Template(path).render({"Index": 0, "Count": 1, **params})
+
+    check(wl.default_pod_template, {})
+    for op in wl.ops:
+        ops = [op, op.get("createPodsOp")] if op.opcode == "createPodSets" else [op]
+        for o in ops:
+            for key in ("nodeTemplatePath", "podTemplatePath", "templatePath", "namespaceTemplatePath"):
+                check(o.get(key), o.template_params)
+            for p in o.get("templatePaths") or []:
+                check(p, {})
+    if wl.scheduler_config_path and not os.path.exists(wl.scheduler_config_path):
+        raise UserError(f"scheduler config {wl.scheduler_config_path} does not exist", file=wl.label,
+                        key="schedulerConfigPath")

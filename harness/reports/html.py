@@ -1,5 +1,5 @@
 """The HTML reports of `run --html`, `diff --html` and `sweep --html`: one self-contained file
-(inline CSS and SVG, no script, nothing fetched) rendered from harness/templates/report.html.j2."""
+(inline CSS and SVG, no script, nothing fetched) rendered from harness/reports/templates/report.html.j2."""
 
 from __future__ import annotations
 
@@ -7,27 +7,27 @@ from typing import Any, Dict, List, Optional
 
 from markupsafe import Markup
 
-from .case.decisions import Attempt, attempt_of
+from ..case.decisions import Attempt, attempt_of
 from .charts import render, timeline_svg
-from .report import DEFAULT_NODES, sample_names, scheduler_versions
+from .text import DEFAULT_NODES, sample_names, scheduler_versions
 
 
 def _version() -> str:
-    from .cli import _version as v
+    from .. import version
 
-    return v()
+    return version()
 
 
 def _own_versions() -> str:
     """The header of a report whose cases each ran on their own kubernetesVersion."""
-    from .versions import MODELLED
+    from ..versions import MODELLED
 
     return "each case on its own kubernetesVersion of kube-scheduler " + ", ".join(MODELLED.values())
 
 
 def _sides_versions(sides) -> str:
     """The header of a diff: the two sides' versions, when they name them."""
-    from .versions import parse_version
+    from ..versions import parse_version
 
     named = [getattr(s, "kubernetes_version", None) for s in sides]
     if all(named):
@@ -142,7 +142,7 @@ MORE_TIED = 6  # tied (or knock-on's differing) nodes the tables show besides th
 def diff_view(change) -> Dict[str, Any]:
     """One change of `diff`: each side's last attempt as a decision table on the nodes of its
     why (the nodes the pod went to, and the tied nodes of a tie-break), and its class."""
-    from .diff import class_line
+    from ..compare.diff import class_line
 
     nodes = list(change.nodes)
     nodes += [n for n in (change.data.get("tie") or {}).get("nodes", []) if n not in nodes][:MORE_TIED]

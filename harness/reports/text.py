@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .case.runner import CaseResult, pod_ref
-from .framework.status import Code
-from .versions.ties import feasible_order_breaks_ties
+from ..case.runner import CaseResult, pod_ref
+from ..framework.status import Code
+from ..versions.ties import feasible_order_breaks_ties
 
 DEFAULT_NODES = 10  # explain --nodes: nodes shown one by one before grouping
 GROUP_NAMES = 3  # names shown of a group of nodes
@@ -62,7 +62,7 @@ def scheduler_versions(described: List[str]) -> str:
     for d in described:
         counts[d] = counts.get(d, 0) + 1
     if not counts:
-        from .versions import MODELLED
+        from ..versions import MODELLED
 
         return "kube-scheduler " + ", ".join(MODELLED.values())
     if len(counts) == 1:
@@ -323,7 +323,7 @@ def _victims(v) -> str:
 
 def _ordering_keys(v) -> str:
     """pickOneNodeForPreemption's keys of a candidate, in the order it compares them."""
-    from .framework.preemption import MAX_INT32, get_pod_start_time
+    from ..framework.preemption import MAX_INT32, get_pod_start_time
 
     if not v.pods:
         return f"{v.num_pdb_violations} PDB violation(s), no victims"
@@ -337,7 +337,7 @@ def _ordering_keys(v) -> str:
 
 
 def _candidate_rank(c):
-    from .framework.preemption import default_criteria
+    from ..framework.preemption import default_criteria
 
     return default_criteria(c.victims.pods, c.victims.num_pdb_violations) if c.victims.pods else ()
 
@@ -403,7 +403,7 @@ ATTEMPT_SECTIONS: List[Callable] = [_pre_filter_lines, _filter_lines, _extender_
 def history_lines(recs) -> List[str]:
     """The attempt history: one line per attempt (time, requeueing event, result, the plugins
     that rejected how many nodes, the nominated node)."""
-    from .case.decisions import attempt_of
+    from ..case.decisions import attempt_of
 
     lines = ["  history:"]
     for rec in recs:

@@ -1,4 +1,4 @@
-"""SVG charts (rendered with jinja2 templates in harness/templates): the sweep chart and the
+"""SVG charts (rendered with jinja2 templates in harness/reports/templates): the sweep chart and the
 attempt timeline of a case with steps. Plain SVG, no script, so that a file or an HTML report
 shows it without a server."""
 
@@ -15,7 +15,7 @@ COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
 def _env():
     import jinja2
 
-    return jinja2.Environment(loader=jinja2.PackageLoader("harness", "templates"),
+    return jinja2.Environment(loader=jinja2.PackageLoader("harness.reports", "templates"),
                               autoescape=jinja2.select_autoescape(["html", "svg", "j2"]),
                               trim_blocks=True, lstrip_blocks=True)
 

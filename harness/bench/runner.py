@@ -1,4 +1,4 @@
-"""`schedharness bench`: scheduler_perf's workloads (test/integration/scheduler_perf) run on the
+"""scheduler_perf's workloads (test/integration/scheduler_perf) run on the
 harness, with the figures scheduler_perf reports: SchedulingThroughput (average and percentiles
 of per-second samples of the measured pods scheduled, in wall time as scheduler_perf's
 throughputCollector takes them), per-attempt scheduling latency percentiles, and peak memory.
@@ -19,26 +19,24 @@ from __future__ import annotations
 
 import gc
 import json
-import math
 import os
-import resource
-import sys
 import random
 import re
 import time
 from typing import Any, Callable, Dict, List, Optional
 
-from .api.objects import Pod, make_object, update_pod_condition
-from .benchfile import Op, Template, Workload, load_workloads, parse_param_overrides
-from .case.apiserver import ApiServerDefaults
-from .case.controllers import start_controllers
-from .cluster import Cluster
-from .config.defaults import set_defaults
-from .versions import case_features
-from .errors import UserError
-from .framework.registry import default_registry
-from .leaderelection.resourcelock import format_time
-from .scheduler.scheduler import Scheduler
+from ..api.objects import Pod, make_object, update_pod_condition
+from .workloads import Op, Template, Workload
+from ..case.apiserver import ApiServerDefaults
+from ..case.controllers import start_controllers
+from ..cluster import Cluster
+from ..config.defaults import set_defaults
+from ..versions import case_features
+from ..errors import UserError
+from ..framework.registry import default_registry
+from ..leaderelection.resourcelock import format_time
+from ..scheduler.scheduler import Scheduler
+from .measure import PERCENTILES, Progress, ThroughputSampler, peak_rss_mib, percentile
 
 # makeBaseNode / makeBasePod (scheduler_perf util.go): what createNodes and createPods use
 # without a template.
@@ -51,22 +49,6 @@ BASE_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "pod
                                      "ports": [{"containerPort": 80}],
                                      "resources": {"requests": {"cpu": "100m", "memory": "500Mi"},
                                                    "limits": {"cpu": "100m", "memory": "500Mi"}}}]}}
-
-PERCENTILES = (50, 90, 95, 99)
-SAMPLE_INTERVAL = 1.0  # seconds of wall time between throughput samples (throughputCollector)
-
-
-def percentile(sorted_values: List[float], p: int) -> float:
-    """The p-th percentile as scheduler_perf's collectors take it: sorted[ceil(n*p/100)-1]."""
-    if not sorted_values:
-        return 0.0
-    return sorted_values[int(math.ceil(len(sorted_values) * p / 100.0)) - 1]
-
-
-def peak_rss_mib() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return r / (1024.0 * 1024.0) if sys.platform == "darwin" else r / 1024.0
-
 
 # The background ops' clock (churn, rate-limited deletes): the scheduler's virtual time plus
 # ATTEMPT_COST per scheduling attempt. scheduler_perf runs them on the wall clock beside a
@@ -105,37 +87,6 @@ class _Background:
                 self.done = True
 
 
-class Progress:
-    def __init__(self, name: str, quiet: bool = False):
-        self.name = name
-        self.quiet = quiet
-        self.tty = sys.stderr.isatty()
-        self._bar = False
-
-    def line(self, text: str) -> None:
-        if self.quiet:
-            return
-        if self._bar:
-            sys.stderr.write("\n")
-            self._bar = False
-        sys.stderr.write(f"[{self.name}] {text}\n")
-        sys.stderr.flush()
-
-    def bar(self, done: int, total: int, rate: float) -> None:
-        if self.quiet:
-            return
-        of = f"/{total}" if total else ""  # a steady state's pods are not known in advance
-        if self.tty:
-            width = 30
-            filled = int(width * done / total) if total else width
-            sys.stderr.write(f"\r[{self.name}] [{'#' * filled}{'.' * (width - filled)}] "
-                             f"{done}{of} pods, {rate:.0f} pods/s ")
-            self._bar = True
-        else:
-            sys.stderr.write(f"[{self.name}]   {done}{of} measured pods scheduled, {rate:.0f} pods/s\n")
-        sys.stderr.flush()
-
-
 class WorkloadRun:
     """Executes one workload's ops against a Cluster and a Scheduler (executor.go's runOp)."""
 
@@ -145,7 +96,7 @@ class WorkloadRun:
         registry = default_registry()
         features = case_features(None, wl.feature_gates, file=wl.label)
         if wl.scheduler_config_path:
-            from .config.loader import load_config_file
+            from ..config.loader import load_config_file
             cfg = load_config_file(wl.scheduler_config_path, registry, features)
         else:
             cfg = set_defaults({}, registry, features)
@@ -166,7 +117,7 @@ class WorkloadRun:
         self.measuring = False
         self.latencies: List[float] = []
         self.samples: List[float] = []
-        self._sampler: Optional[_ThroughputSampler] = None
+        self._sampler: Optional[ThroughputSampler] = None
         self._total_measured = 0
         self.attempts = 0  # every scheduling attempt so far (the background clock)
         # numPodsScheduledPerNamespace: the namespaces a barrier waits for, each with the pods
@@ -435,7 +386,7 @@ class WorkloadRun:
         gc.freeze()
         t0, c0 = time.perf_counter(), time.process_time()
         self.measuring = True
-        self._sampler = _ThroughputSampler(t0, self.measured_bound, self.progress, self._total_measured)
+        self._sampler = ThroughputSampler(t0, self.measured_bound, self.progress, self._total_measured)
         self._window_cpu = c0
         return t0, c0
 
@@ -784,293 +735,3 @@ def _glob_match(pattern: str, name: str) -> bool:
     return re.fullmatch("".join(out), name) is not None
 
 
-class _ThroughputSampler:
-    """scheduler_perf's throughputCollector.run: every SAMPLE_INTERVAL of wall time, the measured
-    pods scheduled since the last sample per second; no sample until a first pod is scheduled,
-    that first interval skipped (an outlier: sampling and creating pods start independently),
-    and an interval in which no pod was scheduled recorded not as 0 pods/s but, once pods are
-    scheduled again, as that rate once for each interval it spans (so that percentiles stay
-    right). A window shorter than two intervals yields one sample over the whole window."""
-
-    def __init__(self, now: float, bound: int, progress: "Progress", total: int):
-        self.t0, self.bound0 = now, bound
-        self.next = now + SAMPLE_INTERVAL
-        self.last: Optional[tuple] = None  # (time, bound) of the last sample, once started
-        self.skipped = 0
-        self.samples: List[float] = []
-        self.progress, self.total = progress, total
-
-    def tick(self, now: float, bound: int) -> None:
-        while now >= self.next:  # the ticker's ticks that passed
-            self._sample(self.next, bound)
-            self.next += SAMPLE_INTERVAL
-
-    def _sample(self, now: float, bound: int) -> None:
-        if bound == self.bound0:
-            return
-        if self.last is None:
-            self.last = (now, bound)
-            return
-        new = bound - self.last[1]
-        if new == 0:
-            self.skipped += 1
-            return
-        rate = new / (now - self.last[0])
-        self.samples.extend([rate] * (self.skipped + 1))
-        self.skipped = 0
-        self.last = (now, bound)
-        self.progress.bar(bound - self.bound0, self.total, rate)
-
-    def finish(self, now: float, bound: int) -> List[float]:
-        if not self.samples and bound > self.bound0 and now > self.t0:
-            return [(bound - self.bound0) / (now - self.t0)]
-        return self.samples
-
-
-# ---------------------------------------------------------------------------------------------
-def run_workload_isolated(wl: Workload, quiet: bool = False) -> Dict[str, Any]:
-    """Run a workload in a forked child when the platform can, so that its peak RSS is its own."""
-    return run_isolated(lambda: WorkloadRun(wl, quiet).run(), wl.name)
-
-
-def run_isolated(fn: Callable[[], Dict[str, Any]], name: str) -> Dict[str, Any]:
-    """fn() (a workload's or a case's benchmark) in a forked child when the platform can, so
-    that its peak RSS is its own; a UserError it raises is raised here."""
-    if not hasattr(os, "fork"):
-        return fn()
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.close(r)
-        _die_with_parent()
-        code = 0
-        try:
-            out = {"ok": fn()}
-        except UserError as e:
-            out = {"error": str(e)}
-        except BaseException as e:  # noqa: BLE001 - report whatever failed to the parent
-            out = {"crash": f"{type(e).__name__}: {e}"}
-            code = 1
-        with os.fdopen(w, "w") as f:
-            json.dump(out, f)
-        os._exit(code)
-    os.close(w)
-    try:
-        with os.fdopen(r, "r") as f:
-            data = f.read()
-        os.waitpid(pid, 0)
-    except BaseException:  # Ctrl-C, SIGTERM (see main): the child ends with its parent
-        _end_child(pid)
-        raise
-    out = json.loads(data) if data else {"crash": "the process that ran it died"}
-    if "error" in out:
-        raise UserError(out["error"])
-    if "crash" in out:
-        raise RuntimeError(f"{name}: {out['crash']}")
-    return out["ok"]
-
-
-def _die_with_parent() -> None:
-    """In a workload's child: the kernel sends SIGKILL when the parent dies however it dies
-    (Linux's PR_SET_PDEATHSIG); elsewhere the parent's handlers end it (_end_child)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-            if os.getppid() == 1:  # the parent died before prctl
-                os._exit(1)
-        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
-            pass
-
-
-def _end_child(pid: int) -> None:
-    import signal
-
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except OSError:  # already gone
-        pass
-
-
-def _terminate_as_interrupt():
-    """SIGTERM ends `bench` as Ctrl-C does (its child killed, exit 130 path), not at once."""
-    import signal
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
-    try:
-        return signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # pragma: no cover - not the main thread (bench called from a test thread)
-        return None
-
-
-def format_table(results: List[Dict[str, Any]]) -> str:
-    head = ["workload", "pods", "sched", "secs", "pods/s", "thr avg", "p50", "p90", "p99",
-            "lat p50 ms", "p90", "p99", "peak MiB"]
-    rows = [head]
-    for r in results:
-        t, lat = r["SchedulingThroughput"], r["AttemptLatencyMs"]
-        rows.append([r["name"], str(r["measuredPods"]), str(r["scheduledPods"]), f"{r['seconds']:.2f}",
-                     f"{r['podsPerSecond']:.0f}", f"{t['Average']:.0f}", f"{t['Perc50']:.0f}",
-                     f"{t['Perc90']:.0f}", f"{t['Perc99']:.0f}", f"{lat['Perc50']:.2f}",
-                     f"{lat['Perc90']:.2f}", f"{lat['Perc99']:.2f}", f"{r['peakRSSMiB']:.0f}"])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row))
-                     for row in rows)
-
-
-def data_items(results: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """scheduler_perf's JSON shape (DataItems), one item per metric and workload."""
-    items = []
-    for r in results:
-        items.append({"data": r["SchedulingThroughput"], "unit": "pods/s",
-                      "labels": {"Metric": "SchedulingThroughput", "Name": r["name"]}})
-        items.append({"data": r["AttemptLatencyMs"], "unit": "ms",
-                      "labels": {"Metric": "scheduler_scheduling_attempt_duration_seconds",
-                                 "Name": r["name"], "result": "all"}})
-        items.append({"data": {"Peak": r["peakRSSMiB"]}, "unit": "MiB",
-                      "labels": {"Metric": "PeakRSS", "Name": r["name"]}})
-    return {"version": "v1", "dataItems": items, "workloads": results}
-
-
-def _shorthand(args) -> Workload:
-    nodes = 500 if args.nodes is None else args.nodes
-    init = 1000 if args.init_pods is None else args.init_pods
-    pods = 1000 if args.pods is None else args.pods
-    for flag, v, low in (("--nodes", nodes, 1), ("--init-pods", init, 0), ("--pods", pods, 1)):
-        if v < low:
-            raise UserError(f"{flag} must be at least {low}, got {v}")
-    ops = [Op("createNodes", {}, 0, nodes), Op("createPods", {}, 1, init),
-           Op("createPods", {"collectMetrics": True}, 2, pods)]
-    if init == 0:
-        ops = [ops[0], Op("createPods", {"collectMetrics": True}, 1, pods)]
-    return Workload(f"SchedulingBasic/{nodes}Nodes_{init}Init_{pods}Pods",
-                    {"initNodes": nodes, "initPods": init, "measurePods": pods}, ops, os.getcwd(), None, None)
-
-
-def is_workload_file(path: str) -> bool:
-    """Whether a file given to bench is a scheduler_perf workload file (a YAML list of test
-    cases) rather than a case (a mapping): its first line of content starts a sequence. The
-    file is read whole by its own loader, which says what is wrong with it."""
-    try:
-        with open(path, "rb") as f:
-            for raw in f:
-                line = raw.decode("utf-8", "replace").lstrip("\ufeff").strip()
-                if not line or line.startswith(("#", "%", "---")):
-                    continue
-                return line.startswith(("-", "["))
-    except OSError as e:
-        raise UserError(f"cannot read: {e.strerror or e}", file=path) from None
-    return False
-
-
-def _entries(args) -> List[tuple]:
-    """What to run, in the order the files are given: ("workload", Workload) for each workload
-    of a workload file, ("case", path) for each case file (or case under a folder)."""
-    from .case.loader import find_cases
-
-    files = list(args.files or [])
-    overrides = parse_param_overrides(args.param)
-    out: List[tuple] = []
-    any_workload_file = False
-    for path in files:
-        if os.path.isdir(path) or not is_workload_file(path):
-            out.extend(("case", p) for p in find_cases([path]))
-            continue
-        any_workload_file = True
-        workloads = load_workloads(path, args.workload, overrides)
-        for wl in workloads:  # every template is read and checked before anything runs
-            _check_templates(wl)
-        out.extend(("workload", wl) for wl in workloads)
-    if (args.workload or args.param) and not any_workload_file:
-        raise UserError("--workload and --param need a workload file (a case is benchmarked as it is)")
-    return out
-
-
-def main(args) -> int:
-    files = list(getattr(args, "files", None) or [])
-    if getattr(args, "list", False):
-        if not files:
-            raise UserError("--list needs a workload file")
-        for kind, what in _entries(args):
-            if kind == "case":
-                print(f"{what}  (a case)")
-                continue
-            params = " ".join(f"{k}={v}" for k, v in what.params.items())
-            print(f"{what.name}" + (f"  {params}" if params else ""))
-        return 0
-    if files:
-        if args.nodes is not None or args.init_pods is not None or args.pods is not None:
-            raise UserError("--nodes/--init-pods/--pods run SchedulingBasic: give them without a workload file "
-                            "(use --param with a file)")
-        entries = _entries(args)
-        if not entries:
-            raise UserError("no workload or case to run", file=" ".join(files))
-    else:
-        if args.workload or args.param:
-            raise UserError("--workload and --param need a workload file")
-        entries = [("workload", _shorthand(args))]
-    results = []
-    previous = _terminate_as_interrupt()
-    try:
-        for kind, what in entries:
-            if kind == "case":
-                from .bench_case import bench_case
-                fn = (lambda p=what: bench_case(p, quiet=args.json))
-                name = what
-            else:
-                fn = (lambda wl=what: WorkloadRun(wl, args.json).run())
-                name = what.name
-            results.append(run_isolated(fn, name) if len(entries) > 1 else fn())
-    finally:
-        if previous is not None:
-            import signal
-            signal.signal(signal.SIGTERM, previous)
-    failed = [r for r in results if r.get("unscheduledPods", 0) > 0]
-    case_failed = [r for r in results if r.get("passed") is False]
-    if args.json:
-        print(json.dumps(data_items(results), indent=2))
-    else:
-        print(format_table(results))
-        for r in results:
-            print(f"{r['name']}: {r['scheduledPods']}/{r['measuredPods']} {'pods bound' if 'passed' in r else 'measured pods scheduled'} in "
-                  f"{r['seconds']:.2f}s = {r['podsPerSecond']:.1f} pods/s ({r.get('cpuSeconds', 0.0):.2f}s CPU = "
-                  f"{r.get('podsPerCPUSecond', 0.0):.1f} pods per CPU second), peak RSS {r['peakRSSMiB']:.0f} MiB"
-                  + (_case_tail(r) if "passed" in r else ""))
-    sys.stdout.flush()
-    for r in failed:
-        sys.stderr.write(f"WARNING: {r['name']}: {r['unscheduledPods']} of {r['measuredPods']} measured pods were "
-                         f"not scheduled (scheduler_perf fails a collectMetrics createPods op whose pods are not all "
-                         f"scheduled); its figures do not measure what they claim\n")
-    return 1 if failed or case_failed else 0
-
-
-def _case_tail(r: Dict[str, Any]) -> str:
-    """The end of a case's last line: reading and building it, and its expectations."""
-    verdict = "passed" if r["passed"] else "FAILED: " + "; ".join(r["failures"])
-    return (f"; read and built in {r['loadSeconds']:.2f}s ({r['loadCPUSeconds']:.2f}s CPU); "
-            f"{r['params']['nodes']} nodes; case {verdict}")
-
-
-def _check_templates(wl: Workload) -> None:
-    def check(rel: Optional[str], params: Dict[str, Any]) -> None:
-        if rel:
-            path = rel if os.path.isabs(rel) else os.path.join(wl.base_dir, rel)
-            Template(path).render({"Index": 0, "Count": 1, **params})
-
-    check(wl.default_pod_template, {})
-    for op in wl.ops:
-        ops = [op, op.get("createPodsOp")] if op.opcode == "createPodSets" else [op]
-        for o in ops:
-            for key in ("nodeTemplatePath", "podTemplatePath", "templatePath", "namespaceTemplatePath"):
-                check(o.get(key), o.template_params)
-            for p in o.get("templatePaths") or []:
-                check(p, {})
-    if wl.scheduler_config_path and not os.path.exists(wl.scheduler_config_path):
-        raise UserError(f"scheduler config {wl.scheduler_config_path} does not exist", file=wl.label,
-                        key="schedulerConfigPath")

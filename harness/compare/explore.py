@@ -1,4 +1,4 @@
-"""`schedharness explore CASE --runs N`: run a case N times with kube-scheduler's nondeterministic
+"""What `schedharness explore CASE --runs N` does (harness.cli.explore is the command): run a case N times with kube-scheduler's nondeterministic
 choices drawn at random, and print every distinct outcome with its frequency.
 
 What is varied in each run (everything else is as in `run`):
@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 Outcome = Tuple[Tuple[Tuple[str, str], ...], Tuple[str, ...]]
 
@@ -35,8 +35,8 @@ def outcome_of(res) -> Outcome:
 def explore(case, registry, runs: int, seed: int = 0) -> List[Tuple[Outcome, int, bool]]:
     """Each distinct outcome with how many runs gave it and whether it meets the case's expect,
     most frequent first."""
-    from .case import run_case
-    from .framework.parallelize import RunSettings, using
+    from ..case import run_case
+    from ..framework.parallelize import RunSettings, using
 
     rng = random.Random(seed)
     counts: Counter = Counter()
@@ -58,32 +58,3 @@ def format_outcome(out: Outcome) -> str:
     bindings, preempted = out
     b = ", ".join(f"{pod}={node or '-'}" for pod, node in bindings) or "-"
     return f"bindings: {b}; preempted: {', '.join(preempted) or '-'}"
-
-
-def _cmd_explore(args) -> int:
-    from .case import load_case
-    from .cli import _registry_for
-
-    case = load_case(args.case)
-    rows = explore(case, _registry_for(case, args), args.runs, args.seed)
-    print(f"explore {case.name}: {args.runs} run(s), {len(rows)} distinct outcome(s)")
-    for out, n, ok in rows:
-        print(f"  {n}/{args.runs} ({100.0 * n / args.runs:.0f}%) [expect {'passes' if ok else 'fails'}] "
-              f"{format_outcome(out)}")
-    return 0
-
-
-def add_parser(sub: Any, plugin_option: Callable) -> None:
-    e = sub.add_parser("explore", help="run a case N times with kube-scheduler's random choices drawn "
-                                       "at random; print each distinct outcome and its frequency",
-                       description=__doc__.split("\n\n", 1)[1] if __doc__ else None)
-    from .flags import MAX_RUNS, bounded_int
-
-    e.add_argument("case", metavar="CASE", help="a case file")
-    e.add_argument("--runs", type=bounded_int(1, MAX_RUNS), default=20, help="how many runs (default 20, at most 100,000)")
-    e.add_argument("--seed", type=int, default=0, help="the explore's own seed (default 0): the same "
-                                                      "seed gives the same runs")
-    plugin_option(e)
-    from .cli import version_options
-    version_options(e)
-    e.set_defaults(func=_cmd_explore)

@@ -20,14 +20,14 @@ def add_parser(sub) -> None:
     c.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     c.add_argument("--allow-outside-root", action="store_true", default=False,
                    help="let a --case read files outside its folder (see `run --help`)")
-    from ..cli import version_options
+    from .options import version_options
     version_options(c)
-    c.set_defaults(func=run)
+    c.set_defaults(func=cmd_conformance)
 
 
-def run(args) -> int:
+def cmd_conformance(args) -> int:
     from ..yamlfile import load_yaml_file
-    from . import RULES, World, check_plugin
+    from ..conformance import RULES, World, check_plugin
 
     if args.list_rules:
         for name, (_, text) in RULES.items():

@@ -19,9 +19,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
 
-from .api.object_validation import SCHEDULING_KINDS
-from .errors import CaseError, UserError
-from .yamlfile import json_line, load_yaml_file, load_yaml_text
+from ..api.object_validation import SCHEDULING_KINDS
+from ..errors import CaseError, UserError
+from ..yamlfile import json_line, load_yaml_file, load_yaml_text
 
 _LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -96,11 +96,11 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     line of the case that holds it (_object_text: a 150,000-pod cluster is held as text, not as
     Python objects); the case written (to a file beside `-o`, renamed to it once checked), then
     loaded and checked as `run` loads it."""
-    from .api.object_validation import validate_object
-    from .yamlfile import iter_dump_items
+    from ..api.object_validation import validate_object
+    from ..yamlfile import iter_dump_items
 
     check_output(output)
-    from .progress import Progress
+    from ..progress import Progress
 
     prog = Progress("import", progress)
     case_name = name or os.path.splitext(os.path.basename(path))[0]
@@ -236,7 +236,7 @@ def _workload_api_minor(obj: Dict[str, Any]) -> Optional[int]:
 
 def _gang_features(minor: int):
     """The version and gates a dump's Workload API objects are checked with."""
-    from .versions import resolve
+    from ..versions import resolve
 
     return resolve(f"v1.{minor}", {"GenericWorkload": True, "GangScheduling": True})
 
@@ -256,8 +256,8 @@ def _object_text(obj: Dict[str, Any]) -> str:
 def _check_case(load, case_path: str, path: str, cluster, pending, prog) -> None:
     """The written case loaded (`load()`: its document) and built as `run` builds it; an error
     names the dump's own item."""
-    from .case.loader import case_from_data
-    from .case.runner import build_scheduler
+    from .loader import case_from_data
+    from .runner import build_scheduler
 
     prog.tick("checking as a case", force=True)
     try:

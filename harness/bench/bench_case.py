@@ -1,5 +1,5 @@
 """`schedharness bench CASE.yaml`: a case benchmarked as `bench` benchmarks a scheduler_perf
-workload (harness/bench.py), so that a user can time the scheduler on a cluster of their own
+workload (harness/bench/runner.py), so that a user can time the scheduler on a cluster of their own
 (an `import`ed dump, a trace such as ../shared/openb's). Not an upstream piece.
 
 The case runs as `run` runs it (its expectations checked, the attempt history kept compactly).
@@ -17,9 +17,9 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Dict, List, Optional
 
-from .bench import PERCENTILES, Progress, _ThroughputSampler, peak_rss_mib, percentile
-from .errors import CaseError
-from .gcpause import collector_paused, thaw
+from .measure import PERCENTILES, Progress, ThroughputSampler, peak_rss_mib, percentile
+from ..errors import CaseError
+from ..gcpause import collector_paused, thaw
 
 
 class _Window:
@@ -31,7 +31,7 @@ class _Window:
         self.bound = 0
         self.latencies: List[float] = []
         self.samples: List[float] = []
-        self.sampler: Optional[_ThroughputSampler] = None
+        self.sampler: Optional[ThroughputSampler] = None
         self.t0 = self.t1 = self.c0 = self.c1 = 0.0
         self.total = 0
         self.nodes = 0
@@ -48,7 +48,7 @@ class _Window:
         self.total = len(run.tracked_pods)
         self.nodes = len(run.cluster.list("Node"))
         self.t0, self.c0 = time.perf_counter(), time.process_time()
-        self.sampler = _ThroughputSampler(self.t0, 0, self.progress, self.total)
+        self.sampler = ThroughputSampler(self.t0, 0, self.progress, self.total)
 
     def ran(self, run) -> None:
         self.t1, self.c1 = time.perf_counter(), time.process_time()
@@ -73,9 +73,9 @@ class _Window:
 def bench_case(path: str, data: Any = None, quiet: bool = False) -> Dict[str, Any]:
     """Benchmark the case file at `path` (`data`: its document, when already read): the figures
     of a workload (bench.WorkloadRun.run's keys) plus the case's outcome."""
-    from .case.loader import case_from_data
-    from .case.runner import run_case
-    from .yamlfile import load_yaml_file
+    from ..case.loader import case_from_data
+    from ..case.runner import run_case
+    from ..yamlfile import load_yaml_file
 
     t_start, c_start = time.perf_counter(), time.process_time()
     with collector_paused(freeze=True):  # as load_case: a big case's objects (gcpause)

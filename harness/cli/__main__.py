@@ -1,0 +1,5 @@
+"""`python -m harness.cli`: the `schedharness` command."""
+
+from . import console_main
+
+console_main()
