@@ -11,11 +11,9 @@ from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 from harness.framework import parallelize
-from harness.framework.node_table import numpy
-from harness.framework.status import REJECTED_CODES
 from harness.framework.filter_memo import (MEMO_SHAPES_LIMIT, NODE_LOCAL_FILTER_PLUGINS,  # noqa: F401
                                            ShapeIds, copy_status, node_local_filters, nominated_lister,
-                                           NominationColumns, nomination_version, queue_nominator,
+                                           NominationColumns, RowAnswers, nomination_version, queue_nominator,
                                            same_pods)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
                                           Candidate, Evaluator, Victims, default_criteria, more_important_pod,
@@ -276,11 +274,12 @@ class DefaultPreemption(Plugin):
             own_row = table.row_of.get(own, -1) if own is not None else -1
             ok = NominationColumns.of(nominator, table).valid(rows, table.generation, row_memo.generation,
                                                               row_memo.version, row_memo.empty, own_row)
-            entries, kind, kinds = row_memo.entries, row_memo.kind, row_memo.kinds
+            entries, kinds = row_memo.entries, row_memo.kinds
             out: List[Any] = [None] * len(rows)
-            for k, row in zip(ok.nonzero()[0].tolist(), rows[ok].tolist()):
+            hits = rows[ok]
+            for k, row, kind in zip(ok.nonzero()[0].tolist(), hits.tolist(), row_memo.kind[hits].tolist()):
                 e = entries[row]
-                out[k] = (e[2], e[3], e[4], e[5], e[6], kind[row], row, kinds)
+                out[k] = (e[2], e[3], e[4], e[5], e[6], kind, row, kinds)
             return out
 
         check.remembered = remembered
@@ -357,26 +356,15 @@ class DefaultPreemption(Plugin):
         return [pi.pod for pi in victims], num_violating_victim, Status(Code.Success)
 
 
-class _RowMemo:
-    """A dry-run memo's entries (one pod shape and filters) by row of one node table, with the
-    NodeInfo generation (-1: none), the nominated list's version and whether no nominated pod of
-    equal or higher priority was there (filter_memo.NominationColumns says when they hold)."""
+class _RowMemo(RowAnswers):
+    """A dry-run memo's entries (one pod shape and filters) by row of one node table (kind: a
+    failed entry's status)."""
 
-    __slots__ = ("table", "generation", "version", "empty", "entries", "kind", "kinds", "_kind_ids")
+    __slots__ = ("entries",)
 
     def __init__(self, table, per_node: Dict[str, Any]) -> None:
-        np = numpy()
-        n = len(table.names)
-        self.table = table
-        self.generation = np.full(n, -1, dtype=np.int64)
-        self.version = np.full(n, -1, dtype=np.int64)
-        self.empty = np.zeros(n, dtype=bool)
-        self.entries: List[Any] = [None] * n
-        # a failed entry's status as a lazy_status kind (code, reasons, plugin), interned;
-        # -1: none (a success, or a status with an error)
-        self.kind: List[int] = [-1] * n
-        self.kinds: List[Any] = []
-        self._kind_ids: Dict[Any, int] = {}
+        super().__init__(table)
+        self.entries: List[Any] = [None] * len(table.names)
         for name, entry in per_node.items():
             self.note(name, entry)
 
@@ -384,19 +372,8 @@ class _RowMemo:
         row = self.table.row_of.get(name)
         if row is None:
             return
-        self.generation[row] = entry[0]
-        self.version[row] = entry[7]
-        self.empty[row] = not entry[1]
         self.entries[row] = entry
-        status = entry[4]
-        k = -1
-        if not entry[5] and status.err is None and status.code in REJECTED_CODES:
-            kind = (status.code, tuple(status.reasons), status.plugin)
-            k = self._kind_ids.get(kind)
-            if k is None:
-                k = self._kind_ids[kind] = len(self.kinds)
-                self.kinds.append(kind)
-        self.kind[row] = k
+        self.set_row(row, entry[0], entry[7], not entry[1], -1 if entry[5] else self.kind_of(entry[4]))
 
 
 def any_pod_eligible(node_info, victim_info, preemptor) -> bool:

@@ -327,11 +327,12 @@ class NominatedFilterMemo:
         return hit, memo.kind[rows[hit]], memo.kinds
 
 
-class FilterRowMemo:
-    """A NominatedFilterMemo key's answers by row of one node table: the NodeInfo generation
-    (-1: none), the nominated list's version (nomination_version) and whether no nominated pod
-    of equal or higher priority was there when remembered, and the answer as a kind
-    ((code, reasons, plugin), interned; -1: the node passes)."""
+class RowAnswers:
+    """Answers remembered by row of one node table: the NodeInfo generation (-1: none), the
+    nominated list's version (nomination_version) and whether no nominated pod of equal or
+    higher priority was there when remembered (NominationColumns.valid reads the three), and
+    a failed answer's status as a lazy_status kind ((code, reasons, plugin), interned; -1:
+    none)."""
 
     __slots__ = ("table", "generation", "version", "empty", "kind", "kinds", "_kind_ids")
 
@@ -346,22 +347,38 @@ class FilterRowMemo:
         self.kinds: List[Any] = []
         self._kind_ids: Dict[Any, int] = {}
 
+    def kind_of(self, status: Status) -> int:
+        """A rejection without an error as an index into kinds; -1 for any other status."""
+        if status.err is not None or status.code not in REJECTED_CODES:
+            return -1
+        kind = (status.code, tuple(status.reasons), status.plugin)
+        k = self._kind_ids.get(kind)
+        if k is None:
+            k = self._kind_ids[kind] = len(self.kinds)
+            self.kinds.append(kind)
+        return k
+
+    def set_row(self, row: int, generation: int, version: int, empty: bool, kind: int) -> None:
+        self.generation[row] = generation
+        self.version[row] = version
+        self.empty[row] = empty
+        self.kind[row] = kind
+
+
+class FilterRowMemo(RowAnswers):
+    """A NominatedFilterMemo key's answers by row of one node table (kind -1: the node
+    passes)."""
+
+    __slots__ = ()
+
     def note(self, name: str, generation: int, version: int, empty: bool, status: Optional[Status]) -> None:
         row = self.table.row_of.get(name)
         if row is None:
             return
-        if status is not None and status.code != 0 and (status.err is not None or status.code not in REJECTED_CODES):
-            self.generation[row] = -1  # not a kind: looked up node by node
-            return
-        if status is None or status.code == 0:  # Code.Success: the node passes
-            k = -1
-        else:
-            kind = (status.code, tuple(status.reasons), status.plugin)
-            k = self._kind_ids.get(kind)
-            if k is None:
-                k = self._kind_ids[kind] = len(self.kinds)
-                self.kinds.append(kind)
-        self.generation[row] = generation
-        self.version[row] = version
-        self.empty[row] = empty
-        self.kind[row] = k
+        k = -1
+        if status is not None and status.code != 0:  # Code.Success: the node passes
+            k = self.kind_of(status)
+            if k < 0:
+                self.generation[row] = -1  # not a kind: looked up node by node
+                return
+        self.set_row(row, generation, version, empty, k)

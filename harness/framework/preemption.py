@@ -554,6 +554,14 @@ class Evaluator:
                 prow = row_index(potential_nodes.rows)
         known: Optional[List[Any]] = None
         known_lo = known_hi = 0
+
+        def add(c: Candidate) -> bool:
+            """Keep a candidate (each list capped); whether the dry run stops here."""
+            target = non_violating if c.victims.num_pdb_violations == 0 else violating
+            if len(target) < num_candidates:
+                target.append(c)
+            return bool(non_violating) and len(non_violating) + len(violating) >= num_candidates
+
         # with the table, the failed nodes go to node_statuses as columns, in the walk's order
         # (lazy_status): those with a remembered answer as its kind, the others as their Status
         lazy_rows: List[int] = []
@@ -591,11 +599,7 @@ class Evaluator:
                         lazy_kinds.append(at)
                         continue
                     if pods:
-                        c = Candidate(table.names[row], Victims.remembered(pods, num_pdb_violations, criteria))
-                        target = non_violating if num_pdb_violations == 0 else violating
-                        if len(target) < num_candidates:
-                            target.append(c)
-                        if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                        if add(Candidate(table.names[row], Victims.remembered(pods, num_pdb_violations, criteria))):
                             break
                         continue
                     node_info = potential_nodes[(offset + i) % n]
@@ -623,11 +627,7 @@ class Evaluator:
                     state_copy, pod, node_info_copy, pdbs)
             ok = status is None or status.is_success()
             if ok and pods:
-                c = Candidate(name, Victims(pods, num_pdb_violations, criteria))
-                target = non_violating if num_pdb_violations == 0 else violating
-                if len(target) < num_candidates:
-                    target.append(c)
-                if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                if add(Candidate(name, Victims(pods, num_pdb_violations, criteria))):
                     break
                 continue
             if ok and not pods:

@@ -108,17 +108,7 @@ def _run(n_nodes, fill, waves, percentage, fast: bool, mp, extra=None):
        waves=st.lists(wave_st, min_size=1, max_size=4),
        percentage=st.sampled_from([0, 100]), min_nodes=st.sampled_from([1, 3, 100]))
 def test_nominated_rows_match_per_node_path(n_nodes, fill, waves, percentage, min_nodes):
-    saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND, node_table.MIN_NODES, node_table.CHECK
-    schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
-    node_table.MIN_NODES, node_table.CHECK = 0, True
-    try:
-        with pytest.MonkeyPatch.context() as mp:
-            fast = _run(n_nodes, fill, waves, percentage, True, mp)
-        with pytest.MonkeyPatch.context() as mp:
-            slow = _run(n_nodes, fill, waves, percentage, False, mp)
-    finally:
-        schedule_one.MIN_FEASIBLE_NODES_TO_FIND, node_table.MIN_NODES, node_table.CHECK = saved
-    assert fast == slow
+    _both(None, n_nodes, fill, percentage, waves, min_nodes)
 
 
 def _stuck(name, prio, node, cpu="3"):
@@ -134,14 +124,17 @@ def _fill(prio=0):
     return [[("500m", prio)], [], [], []]  # n0 a little used: the pods prefer the empty nodes
 
 
-def _both(extra, n_nodes=4, fill=None, percentage=100):
+def _both(extra, n_nodes=4, fill=None, percentage=100, waves=(), min_nodes=None):
+    """The run with the fast paths (node table at any size, checked) and without: the same."""
     saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND, node_table.MIN_NODES, node_table.CHECK
+    if min_nodes is not None:
+        schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
     node_table.MIN_NODES, node_table.CHECK = 0, True
     try:
         with pytest.MonkeyPatch.context() as mp:
-            fast = _run(n_nodes, fill or _fill(), [], percentage, True, mp, extra)
+            fast = _run(n_nodes, fill or _fill(), waves, percentage, True, mp, extra)
         with pytest.MonkeyPatch.context() as mp:
-            slow = _run(n_nodes, fill or _fill(), [], percentage, False, mp, extra)
+            slow = _run(n_nodes, fill or _fill(), waves, percentage, False, mp, extra)
     finally:
         schedule_one.MIN_FEASIBLE_NODES_TO_FIND, node_table.MIN_NODES, node_table.CHECK = saved
     assert fast == slow
