@@ -182,3 +182,30 @@ def test_json_lists_the_group_preemption_under_its_pod_group(capsys):
     (p,) = case["podGroups"]["default/train-workers"]["preemptions"]
     assert p["victims"] == {"default/batch-1": "node-a", "default/batch-2": "node-b"}
     assert p["victimGroups"] == {} and p["time"] == 0
+
+
+def test_import_keeps_the_gates_a_dump_s_podgroups_use(tmp_path):
+    # a PodGroup exported from a cluster with DRAWorkloadResourceClaims and WorkloadAwarePreemption
+    # on: the case turns them on, or the API server would drop the fields
+    import json
+
+    dump = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "default"},
+         "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}, "disruptionMode": "Pod", "priority": 0,
+                  "resourceClaims": [{"name": "c", "resourceClaimTemplateName": "t"}]}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+         "spec": {"schedulingGroup": {"podGroupName": "g"},
+                  "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}},
+    ]}
+    src = tmp_path / "dump.json"
+    src.write_text(json.dumps(dump))
+    out = tmp_path / "case.yaml"
+    assert main(["import", str(src), "-o", str(out)]) == 0
+    case = yaml.safe_load(out.read_text())
+    assert case["kubernetesVersion"] == "v1.36"
+    assert case["featureGates"] == {"GenericWorkload": True, "GangScheduling": True,
+                                    "WorkloadAwarePreemption": True, "DRAWorkloadResourceClaims": True}
+    pg = next(o for o in case["cluster"] if o["kind"] == "PodGroup")
+    assert pg["spec"]["resourceClaims"] == [{"name": "c", "resourceClaimTemplateName": "t"}]
