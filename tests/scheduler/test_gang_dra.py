@@ -209,3 +209,30 @@ def test_import_keeps_the_gates_a_dump_s_podgroups_use(tmp_path):
                                     "WorkloadAwarePreemption": True, "DRAWorkloadResourceClaims": True}
     pg = next(o for o in case["cluster"] if o["kind"] == "PodGroup")
     assert pg["spec"]["resourceClaims"] == [{"name": "c", "resourceClaimTemplateName": "t"}]
+
+
+@pytest.mark.parametrize("minor, accept, owner, fragment", [
+    (35, False, None, "ResourceClaim default/c was not created for pod default/p (pod is not owner)"),
+    (36, False, None, "ResourceClaim default/c was not created for Pod default/p (Pod is not owner)"),
+    (36, True, None, "was not created for Pod default/p (neither Pod nor PodGroup g is the owner)"),
+    (36, True, {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "name": "g", "uid": "x",
+                "controller": True}, None),
+    (36, False, {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "name": "g", "uid": "x",
+                 "controller": True}, "(Pod is not owner)"),
+])
+def test_is_for_pod_per_version_and_gate(minor, accept, owner, fragment):
+    from builtin_plugins.dynamicresources.claims import ClaimError, is_for_pod
+    from harness.api.objects import KubeObject, make_object
+
+    pod = make_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "u"},
+                       "spec": {"schedulingGroup": {"podGroupName": "g"}, "containers": []}})
+    md = {"name": "c", "namespace": "default"}
+    if owner:
+        md["ownerReferences"] = [owner]
+    claim = KubeObject({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": md})
+    if fragment is None:
+        is_for_pod(pod, claim, accept, minor)
+        return
+    with pytest.raises(ClaimError) as e:
+        is_for_pod(pod, claim, accept, minor)
+    assert fragment in str(e.value)
