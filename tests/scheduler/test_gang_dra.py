@@ -236,3 +236,11 @@ def test_is_for_pod_per_version_and_gate(minor, accept, owner, fragment):
     with pytest.raises(ClaimError) as e:
         is_for_pod(pod, claim, accept, minor)
     assert fragment in str(e.value)
+
+
+def test_the_html_report_shows_the_pod_group_and_its_preemption(tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["run", "--html", str(out), os.path.join(CASES, "gang-wap-disruption-mode-podgroup-v136.yaml")]) == 0
+    html = out.read_text()
+    assert "<h3>pod groups</h3>" in html
+    assert "preemption at 0s (workload-aware, for the whole group): 1 victim(s), 3 pod(s) evicted" in html
