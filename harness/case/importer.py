@@ -97,7 +97,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     Python objects); the case written (to a file beside `-o`, renamed to it once checked), then
     loaded and checked as `run` loads it."""
     from ..api.object_validation import validate_object
-    from ..yamlfile import iter_dump_items
+    from .dumps import iter_dump_items
 
     check_output(output)
     from ..progress import Progress
