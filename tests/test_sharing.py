@@ -224,3 +224,24 @@ def test_a_file_read_in_chunks_gives_the_lines_of_its_text(tmp_path_factory, tex
         got = None
     split_whole = not any(c in text for c in "\r\x85\u2028\u2029")
     assert got == (text.split("\n") if split_whole else None)
+
+
+def test_pod_level_requests_are_defaulted_per_pod_when_their_resources_are_shared(tmp_path):
+    """Two pods with the same spec.resources (shared) but other containers: each pod's
+    pod-level requests come from its own containers (defaultPodRequests), as unshared."""
+    from harness.case.runner import CaseRun
+
+    def pod(name, cpu):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                "spec": {"resources": {"limits": {"cpu": "4", "memory": "1Gi"}},
+                         "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu}}}]}}
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+            "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "10"}}}
+    path = tmp_path / "c.yaml"
+    path.write_text("apiVersion: schedharness/v1alpha1\nkind: Case\nmetadata: {name: c}\ncluster:\n"
+                    + "".join(f"- {json_line(o)}\n" for o in (node, pod("a", "1"), pod("b", "2")))
+                    + "expect: {}\n")
+    run = CaseRun(load_case(str(path)))
+    got = {p.name: p.spec["resources"]["requests"]["cpu"] for p in run.cluster.list("Pod")}
+    assert got == {"a": "1", "b": "2"}

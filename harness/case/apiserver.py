@@ -284,6 +284,9 @@ def _default_pod_level_resources(spec: Dict[str, Any]) -> None:
     if not isinstance(res, dict) or not isinstance(res.get("limits") or {}, dict) \
             or not isinstance(res.get("requests") or {}, dict):
         return
+    # the pod's own copy: equal spec.resources of pods are one value (harness/sharing.py), and
+    # what is written here depends on the pod's containers too
+    res = spec["resources"] = dict(res)
     limits = dict(res.get("limits") or {})
     requests = dict(res.get("requests") or {})
     if limits or requests:  # defaultHugePagePodLimits
