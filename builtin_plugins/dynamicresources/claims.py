@@ -3,6 +3,7 @@ tracker (dynamicresources/dra_manager.go, allocateddevices.go) over the simulate
 
 from __future__ import annotations
 
+import copy
 import weakref
 from typing import Any, Dict, Iterator, Mapping, Optional, Set, Tuple
 
@@ -38,16 +39,120 @@ def is_controlled_by(obj: KubeObject, owner_uid: str) -> bool:
     return False
 
 
-def is_for_pod(pod, claim: KubeObject) -> None:
-    """resourceclaim.IsForPod: raises ClaimError when the pod does not own the claim."""
-    if claim.namespace != pod.namespace or not is_controlled_by(claim, pod.uid):
-        raise ClaimError(f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod "
-                         f"{pod.namespace}/{pod.name} (pod is not owner)")
+SCHEDULING_GROUP = "scheduling.k8s.io"  # schedulingapi.GroupName
 
 
-def is_reserved_for_pod(pod, claim: KubeObject) -> bool:
-    """resourceclaim.IsReservedForPod."""
-    return any(r.get("uid") == pod.uid for r in claim.status.get("reservedFor") or [])
+def pod_group_name(pod) -> Optional[str]:
+    """pod.Spec.SchedulingGroup.PodGroupName (v1.36), or None."""
+    ref = pod.spec.get("schedulingGroup")
+    return ref.get("podGroupName") if isinstance(ref, Mapping) else None
+
+
+def is_for_pod(pod, claim: KubeObject, accept_pod_group_owner: bool = False, minor: int = 34) -> None:
+    """resourceclaim.IsForPod: raises ClaimError when the pod does not own the claim; with
+    DRAWorkloadResourceClaims (accept_pod_group_owner) a claim controlled by the pod's PodGroup
+    is the pod's too (isForPodGroupByPod). v1.36 words the errors anew."""
+    if minor < 36:
+        if claim.namespace != pod.namespace or not is_controlled_by(claim, pod.uid):
+            raise ClaimError(f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod "
+                             f"{pod.namespace}/{pod.name} (pod is not owner)")
+        return
+    if claim.namespace != pod.namespace:
+        raise ClaimError(f"ResourceClaim {claim.namespace}/{claim.name} is not in the same namespace as Pod "
+                         f"{pod.namespace}/{pod.name}")
+    if is_controlled_by(claim, pod.uid):
+        return
+    if accept_pod_group_owner:
+        if not _is_for_pod_group_by_pod(pod, claim):
+            raise ClaimError(f"ResourceClaim {claim.namespace}/{claim.name} was not created for Pod "
+                             f"{pod.namespace}/{pod.name} (neither Pod nor PodGroup {pod_group_name(pod)} "
+                             f"is the owner)")
+        return
+    raise ClaimError(f"ResourceClaim {claim.namespace}/{claim.name} was not created for Pod "
+                     f"{pod.namespace}/{pod.name} (Pod is not owner)")
+
+
+def _controller_of(obj: KubeObject) -> Optional[Mapping[str, Any]]:
+    """metav1.GetControllerOfNoCopy."""
+    for ref in (obj.raw.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def _is_for_pod_group_by_pod(pod, claim: KubeObject) -> bool:
+    """isForPodGroupByPod: the claim's controller is a PodGroup (any version of the scheduling
+    group) of the pod's PodGroup name."""
+    name = pod_group_name(pod)
+    ref = _controller_of(claim)
+    return (name is not None and ref is not None and ref.get("name") == name and ref.get("kind") == "PodGroup"
+            and str(ref.get("apiVersion") or "").startswith(SCHEDULING_GROUP + "/"))
+
+
+def is_for_pod_group(pod_group: KubeObject, claim: KubeObject) -> None:
+    """resourceclaim.IsForPodGroup."""
+    if claim.namespace != pod_group.namespace:
+        raise ClaimError(f"ResourceClaim {claim.namespace}/{claim.name} is not in the same namespace as PodGroup "
+                         f"{pod_group.namespace}/{pod_group.name}")
+    if not is_controlled_by(claim, pod_group.uid):
+        raise ClaimError(f"ResourceClaim {claim.namespace}/{claim.name} was not created for PodGroup "
+                         f"{pod_group.namespace}/{pod_group.name} (PodGroup is not owner)")
+
+
+def is_reserved_for_pod(pod, claim: KubeObject, accept_pod_group_reservation: bool = False) -> bool:
+    """resourceclaim.IsReservedForPod: the pod's uid in reservedFor; with
+    DRAWorkloadResourceClaims also its PodGroup (by group, resource and name: a pod does not
+    know its PodGroup's uid)."""
+    name = pod_group_name(pod) if accept_pod_group_reservation else None
+    for r in claim.status.get("reservedFor") or []:
+        if r.get("uid") == pod.uid:
+            return True
+        if (name is not None and r.get("apiGroup") == SCHEDULING_GROUP and r.get("resource") == "podgroups"
+                and r.get("name") == name):
+            return True
+    return False
+
+
+def name_from_pod_group(pod_group: KubeObject, pg_claim: Mapping[str, Any]) -> Tuple[Optional[str], bool]:
+    """resourceclaim.NameFromPodGroup: (claim name or None, mustCheckOwner)."""
+    if pg_claim.get("resourceClaimName") is not None:
+        return pg_claim["resourceClaimName"], False
+    if pg_claim.get("resourceClaimTemplateName") is not None:
+        for st in ((pod_group.raw.get("status") or {}).get("resourceClaimStatuses") or []):
+            if st.get("name") == pg_claim.get("name"):
+                return st.get("resourceClaimName"), True
+        raise ClaimError(f"PodGroup {pod_group.namespace}/{pod_group.name}: ResourceClaim not created yet")
+    raise ClaimError(f"PodGroup {pod_group.namespace}/{pod_group.name}, spec.resourceClaim "
+                     f"{pg_claim.get('name', '')}: none of the supported fields are set")
+
+
+def pod_ref(pod) -> Dict[str, Any]:
+    """A ResourceClaimConsumerReference to the pod."""
+    return {"resource": "pods", "name": pod.name, "uid": pod.uid}
+
+
+def bind_to(pod, pod_group: Optional[KubeObject], pod_claim: Mapping[str, Any]) -> Dict[str, Any]:
+    """resourceclaim.BindTo: the PodGroup when one of its resourceClaims equals the pod's entry
+    (name, resourceClaimName and resourceClaimTemplateName), else the pod."""
+    if pod_claim.get("resourceClaimName") is None and pod_claim.get("resourceClaimTemplateName") is None:
+        raise ClaimError(f"Pod {pod.namespace}/{pod.name} claim {pod_claim.get('name', '')}: "
+                         f"none of the supported fields are set")
+    if pod_group is not None:
+        name = pod_group_name(pod)
+        if name is None:
+            raise ClaimError(f"Pod {pod.namespace}/{pod.name} does not belong to a PodGroup")
+        if pod.namespace != pod_group.namespace or name != pod_group.name:
+            raise ClaimError(f"Pod {pod.namespace}/{pod.name} belongs to PodGroup {pod.namespace}/{name}, "
+                             f"not PodGroup {pod_group.namespace}/{pod_group.name}")
+        for pgc in (pod_group.raw.get("spec") or {}).get("resourceClaims") or []:
+            if pgc.get("resourceClaimName") is None and pgc.get("resourceClaimTemplateName") is None:
+                raise ClaimError(f"PodGroup {pod_group.namespace}/{pod_group.name} claim {pgc.get('name', '')}: "
+                                 f"none of the supported fields are set")
+            if all(pgc.get(k) == pod_claim.get(k) for k in ("name", "resourceClaimName",
+                                                            "resourceClaimTemplateName")):
+                return {"apiGroup": SCHEDULING_GROUP, "resource": "podgroups", "name": pod_group.name,
+                        "uid": pod_group.uid}
+    return pod_ref(pod)
 
 
 def allocation_of(claim: KubeObject) -> Optional[Mapping[str, Any]]:
@@ -72,6 +177,7 @@ class ClaimTracker:
     def __init__(self, cluster):
         self.cluster = cluster
         self.in_flight: Dict[str, KubeObject] = {}  # claim uid -> claim with its allocation
+        self._sharers: Dict[str, int] = {}  # claim uid -> pods sharing its in-flight allocation
         self._allocated: Dict[str, Set[DeviceID]] = {}
         # device -> how many claims in _allocated have it: their union, kept as claims change
         # (list_all_allocated_devices copies it instead of uniting every claim's set)
@@ -114,11 +220,36 @@ class ClaimTracker:
     def claim_has_pending_allocation(self, uid: str) -> bool:
         return uid in self.in_flight
 
+    def get_pending_allocation(self, uid: str) -> Optional[Mapping[str, Any]]:
+        """GetPendingAllocation: the in-flight allocation of the claim, or None."""
+        claim = self.in_flight.get(uid)
+        return None if claim is None else allocation_of(claim)
+
     def signal_claim_pending_allocation(self, uid: str, claim: KubeObject) -> None:
+        """SignalClaimPendingAllocation: a claim already in flight gains a sharer (a pod of
+        the same pod group cycle reusing the allocation) and keeps its first allocation."""
+        if uid in self.in_flight:
+            self._sharers[uid] = self._sharers.get(uid, 1) + 1
+            return
         self.in_flight[uid] = claim
+        self._sharers[uid] = 1
+
+    def maybe_remove_claim_pending_allocation(self, uid: str, force: bool) -> bool:
+        """MaybeRemoveClaimPendingAllocation: drop one sharer; the allocation leaves the
+        in-flight set with its last sharer, or at once when forced (it is in the API server)."""
+        if uid not in self.in_flight:
+            return False
+        sharers = self._sharers.get(uid, 1)
+        if force or sharers <= 1:
+            del self.in_flight[uid]
+            self._sharers.pop(uid, None)
+            return True
+        self._sharers[uid] = sharers - 1
+        return False
 
     def remove_claim_pending_allocation(self, uid: str) -> bool:
-        return self.in_flight.pop(uid, None) is not None
+        """RemoveClaimPendingAllocation (the special claim for extended resources): forced."""
+        return self.maybe_remove_claim_pending_allocation(uid, True)
 
     def list_all_allocated_devices(self) -> Set[DeviceID]:
         """ListAllAllocatedDevices: allocated in the API server, plus in flight."""
@@ -154,3 +285,13 @@ def tracker_for(cluster, owner=None) -> ClaimTracker:
     return t
 
 
+def copy_with(claim: KubeObject, mutate) -> KubeObject:
+    """A claim copied with `mutate(raw, status)` applied (an empty status dropped): the object a
+    status update sends (the plugin's and its pod group claims' updates)."""
+    raw = copy.deepcopy(claim.raw)
+    raw.setdefault("metadata", {})
+    status = raw.setdefault("status", {})
+    mutate(raw, status)
+    if not raw["status"]:
+        del raw["status"]
+    return KubeObject(raw)

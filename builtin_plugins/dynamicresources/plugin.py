@@ -32,8 +32,10 @@ from . import extended
 from .cel import CELCache
 from .consumable import new_share_id
 from .fastpath import Deferred, FastFilter
-from .claims import (FINALIZER, ClaimError, allocation_of, claim_name, is_for_pod,
-                     is_reserved_for_pod, tracker_for)
+from .claims import (FINALIZER, ClaimError, allocation_of, bind_to, claim_name, is_for_pod,
+                     is_reserved_for_pod, pod_ref, tracker_for)
+from . import podgroup_claims
+from .claims import copy_with as _copy_with
 
 STATE_KEY = names.DynamicResources
 DEFAULT_FILTER_TIMEOUT = "10s"  # DynamicResourcesFilterTimeoutDefault
@@ -92,6 +94,15 @@ class StateData:
         self.num_user_owned = 0
         self.ext: Optional[extended.ExtendedState] = None
         self.ext_to_allocate_index: Optional[int] = None  # its index in raw_to_allocate
+        # claimStore.bindTo (DRAWorkloadResourceClaims): per pod claim, the pod or its PodGroup
+        self.bind_to: List[Dict[str, Any]] = []
+        # the claims whose pending allocation (a pod of this pod group cycle reserved it) is
+        # reused: their indexes into raw_to_allocate's claims are left out of the allocator
+        self.pending_indexes: List[int] = []
+
+    def get_binding(self, index: int, pod) -> Dict[str, Any]:
+        """claimStore.getBinding: the pod, or what podResourceClaimBindings found."""
+        return self.bind_to[index] if index < len(self.bind_to) else pod_ref(pod)
 
     def clone(self) -> "StateData":
         return self
@@ -120,7 +131,7 @@ class DynamicResources(Plugin):
         # which structured allocator NewAllocator picks with these gates (for explain/docs: the
         # port follows the picked implementation where they differ)
         self.allocator_implementation = self.features.implementation(self.gates.version.minor)
-        from harness.config.validation import parse_duration
+        from harness.api.duration import parse_duration_ns as parse_duration
         timeout = (args or {}).get("bindingTimeout")
         # v1.34: BindingTimeoutDefaultSeconds (600); v1.35 on: the bindingTimeout argument
         self.binding_timeout = (parse_duration(timeout) / 1e9 if isinstance(timeout, str) else
@@ -130,6 +141,7 @@ class DynamicResources(Plugin):
             self.score = None
             self.normalize_score = None
         self.cel_cache = CELCache()
+        self.workload_claims = self.gates.get("DRAWorkloadResourceClaims", False)
         if extended.enabled(self.gates) and getattr(handle, "cluster", None) is not None:
             extended.class_resolver(handle.cluster, self.gates)  # the DRA manager's, from the start
         self._match_cache: Dict[Any, Any] = {}
@@ -160,7 +172,7 @@ class DynamicResources(Plugin):
     def validate_args(cls, args, features=None):
         """ValidateDynamicResourcesArgs: the bad value is the metav1.Duration as field.Invalid
         prints it (JSON, i.e. Duration.String())."""
-        from harness.config.validation import format_duration, parse_duration
+        from harness.api.duration import format_duration, parse_duration_ns as parse_duration
         features = features or DEFAULT_GATES
         args = args or {}
         errs = []
@@ -202,6 +214,18 @@ class DynamicResources(Plugin):
         """The scheduler's DRA manager (claims, allocated devices, in-flight allocations).
         A method, not a property: pluggy reads every attribute when registering a plugin."""
         return tracker_for(self.cluster, getattr(self.handle, "snapshot", None))
+
+    def get_pod_group(self, pod):
+        """getPodGroup: the pod's PodGroup with DRAWorkloadResourceClaims on (ClaimError when
+        it does not exist), else None."""
+        return podgroup_claims.get_pod_group(self, pod)
+
+    def pod_resource_claim_bindings(self, pod) -> List[Dict[str, Any]]:
+        """podResourceClaimBindings: per pod claim the object it is bound to (BindTo)."""
+        if not self.workload_claims:
+            return []
+        pod_group = self.get_pod_group(pod)
+        return [bind_to(pod, pod_group, pc) for pc in pod.spec.get("resourceClaims") or []]
 
     def get_class(self, name: str):
         c = self.cluster.get("DeviceClass", "", name)
@@ -269,7 +293,7 @@ class DynamicResources(Plugin):
             if (claim.raw.get("metadata") or {}).get("deletionTimestamp") is not None:
                 raise ClaimError(f'resourceclaim "{claim.name}" is being deleted')
             if must_check_owner:
-                is_for_pod(pod, claim)
+                is_for_pod(pod, claim, self.workload_claims, self.gates.version.minor)
             out.append((res.get("name", ""), claim))
         return out
 
@@ -287,6 +311,7 @@ class DynamicResources(Plugin):
     def pre_filter(self, state, pod, nodes):
         s = StateData()
         state.write(STATE_KEY, s)
+        pg_state = podgroup_claims.pod_group_state(state)
         try:
             claims = [c for _, c in self.foreach_pod_resource_claim(pod)]
         except ClaimError as e:
@@ -294,6 +319,10 @@ class DynamicResources(Plugin):
         ext_claim, ext, st = extended.pre_filter_extended_resources(self, pod)
         if st is not None:
             return None, st
+        try:
+            s.bind_to = self.pod_resource_claim_bindings(pod)
+        except ClaimError as e:
+            return None, status_unschedulable(str(e))
         s.num_user_owned = len(claims)
         if ext_claim is not None:
             claims = claims + [ext_claim]  # newClaimStore: the special claim comes last
@@ -305,7 +334,7 @@ class DynamicResources(Plugin):
         for index, claim in enumerate(claims):
             alloc = allocation_of(claim)
             if (alloc is not None and len(claim.status.get("reservedFor") or []) >= RESERVED_FOR_MAX_SIZE
-                    and not is_reserved_for_pod(pod, claim)):
+                    and not is_reserved_for_pod(pod, claim, self.workload_claims)):
                 # resourceclaim.CanBeReserved: the claim is in use, the pod has to wait
                 return None, status_unschedulable("resourceclaim in use")
             if alloc is not None:
@@ -316,6 +345,12 @@ class DynamicResources(Plugin):
                         return None, status_error(e)
                 continue
             num_to_allocate += 1
+            if pg_state is not None and claim.uid in pg_state.pending_allocations:
+                # a pod of this pod group cycle reserved the claim: its allocation is reused
+                pending = self.claim_tracker().get_pending_allocation(claim.uid)
+                if pending is not None:
+                    s.informations_for_claim[index].allocation = pending
+                    continue
             if self.claim_tracker().claim_has_pending_allocation(claim.uid):
                 return None, status_unschedulable(
                     f"resource claim {claim.namespace}/{claim.name} is in the process of being allocated")
@@ -367,7 +402,8 @@ class DynamicResources(Plugin):
         s.claims = claims
         s.scores_first_available = any(req.get("firstAvailable") for c in claims
                                        for req in ((c.spec.get("devices") or {}).get("requests") or []))
-        s.raw_to_allocate = [c.raw for _, c in s.to_allocate()]
+        s.pending_indexes = [i for i, _ in s.to_allocate() if s.informations_for_claim[i].allocation is not None]
+        s.raw_to_allocate = [c.raw for i, c in s.to_allocate() if s.informations_for_claim[i].allocation is None]
         if ext_claim is not None and allocation_of(ext_claim) is None:
             s.ext_to_allocate_index = len(s.raw_to_allocate) - 1
         s.checked_claims = [i for i, c in enumerate(claims) if allocation_of(c) is not None]
@@ -429,6 +465,8 @@ class DynamicResources(Plugin):
                 fits = s.fast.fits(node)  # the allocator's answer for plain claims, or None
             if fits is not None:
                 a = Deferred(s.allocator, node, to_allocate) if fits else None
+            elif not to_allocate:
+                a = podgroup_claims.NO_ALLOCATIONS  # only pending allocations: nothing to allocate
             else:
                 try:
                     a = s.allocator.allocate_lazy(node, to_allocate)
@@ -441,6 +479,10 @@ class DynamicResources(Plugin):
                 st.detail = lambda: explain_failure(s.allocator, node, to_allocate)
                 return st
             allocations = a
+            if s.pending_indexes:
+                # allocations = append(allocationResult, pendingResult...)
+                allocations = podgroup_claims.WithPending(
+                    a, [s.informations_for_claim[i].allocation for i in s.pending_indexes])
         if unavailable:
             s.unavailable_claims.update(unavailable)
             return status_unschedulable("resourceclaim not available on the node")
@@ -480,6 +522,10 @@ class DynamicResources(Plugin):
             # the extended resource claim of a prior cycle: deleted, the next attempt starts anew
             extended.delete_claim(self, ext_claim)
             return None, Status.unschedulable("deletion of ResourceClaim completed")
+        if self.workload_claims:
+            st = podgroup_claims.unreserve_pod_group_claims(self, state, pod)
+            if st is not None:
+                return None, st
         return None, Status.unschedulable("still not schedulable")
 
     # ---- Score (v1.35 on) -------------------------------------------------------------------------
@@ -532,6 +578,7 @@ class DynamicResources(Plugin):
             return status_error(e)
         if not s.claims:
             return None
+        pg_state = podgroup_claims.pod_group_state(state)
         to_allocate = s.to_allocate()
         if not to_allocate:
             return None
@@ -560,6 +607,8 @@ class DynamicResources(Plugin):
                         fin.append(FINALIZER)
                     status["allocation"] = allocation
                 self.claim_tracker().signal_claim_pending_allocation(claim.uid, _copy_with(claim, put))
+                if pg_state is not None:
+                    pg_state.pending_allocations.add(claim.uid)
         return None
 
     def new_share_id(self) -> str:
@@ -575,9 +624,13 @@ class DynamicResources(Plugin):
             s: StateData = state.read(STATE_KEY)
         except NotFoundError:
             return None
+        pg_state = podgroup_claims.pod_group_state(state)
         for claim in s.claims[:s.num_user_owned]:
-            self.claim_tracker().remove_claim_pending_allocation(claim.uid)
-            if allocation_of(claim) is not None and is_reserved_for_pod(pod, claim):
+            # the allocation leaves the in-flight set with the last pod sharing it
+            if self.claim_tracker().maybe_remove_claim_pending_allocation(claim.uid, False) and pg_state is not None:
+                pg_state.pending_allocations.discard(claim.uid)
+            # a claim reserved for the PodGroup stays so: other pods of the group may need it
+            if allocation_of(claim) is not None and is_reserved_for_pod(pod, claim, False):
                 latest = self.cluster.get("ResourceClaim", claim.namespace, claim.name)
                 if latest is None or latest.uid != claim.uid:
                     continue
@@ -613,7 +666,7 @@ class DynamicResources(Plugin):
         if not s.claims:
             return None
         for index, claim in enumerate(s.claims):
-            if not is_reserved_for_pod(pod, claim):
+            if not is_reserved_for_pod(pod, claim, self.workload_claims):
                 try:
                     s.claims[index] = self.bind_claim(s, index, pod, node_name)
                 except ClaimError as e:
@@ -693,7 +746,7 @@ class DynamicResources(Plugin):
     def is_claim_timeout(self, claim: KubeObject) -> bool:
         """isClaimTimeout: allocationTimestamp + bindingTimeout is before now, for a claim with
         binding conditions."""
-        from harness.leaderelection.resourcelock import parse_time
+        from harness.api.metatime import parse_time
         if not self.binding_conditions_enabled():
             return False
         alloc = allocation_of(claim)
@@ -716,8 +769,10 @@ class DynamicResources(Plugin):
         resources is created first (and the pod's status then names it); without an allocation
         and requests (the node's device plugins serve the pod) there is nothing to do."""
         claim = s.claims[index]
+        binding = s.get_binding(index, pod)
         allocation = s.informations_for_claim[index].allocation
         in_flight_uid = claim.uid
+        modified = False
         is_extended = False
         if claim is s.extended_claim():
             if allocation is None and not extended.has_requests(claim):
@@ -742,19 +797,22 @@ class DynamicResources(Plugin):
                     if FINALIZER not in fin:
                         fin.append(FINALIZER)
                     status["allocation"] = copy.deepcopy(allocation)
-                status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+                status.setdefault("reservedFor", []).append(dict(binding))
                 if self.binding_conditions_enabled() and status.get("allocation") is not None \
                         and not status["allocation"].get("allocationTimestamp"):
-                    from harness.leaderelection.resourcelock import format_time
+                    from harness.api.metatime import format_time
                     status["allocation"]["allocationTimestamp"] = format_time(self.now())
             updated = self.cluster.update(_copy_with(latest, put))
+            modified = True
             if is_extended:
                 s.claims[index] = updated
                 extended.patch_pod_extended_resource_claim_status(self, pod, updated, node_name, s.ext)
             return updated
         finally:
             if allocation is not None:
-                self.claim_tracker().remove_claim_pending_allocation(in_flight_uid)
+                # stored in the API server: no longer in flight, even if still shared; a
+                # failure only drops this pod's share
+                self.claim_tracker().maybe_remove_claim_pending_allocation(in_flight_uid, modified)
 
 
 def _has_binding_conditions(claims: List[KubeObject]) -> bool:
@@ -795,16 +853,6 @@ def compute_score(claims: List[KubeObject], allocations: List[Dict[str, Any]]) -
                 if f"{req.get('name', '')}/{sub.get('name', '')}" in used:
                     score += FIRST_AVAILABLE_MAX_SIZE - i
     return score
-
-
-def _copy_with(claim: KubeObject, mutate) -> KubeObject:
-    raw = copy.deepcopy(claim.raw)
-    raw.setdefault("metadata", {})
-    status = raw.setdefault("status", {})
-    mutate(raw, status)
-    if not raw["status"]:
-        del raw["status"]
-    return KubeObject(raw)
 
 
 PLUGINS = [DynamicResources]

@@ -132,7 +132,7 @@ def gang_min_count(policy: Optional[Mapping]) -> Optional[int]:
 def _policy(policy: Any, path: str, declarative: bool = False) -> None:
     """validatePodGroupPolicy (v1alpha1, handwritten) / Validate_PodGroupSchedulingPolicy
     (v1alpha2, declarative: +union, minCount +k8s:required +k8s:minimum=1)."""
-    from .object_validation import _int, _invalid, _required, _wrong_type
+    from .field_checks import _int, _invalid, _required, _wrong_type
 
     if policy is None:
         policy = {}
@@ -166,7 +166,7 @@ def _policy(policy: Any, path: str, declarative: bool = False) -> None:
 
 def _group_name(name: Any, path: str, seen: set) -> None:
     """ValidatePodGroupName (a DNS label) and the duplicate check."""
-    from .object_validation import _dns_label, _duplicate, _required
+    from .field_checks import _dns_label, _duplicate, _required
 
     if not isinstance(name, str) or not name:
         _required(path, "")
@@ -179,7 +179,7 @@ def _group_name(name: Any, path: str, seen: set) -> None:
 def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidateWorkload: podGroups (v1alpha1) / podGroupTemplates (v1alpha2), at least one and
     at most 8, each with a unique DNS-label name and exactly one policy."""
-    from .object_validation import _map, _required, _fail
+    from .field_checks import _map, _required, _fail
 
     spec = _map(obj, "spec", "")
     v1alpha1 = _minor(features) == 35
@@ -189,7 +189,7 @@ def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> No
     if not groups:
         _required(path, "must have at least one item")
     if not isinstance(groups, list):
-        from .object_validation import _wrong_type
+        from .field_checks import _wrong_type
         _wrong_type(path, "a list", groups)
     if len(groups) > WORKLOAD_MAX_POD_GROUPS:
         _fail(path, f"Too many: {len(groups)}: must have at most {WORKLOAD_MAX_POD_GROUPS} items")
@@ -197,20 +197,21 @@ def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> No
     for i, g in enumerate(groups):
         gp = f"{path}[{i}]"
         if not isinstance(g, Mapping):
-            from .object_validation import _wrong_type
+            from .field_checks import _wrong_type
             _wrong_type(gp, "an object", g)
         _group_name(g.get("name"), f"{gp}.name", seen)
         if v1alpha1:
             _policy(g.get("policy"), f"{gp}.policy")
         else:
             _policy(g.get("schedulingPolicy"), f"{gp}.schedulingPolicy", declarative=True)
-            _gated_fields(g, gp, features)
             _constraints(g.get("schedulingConstraints"), f"{gp}.schedulingConstraints")
+            _resource_claims(g.get("resourceClaims"), f"{gp}.resourceClaims")
+            _template_priority(g, gp)
 
 
 def _constraints(c: Any, path: str) -> None:
     """validatePodGroupSchedulingConstraints: topology keys are qualified names."""
-    from .object_validation import _invalid, _required, _wrong_type
+    from .field_checks import _invalid, _required, _wrong_type
     from .validation import is_qualified_name
 
     if not isinstance(c, Mapping):
@@ -228,26 +229,112 @@ def _constraints(c: Any, path: str) -> None:
             _invalid(f"{path}.topology[{i}].key", k, msg)
 
 
-def _gated_fields(spec: Mapping, path: str, features: Optional["Features"]) -> None:
-    """The v1alpha2 fields forbidden with their gate off (+k8s:ifDisabled(...)=+k8s:forbidden):
-    schedulingConstraints (TopologyAwareWorkloadScheduling); disruptionMode, priorityClassName,
-    priority (WorkloadAwarePreemption)."""
-    from .object_validation import _fail
+# the v1alpha2 fields behind a gate: PrepareForCreate / PrepareForUpdate drop them with the gate
+# off unless the stored object uses them (dropDisabledPodGroupSpecFields,
+# dropDisabledPodGroupTemplatesFields); their +k8s:ifDisabled=+k8s:forbidden never sees them then
+GATED_FIELDS = (("schedulingConstraints", "TopologyAwareWorkloadScheduling"),
+                ("resourceClaims", "DRAWorkloadResourceClaims"),
+                ("disruptionMode", "WorkloadAwarePreemption"),
+                ("priorityClassName", "WorkloadAwarePreemption"),
+                ("priority", "WorkloadAwarePreemption"))
+MAX_RESOURCE_CLAIMS = 4  # +k8s:maxItems=4 on spec.resourceClaims
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000  # +k8s:maximum on priority
 
-    for key, gate in (("schedulingConstraints", "TopologyAwareWorkloadScheduling"),
-                      ("disruptionMode", "WorkloadAwarePreemption"),
-                      ("priorityClassName", "WorkloadAwarePreemption"),
-                      ("priority", "WorkloadAwarePreemption")):
-        value = spec.get(key)
-        if value is None or value == "":
+
+def _drop_gated(spec: Dict[str, Any], old: Optional[Mapping[str, Any]], features: Optional["Features"]) -> None:
+    for key, gate in GATED_FIELDS:
+        if features is not None and features.get(gate, False):
             continue
-        if features is None or not features.get(gate, False):
-            _fail(f"{path}.{key}", "Forbidden")  # field.Forbidden(path, "")
+        if old is not None and old.get(key) not in (None, "", []):
+            continue  # ...InUse(old)
+        spec.pop(key, None)
+
+
+def drop_disabled_fields(obj: Dict[str, Any], old: Optional[Mapping[str, Any]],
+                         features: Optional["Features"]) -> None:
+    """dropDisabledPodGroupFields (a v1alpha2 PodGroup's spec) and dropDisabledWorkloadFields
+    (each v1alpha2 Workload's podGroupTemplates[i], against the old one at that index), before
+    validation as the registry's PrepareForCreate/PrepareForUpdate run."""
+    if not str(obj.get("apiVersion", "")).startswith(GROUP + "/v1alpha2"):
+        return
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    old_spec = (old or {}).get("spec") or {}
+    if obj.get("kind") == "PodGroup":
+        _drop_gated(spec, old_spec if old is not None else None, features)
+    elif obj.get("kind") == "Workload" and isinstance(spec.get("podGroupTemplates"), list):
+        olds = old_spec.get("podGroupTemplates") or [] if old is not None else []
+        for i, t in enumerate(spec["podGroupTemplates"]):
+            if isinstance(t, dict):
+                _drop_gated(t, olds[i] if i < len(olds) and isinstance(olds[i], Mapping) else None, features)
+
+
+def _resource_claims(claims: Any, path: str) -> None:
+    """Validate_PodGroupResourceClaim over spec.resourceClaims (DRAWorkloadResourceClaims,
+    declarative): at most 4, a list map keyed by name (k8s-short-name, required), exactly one
+    of resourceClaimName / resourceClaimTemplateName (+union), each a k8s-long-name."""
+    from .field_checks import _dns_label, _dns_subdomain, _duplicate, _fail, _invalid, _required, _wrong_type
+
+    if claims is None:
+        return
+    if not isinstance(claims, list):
+        _wrong_type(path, "a list", claims)
+    if len(claims) > MAX_RESOURCE_CLAIMS:
+        _fail(path, f"Too many: {len(claims)}: must have at most {MAX_RESOURCE_CLAIMS} items")
+    seen: set = set()
+    for i, c in enumerate(claims):
+        cp = f"{path}[{i}]"
+        if not isinstance(c, Mapping):
+            _wrong_type(cp, "an object", c)
+        name = c.get("name")
+        if not name:
+            _required(f"{cp}.name", "")
+        if not isinstance(name, str):
+            _wrong_type(f"{cp}.name", "a string", name)
+        _dns_label(name, f"{cp}.name")
+        if name in seen:
+            _duplicate(f"{cp}", "{" + f'"name":"{name}"' + "}")
+        seen.add(name)
+        members = [f"`{k}`" for k in ("resourceClaimName", "resourceClaimTemplateName") if c.get(k) is not None]
+        if not members:
+            _invalid(cp, "", "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+        if len(members) > 1:
+            _invalid(cp, "{" + ", ".join(members) + "}",
+                     "must specify exactly one of: `resourceClaimName`, `resourceClaimTemplateName`")
+        for k in ("resourceClaimName", "resourceClaimTemplateName"):
+            v = c.get(k)
+            if v is None:
+                continue
+            if not isinstance(v, str):
+                _wrong_type(f"{cp}.{k}", "a string", v)
+            _dns_subdomain(v, f"{cp}.{k}")
+
+
+def check_priority(value: Any, path: str) -> None:
+    """priority's +k8s:maximum=1000000000 (HighestUserDefinablePriority); its minimum is
+    int32's."""
+    from .field_checks import _invalid
+
+    if isinstance(value, int) and not isinstance(value, bool) and value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        _invalid(path, value, f"must be less than or equal to {HIGHEST_USER_DEFINABLE_PRIORITY}")
+
+
+def _template_priority(template: Mapping, path: str) -> None:
+    """A v1alpha2 pod group template's priorityClassName (+k8s:format=k8s-long-name) and
+    priority (+k8s:maximum): no admission plugin resolves a template's class, so validation
+    sees them as written (with WorkloadAwarePreemption on; dropped with it off)."""
+    from .field_checks import _dns_subdomain
+
+    pcn = template.get("priorityClassName")
+    if isinstance(pcn, str) and pcn:
+        _dns_subdomain(pcn, f"{path}.priorityClassName")
+    check_priority(template.get("priority"), f"{path}.priority")
 
 
 def validate_pod_group(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidatePodGroup (v1alpha2): a policy, the template reference's names, the constraints."""
-    from .object_validation import _map, _required
+    from .field_checks import _map, _required
 
     spec = _map(obj, "spec", "")
     ref = spec.get("podGroupTemplateRef")
@@ -257,11 +344,11 @@ def validate_pod_group(obj: Mapping, features: Optional["Features"] = None) -> N
             if not w.get(k):
                 _required(f"spec.podGroupTemplateRef.workload.{k}", "")
     _policy(spec.get("schedulingPolicy"), "spec.schedulingPolicy", declarative=True)
-    _gated_fields(spec, "spec", features)
     _constraints(spec.get("schedulingConstraints"), "spec.schedulingConstraints")
+    _resource_claims(spec.get("resourceClaims"), "spec.resourceClaims")
     dm = spec.get("disruptionMode")
     if dm is not None and dm not in ("Pod", "PodGroup"):
-        from .object_validation import _unsupported
+        from .field_checks import _unsupported
         _unsupported("spec.disruptionMode", dm, ["Pod", "PodGroup"])
 
 
@@ -269,7 +356,7 @@ def validate_pod_fields(obj: Mapping, features: Optional["Features"] = None) -> 
     """The pod's reference to its group: v1.35's validateWorkloadReference (name a DNS
     subdomain, podGroup and podGroupReplicaKey DNS labels), v1.36's validateSchedulingGroup
     (podGroupName present, a DNS subdomain)."""
-    from .object_validation import _dns_label, _dns_subdomain, _fail, _wrong_type
+    from .field_checks import _dns_label, _dns_subdomain, _fail, _wrong_type
 
     spec = obj.get("spec")
     if not isinstance(spec, Mapping) or features is None or not features.get(GATE, False):

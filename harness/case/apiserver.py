@@ -7,7 +7,8 @@ from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional
 
 from ..api.fields import NAMESPACED_CORE_KINDS
-from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, validate_object
+from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, ObjectInvalid, validate_object
+from ..api.workload import check_priority
 from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resource_name,
                                  is_overcommit_allowed as overcommit_allowed,
                                  is_supported_pod_level_resource)
@@ -110,6 +111,8 @@ class ApiServerDefaults:
 
     def default_object(self, obj: Dict[str, Any], key: str, index: int,
                        old: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        if obj.get("kind") in ("PodGroup", "Workload") and builtin_workload_kind(obj):
+            drop_disabled_group_fields(obj, old, self.features)  # PrepareForCreate / PrepareForUpdate
         check_object(obj, key, self.path, self.features)
         if obj.get("kind") == "PriorityClass":
             self.check_builtin(obj, key)
@@ -169,9 +172,10 @@ class ApiServerDefaults:
         pc_name = spec.get("priorityClassName")
         if pc_name:
             pc = self.priority_classes.get(pc_name)
-            if pc is None:
-                raise CaseError(f'no PriorityClass with name {pc_name} was found', file=self.path,
-                                key=f"{key}.spec.priorityClassName")
+            if pc is None:  # resolvePriorityClass: admission.NewForbidden
+                name = (obj.get("metadata") or {}).get("name", "")
+                raise CaseError(f'podgroups.scheduling.k8s.io "{name}" is forbidden: no PriorityClass with name '
+                                f'{pc_name} was found', file=self.path, key=f"{key}.spec.priorityClassName")
             value = int(pc.get("value", 0))
         elif self.global_default is not None:
             pc_name = (self.global_default.get("metadata") or {}).get("name", "")
@@ -187,6 +191,12 @@ class ApiServerDefaults:
         spec["priority"] = value
         if pc_name:
             spec["priorityClassName"] = pc_name
+        # validation runs after admission: a class above HighestUserDefinablePriority (the
+        # system-* classes) gives a priority Validate_PodGroupSpec refuses
+        try:
+            check_priority(value, "spec.priority")
+        except ObjectInvalid as e:
+            raise CaseError(e.message, file=self.path, key=f"{key}.spec.priority") from None
 
     def _default_pod(self, pod: Dict[str, Any], key: str) -> None:
         md = pod["metadata"]
@@ -324,6 +334,13 @@ def builtin_workload_kind(obj: Dict[str, Any]) -> bool:
     scheduling.x-k8s.io PodGroup)."""
     return obj.get("kind") in ("Workload", "PodGroup") and \
         str(obj.get("apiVersion") or "").startswith("scheduling.k8s.io/")
+
+
+def drop_disabled_group_fields(obj, old, features) -> None:
+    """dropDisabledPodGroupFields / dropDisabledWorkloadFields (harness/api/workload.py)."""
+    from ..api.workload import drop_disabled_fields
+
+    drop_disabled_fields(obj, old, features)
 
 
 def drop_disabled_workload_fields(spec, old_spec, features) -> None:

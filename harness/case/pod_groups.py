@@ -17,11 +17,19 @@ def _name(key) -> str:
     return f"{key[0]}/{key[1]}"
 
 
-def pod_group_outcomes(cluster, features, queue_state=None) -> Dict[str, Any]:
+def _preemption(e: Dict[str, Any]) -> Dict[str, Any]:
+    return {"time": e.get("time"), "victims": dict(e.get("victims") or {}),
+            "victimGroups": {k: list(v) for k, v in (e.get("victimGroups") or {}).items()},
+            "event": e.get("event"), "condition": e.get("condition")}
+
+
+def pod_group_outcomes(cluster, features, queue_state=None, preemptions=()) -> Dict[str, Any]:
     """namespace/name of each pod group some pod names -> its outcome: policy, minCount,
     members with their node (or null), how many are bound, the members left unbound with
     their PodScheduled message (why the group failed: the member and the plugin that
-    rejected it), and the PodGroupScheduled condition (v1.36)."""
+    rejected it), the PodGroupScheduled condition (v1.36), and the workload-aware preemptions
+    the group made (v1.36: at what time, which victims on which nodes, the victim PodGroups
+    evicted whole, each victim's event and DisruptionTarget message)."""
     if not features.get("GenericWorkload", False):
         return {}
     groups: Dict[Any, List[Any]] = {}
@@ -57,5 +65,8 @@ def pod_group_outcomes(cluster, features, queue_state=None) -> Dict[str, Any]:
             cond = next((c for c in conds if c.get("type") == "PodGroupScheduled"), None)
             if cond is not None:
                 entry["condition"] = {k: cond.get(k) for k in ("status", "reason", "message")}
+            made = [_preemption(e) for e in preemptions if e.get("podGroup") == _name(key)]
+            if made:
+                entry["preemptions"] = made
         out[_name(key)] = entry
     return out

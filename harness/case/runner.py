@@ -511,7 +511,8 @@ def _run_case(case: Case, registry, explain: Union[bool, AbstractSet[str]], hook
     obs = run.observe()
     res.final = obs
     res.claims = claim_outcomes(run.cluster)
-    res.pod_groups = pod_group_outcomes(run.cluster, case.features, run.queue_state)
+    res.pod_groups = pod_group_outcomes(run.cluster, case.features, run.queue_state,
+                                        run.sched.group_preemptions if run.sched is not None else ())
     if run.world is not None:
         res.lease_history = run.world.lease_history()
     res.bindings, res.preempted, res.nominated, res.messages = obs.bindings, obs.preempted, obs.nominated, obs.messages

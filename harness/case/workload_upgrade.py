@@ -8,7 +8,7 @@ Workload lists pod group templates; each pod group is a PodGroup object (``spec.
 workload's group is named ``<workload>-<group>`` (``-<replicaKey>`` appended for a replica), as
 the verified cases name them; a PodGroup without a template becomes a Workload of its own with
 one group. Fields one API has and the other lacks (v1.36's schedulingConstraints, priority,
-disruptionMode) are dropped going to v1.35. The case's own objects are not changed (copies).
+disruptionMode, resourceClaims) are dropped going to v1.35. The case's own objects are not changed (copies).
 """
 
 from __future__ import annotations

@@ -13,7 +13,14 @@ What is varied in each run (everything else is as in `run`):
 - DryRunPreemption's offset (upstream rand.Int31n(numNodes); `run` starts at 0): it changes
   the outcome only when fewer candidates are shortlisted than there are potential nodes (more
   than 100 of them with the default args).
-Not varied: the order of Go map iterations (e.g. pickOneNodeForPreemption's last tie-break) and
+- v1.36's pod group placements (TopologyAwareWorkloadScheduling): the order they are tried in,
+  which upstream's TopologyPlacement takes from a map of topology domains (`run`: by name;
+  harness.framework.placement.placement_order).
+- everything else drawn from the case's `seed`, since it is replaced: with `replicas`, leader
+  election's identities and jittered retry times (client-go's wait.JitterUntil, random upstream
+  too), and DRA's share IDs. A case whose timing expectations were worked out from its seed
+  (cases/leader-election) meets them only in the runs that draw the same timing.
+Not varied: the order of other Go map iterations (e.g. pickOneNodeForPreemption's last tie-break) and
 the interleaving of the binding goroutines with later scheduling cycles.
 """
 

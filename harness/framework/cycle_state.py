@@ -5,6 +5,11 @@ from __future__ import annotations
 from typing import Any, Dict, Set
 
 
+# the pod uids of a v1.36 pod group cycle, in that cycle's own CycleState (harness-only: what
+# the live pod group state upstream's plugins read does not count as assumed yet)
+POD_GROUP_MEMBERS_KEY = "harness/pod-group-cycle-members"
+
+
 class NotFoundError(KeyError):
     """ErrNotFound: no data under that key. Its text is upstream's (`errors.New("not found")`),
     so a plugin's Error status reads as kube-scheduler's; the key stays in args[0]."""
@@ -21,7 +26,7 @@ class CycleState:
                  "skip_pre_bind_plugins", "parallel_pre_bind_plugins", "pre_bind_will_work",
                  "record_plugin_metrics", "get", "_skip_filter_plugins",
                  "filter_calls", "filter_memo_key", "pod_group_cycle",
-                 "skip_all_post_filter_plugins")
+                 "pod_group_state", "skip_all_post_filter_plugins")
 
     def __init__(self) -> None:
         self._storage: Dict[str, Any] = {}
@@ -41,6 +46,9 @@ class CycleState:
         self.record_plugin_metrics = False
         # IsPodGroupSchedulingCycle (v1.36): this pod is placed in its pod group's cycle
         self.pod_group_cycle = False
+        # GetPodGroupSchedulingCycle (v1.36): the pod group cycle's own CycleState, shared by the
+        # pods of that cycle (None outside one, and in the binding cycle)
+        self.pod_group_state = None
         # SetSkipAllPostFilterPlugins (v1.36): the pod group algorithm run by workload-aware
         # preemption (runWithoutPostFilters)
         self.skip_all_post_filter_plugins = False
@@ -79,5 +87,6 @@ class CycleState:
         c.parallel_pre_bind_plugins = set(self.parallel_pre_bind_plugins)
         c.pre_bind_will_work = self.pre_bind_will_work
         c.pod_group_cycle = self.pod_group_cycle
+        c.pod_group_state = self.pod_group_state
         c.skip_all_post_filter_plugins = self.skip_all_post_filter_plugins
         return c

@@ -150,9 +150,27 @@ class PodGroupAlgorithmResult:
     waiting_on_preemption: bool = False
 
 
+def placement_order(placements: List[Placement]) -> List[Placement]:
+    """The order the placements are tried in. Upstream tries them in the order the
+    PlacementGenerate plugin returns them, and TopologyPlacement builds that list by ranging over
+    a map of topology domains: random from cycle to cycle. `run` takes them by name (a fixed
+    order, as for the harness's other Go map iterations); `explore` draws an order (a shuffle on
+    its random source). The order decides which placement's failure a group that fits nowhere
+    reports ("first placement status"), and which placement's PostFilter side effects (a
+    nomination, a deallocated claim) come first; among feasible placements the best score wins
+    whatever the order (ties by findBestPlacement's Randomizer)."""
+    from . import parallelize
+
+    ordered = sorted(placements, key=lambda p: p.name)
+    opts = parallelize.current()
+    if opts is not None and opts.explore_rng is not None and len(ordered) > 1:
+        opts.explore_rng.shuffle(ordered)
+    return ordered
+
+
 def run_placement_algorithm(cycles, fw, group):
     """podGroupSchedulingPlacementAlgorithm: the default algorithm in each generated placement
-    (in name order: upstream walks them as generated, from a map); none feasible is
+    (in placement_order); none feasible is
     Unschedulable "0/N placements are available, first placement status: ..."; several are
     scored and the best kept (ties at random, findBestPlacement's Randomizer)."""
     s = cycles.sched
@@ -167,7 +185,7 @@ def run_placement_algorithm(cycles, fw, group):
         return PodGroupAlgorithmResult([], st)
     any_result = None
     feasible: List[Tuple[Placement, Any]] = []
-    for placement in sorted(placements, key=lambda p: p.name):
+    for placement in placement_order(placements):
         s.snapshot.assume_placement({ni.node.name for ni in placement.nodes if ni.node is not None})
         try:
             result = cycles.pod_group_scheduling_default_algorithm(fw, group)

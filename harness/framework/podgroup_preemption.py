@@ -155,6 +155,29 @@ def filter_victims_with_pdb_violation(victims: Sequence[Victim], pdbs: Sequence[
     return out_v, out_n
 
 
+def group_preemption_event(preemptor: PodGroupPreemptor, victims: Sequence[Any], cluster: Any) -> Dict[str, Any]:
+    """What one workload-aware preemption did, as kube-scheduler tells it (for reports): the
+    preemptor PodGroup, its members, each victim pod with its node and, for the pods of a
+    PodGroup with disruptionMode PodGroup, that group (evicted as one victim); each victim's
+    event (`Preempted`, "Preempted by podgroup <uid> on node cluster": Executor.PreemptPod with
+    the candidate `cluster`) and its DisruptionTarget condition message."""
+    scheduler = preemptor.pods[0].scheduler_name if preemptor.pods else "default-scheduler"
+    groups: Dict[str, List[str]] = {}
+    for p in victims:
+        pg = is_pod_group_preemptible_pod(p, cluster) if cluster is not None else None
+        if pg is not None:
+            groups.setdefault(f"{pg.namespace}/{pg.name}", []).append(p.key)
+    return {
+        "podGroup": f"{preemptor.namespace}/{preemptor.name}",
+        "priority": preemptor.priority,
+        "members": [p.key for p in preemptor.pods],
+        "victims": {p.key: p.node_name for p in victims},
+        "victimGroups": groups,
+        "event": f"Preempted by podgroup {preemptor.uid} on node {CLUSTER_CANDIDATE}",
+        "condition": f"{scheduler}: preempting to accommodate a higher priority podgroup",
+    }
+
+
 class PodGroupEvaluator:
     """PodGroupEvaluator: Preempt for a pod group over the whole cluster. `nodes` gives the
     NodeInfos the pod group algorithm reads (and the removals change), `scheduling_func` runs
@@ -165,6 +188,8 @@ class PodGroupEvaluator:
         self.handle = handle
         self.executor = executor  # preemption.Evaluator (prepare_candidate[_async])
         self.plugin_name = plugin_name
+        # the last successful selection's group_preemption_event (reports), else None
+        self.last_preemption: Optional[Dict[str, Any]] = None
 
     def preempt(self, pg: Any, pods: Sequence[Any], nodes: Sequence[Any],
                 scheduling_func: Callable[[], Optional[Status]],
@@ -172,10 +197,12 @@ class PodGroupEvaluator:
         """Preempt: victims selected on the cluster domain, then actuatePodGroupPreemption."""
         cluster = getattr(self.handle, "cluster", None)
         preemptor = PodGroupPreemptor.of(pg, pods)
+        self.last_preemption = None
         pdbs = list(cluster.list("PodDisruptionBudget")) if cluster is not None else []
         victims, status = self.select_victims_on_domain(preemptor, nodes, cluster, pdbs, scheduling_func, touched)
         if victims is None:
             return status
+        self.last_preemption = group_preemption_event(preemptor, victims, cluster)
         c = Candidate(CLUSTER_CANDIDATE, Victims(victims))
         if self.executor.enable_async_preemption:
             self.executor.prepare_candidate_async(c, preemptor, self.plugin_name)

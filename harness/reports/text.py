@@ -425,6 +425,28 @@ def attempt_lines(rec, view: Optional[View] = None) -> List[str]:
     return lines
 
 
+def _group_preemption_lines(p) -> List[str]:
+    """One workload-aware preemption as a group event (the pod group cycle's PodGroupPostFilter,
+    for the whole group): its victims (a pod, or a PodGroup with disruptionMode PodGroup evicted
+    whole) with their nodes, and what kube-scheduler tells each evicted pod (its Preempted
+    event, its DisruptionTarget condition)."""
+    victims = p.get("victims") or {}
+    groups = p.get("victimGroups") or {}
+    in_group = {v for vs in groups.values() for v in vs}
+    units = len(groups) + sum(1 for v in victims if v not in in_group)
+    lines = [f"  preemption at {p.get('time', 0):g}s (workload-aware, for the whole group): {units} victim(s), "
+             f"{len(victims)} pod(s) evicted"]
+    for g, vs in groups.items():
+        lines.append(f"    PodGroup {g} (disruptionMode PodGroup, one victim): "
+                     + ", ".join(f"{v} on {victims.get(v) or '?'}" for v in vs))
+    for v, node in victims.items():
+        if v not in in_group:
+            lines.append(f"    {v} on {node or '?'}")
+    lines.append(f"    each evicted pod: event Preempted \"{p.get('event')}\"; "
+                 f"condition DisruptionTarget \"{p.get('condition')}\"")
+    return lines
+
+
 def pod_group_lines(res: CaseResult, keys: List[str]) -> List[str]:
     """The Workload API's pod groups of these pods (harness/case/pod_groups.py): policy, how
     many members are bound, v1.36's PodGroupScheduled condition, and each unbound member with
@@ -446,6 +468,8 @@ def pod_group_lines(res: CaseResult, keys: List[str]) -> List[str]:
         for member, why in (g.get("unbound") or {}).items():
             msg = why.get("message") or "no attempt"
             lines.append(f"  {member} [{why.get('queue')}]: {msg}")
+        for p in g.get("preemptions") or ():
+            lines.extend(_group_preemption_lines(p))
     return lines
 
 

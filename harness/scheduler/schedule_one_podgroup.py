@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional, Tuple
 
-from ..framework.cycle_state import CycleState
+from ..framework.cycle_state import POD_GROUP_MEMBERS_KEY, CycleState
 from ..framework.placement import AlgorithmResult, PodGroupAlgorithmResult
 from ..framework.status import Code, Status
 from ..framework.types import QueuedPodInfo
+from .cycle_records import CycleRecord, ScheduleResult
 
 # errPodGroupUnschedulable
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
@@ -93,24 +94,40 @@ class PodGroupCycles:
         an Unschedulable group runs workload-aware preemption (success: the group waits on it;
         an error replaces the status; otherwise its message is appended); then the result is
         submitted."""
+        # the pod group cycle's CycleState (framework.NewCycleState() in scheduleOnePodGroup),
+        # shared by every pod's state of this cycle, its placements and preemption's dry runs
+        self.pod_group_cycle_state = pg_state = CycleState()
+        pg_state.write(POD_GROUP_MEMBERS_KEY, {p.pod.uid for p, _ in group})
         result = self.pod_group_scheduling_algorithm(fw, group)
         if (self.sched.features.get("WorkloadAwarePreemption", False) and result.status is not None
                 and result.status.code == Code.Unschedulable):
             status = self.run_workload_aware_preemption(fw, group)
             if status is None or status.is_success():
                 result.waiting_on_preemption = True
+                self._record_group_preemption(fw, group)
             elif status.code == Code.Error:
                 result.status = status
             else:
                 result.status.append_reason(status.message())  # AppendReason(status.String())
         self.submit_pod_group_algorithm_result(fw, group, result)
 
+    def _record_group_preemption(self, fw, group) -> None:
+        """For reports: the group event of a successful workload-aware preemption (which
+        victims, for which PodGroup), with the virtual time and each member's attempt."""
+        dp = fw.plugins_map.get("DefaultPreemption")
+        event = getattr(getattr(dp, "pod_group_evaluator", None), "last_preemption", None)
+        if event is None:
+            return
+        s = self.sched
+        entry = dict(event, time=s.virtual_time(),
+                     attempts={p.pod.key: p.attempts for p, _ in group})
+        s.group_preemptions.append(entry)
+
     def run_workload_aware_preemption(self, fw, group) -> Optional[Status]:
         """runWorkloadAwarePreemption: the PodGroupPostFilter plugin (DefaultPreemption) with the
         pod group algorithm run without PostFilter as its feasibility check, on NodeInfos
         restored afterwards (BackupSnapshot and its restore function)."""
         from ..framework.types import next_generation
-        from .schedule_one import CycleRecord
 
         s = self.sched
         # frameworkImpl: the profile's DefaultPreemption is the only PodGroupPostFilter plugin
@@ -210,6 +227,7 @@ class PodGroupCycles:
         pod = pinfo.pod
         state = CycleState()
         state.pod_group_cycle = True
+        state.pod_group_state = getattr(self, "pod_group_cycle_state", None) or CycleState()
         # runWithoutPostFilters (workload-aware preemption's feasibility check)
         state.skip_all_post_filter_plugins = self.pod_group_skip_post_filters
         result, status = self.scheduling_algorithm(state, fw, pinfo, record)
@@ -226,7 +244,6 @@ class PodGroupCycles:
         host = result.suggested_host
         assumed, sts = self.assume_and_reserve(state, fw, pinfo, host)
         if sts is not None:
-            from .schedule_one import ScheduleResult
             return AlgorithmResult(pinfo, ScheduleResult(nominating_info=CLEAR), state, record, sts), None
         nominated = pod.nominated_node_name
 
@@ -243,7 +260,6 @@ class PodGroupCycles:
             revert()
             if permit.is_rejected():
                 permit = self._single_node_fit_error(pod, host, permit)
-            from .schedule_one import ScheduleResult
             return AlgorithmResult(pinfo, ScheduleResult(nominating_info=CLEAR), state, record, permit), None
         return AlgorithmResult(pinfo, result, state, record, status, permit, requires_preemption), revert
 
@@ -265,7 +281,8 @@ class PodGroupCycles:
                 continue
             if res.status is None or res.status.is_success():
                 if group_status is None:
-                    res.state.pod_group_cycle = False
+                    res.state.pod_group_cycle = False  # SetPodGroupSchedulingCycle(nil)
+                    res.state.pod_group_state = None
                     result, assumed, st = self.prepare_for_binding_cycle(res.state, fw, pinfo, res.result)
                     if st is not None and not st.is_wait():
                         self.handle_scheduling_failure(fw, pinfo, st, CLEAR, record)

@@ -4,6 +4,8 @@ behaviour changes between them that no gate guards.
 Everything version-dependent reads a :class:`Features` (a run's version plus its gates): the
 framework hands it to plugins as ``handle.feature_gates``; configuration defaulting, the simulated
 API server and the scheduler read the same object. Nothing else compares version numbers.
+
+Imports: the base modules only (errors); every other package may import this.
 """
 
 from __future__ import annotations
@@ -147,9 +149,9 @@ CHANGES: Dict[str, int] = {
 # error naming what is missing, never a silent no-op (gate -> the behaviour not modelled). A gate
 # leaves this table when both of its settings are modelled.
 NOT_MODELLED: Dict[str, str] = {
-    # the Workload API (alpha): GenericWorkload, GangScheduling, TopologyAwareWorkloadScheduling
-    # and WorkloadAwarePreemption are modelled both ways (docs/versions/workload.md)
-    "DRAWorkloadResourceClaims": "the Workload API's resource claims",
+    # the Workload API (alpha): GenericWorkload, GangScheduling, TopologyAwareWorkloadScheduling,
+    # WorkloadAwarePreemption and DRAWorkloadResourceClaims are modelled both ways
+    # (docs/versions/workload.md)
     # DynamicResources
     "DynamicResourceAllocation": "kube-scheduler without DynamicResources",
     "DRADeviceTaintRules": "DeviceTaintRule objects",

@@ -339,6 +339,7 @@ def main() -> None:
     inputs_corpus()
     robust_inputs()
     trust_inputs()
+    gang_inputs()
     with open(os.path.join(HERE, "EXPECTED.json"), "w") as f:
         json.dump(dict(sorted(EXPECTED.items())), f, indent=1)
         f.write("\n")
@@ -921,6 +922,47 @@ def trust_inputs() -> None:
              "outside the case's tree"),
             ("cert-not-pem", {"tlsConfig": {"certData": "eA==", "keyData": "eA=="}}, "failed to find any PEM data")):
         case(f"trust-extender-config-{n}.yaml", fragment, ext_config(**ext))
+
+
+
+# ==== issue 27, the Workload API's objects (files gang-*) =========================================
+def gang_inputs() -> None:
+    """v1.36 PodGroup and Workload fields as the API server checks them: after Priority admission
+    (a PodGroup's priority from its class, then +k8s:maximum), a template's priority fields as
+    written, DRAWorkloadResourceClaims' spec.resourceClaims."""
+    def gang(*objs, **gates):
+        def mutate(c):
+            c["kubernetesVersion"] = "v1.36"
+            c["featureGates"] = dict({"GenericWorkload": True, "GangScheduling": True}, **gates)
+            c["cluster"] = [NODE] + list(objs)
+        return mutate
+
+    def pg(**spec):
+        return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": "g"},
+                "spec": dict({"schedulingPolicy": {"gang": {"minCount": 1}}}, **spec)}
+
+    def wl(**template):
+        return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload", "metadata": {"name": "w"},
+                "spec": {"podGroupTemplates": [dict({"name": "t", "schedulingPolicy": {"basic": {}}}, **template)]}}
+    wap = {"WorkloadAwarePreemption": True}
+    claims = {"DRAWorkloadResourceClaims": True}
+    case("gang-podgroup-priority-above-user-max.yaml", "cluster[1].spec.priority",
+         gang(pg(priorityClassName="system-node-critical"), **wap))
+    case("gang-podgroup-priority-class-missing.yaml", "cluster[1].spec.priorityClassName",
+         gang(pg(priorityClassName="Not_A_Class"), **wap))
+    case("gang-workload-template-priority-above-user-max.yaml", "cluster[1].spec.podGroupTemplates[0].priority",
+         gang(wl(priority=1000000001), **wap))
+    case("gang-workload-template-priority-class-name.yaml",
+         "cluster[1].spec.podGroupTemplates[0].priorityClassName", gang(wl(priorityClassName="a_b"), **wap))
+    case("gang-podgroup-claims-both-names.yaml", "cluster[1].spec.resourceClaims[0]",
+         gang(pg(resourceClaims=[{"name": "c", "resourceClaimName": "x", "resourceClaimTemplateName": "y"}]),
+              **claims))
+    case("gang-podgroup-claims-neither-name.yaml", "cluster[1].spec.resourceClaims[0]",
+         gang(pg(resourceClaims=[{"name": "c"}]), **claims))
+    case("gang-podgroup-claims-too-many.yaml", "cluster[1].spec.resourceClaims",
+         gang(pg(resourceClaims=[{"name": f"c{i}", "resourceClaimName": "x"} for i in range(5)]), **claims))
+    case("gang-workload-template-claim-name.yaml", "cluster[1].spec.podGroupTemplates[0].resourceClaims[0].name",
+         gang(wl(resourceClaims=[{"name": "Bad_Name", "resourceClaimTemplateName": "x"}]), **claims))
 
 
 if __name__ == "__main__":

@@ -70,14 +70,24 @@ def write(tmp_path, cluster, pods, version="v1.36", gates=None, expect=None, nam
     ("v1.36", pod_group(min_count=0), "spec.schedulingPolicy.gang.minCount: Required value"),
     ("v1.36", dict(pod_group(), spec={"schedulingPolicy": {}}),
      'spec.schedulingPolicy: Invalid value: "": must specify one of: `basic`, `gang`'),
-    # declarative validation: a gated field is forbidden with its gate off
-    ("v1.36", pod_group(schedulingConstraints={"topology": [{"key": "zone"}]}), "spec.schedulingConstraints: Forbidden"),
-    ("v1.36", pod_group(priorityClassName="high"), "spec.priorityClassName: Forbidden"),
     ("v1.36", dict(pod_group(), spec={"schedulingPolicy": {"gang": {"minCount": 2}}, "minMember": 2}),
      'strict decoding error: unknown field "spec.minMember"'),
 ])
 def test_the_api_server_refuses_what_it_would(tmp_path, capsys, version, obj, fragment):
     one_error_line(write(tmp_path, [node("n"), obj], [], version=version), capsys, fragment)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("schedulingConstraints", {"topology": [{"key": "zone"}]}), ("priorityClassName", "high"),
+    ("priority", 7), ("disruptionMode", "PodGroup"),
+    ("resourceClaims", [{"name": "gpu", "resourceClaimName": "gpu"}]),
+])
+def test_a_field_whose_gate_is_off_is_dropped_before_validation(tmp_path, field, value):
+    # dropDisabledPodGroupSpecFields runs in PrepareForCreate, before validation: the field is
+    # never Forbidden, it is gone
+    res = run_case(write(tmp_path, [node("n"), pod_group(**{field: value})], [member("w-0")]))
+    pg = res.scheduler.cluster.get("PodGroup", "default", "g")
+    assert field not in pg.raw["spec"]
 
 
 def test_without_generic_workload_the_api_is_not_served(tmp_path, capsys):

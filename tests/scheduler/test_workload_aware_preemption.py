@@ -85,10 +85,24 @@ def test_an_unknown_priority_class_is_refused(tmp_path, capsys):
             "no PriorityClass with name nope was found")
 
 
-def test_without_the_gate_the_fields_are_forbidden(tmp_path, capsys):
-    gates = {"GenericWorkload": True, "GangScheduling": True}
-    refused(write(tmp_path, [node("n"), pod_group(disruptionMode="PodGroup")], [], gates=gates), capsys,
-            "spec.disruptionMode: Forbidden")
+def test_a_class_above_the_highest_user_definable_priority_is_refused_after_admission(tmp_path, capsys):
+    # admitPodGroup sets priority from system-cluster-critical (2000000000); validation, which
+    # runs after admission, refuses it (+k8s:maximum=1000000000)
+    refused(write(tmp_path, [node("n"), pod_group(priorityClassName="system-cluster-critical")], []), capsys,
+            "spec.priority: Invalid value: 2000000000: must be less than or equal to 1000000000")
+
+
+@pytest.mark.parametrize("template, fragment", [
+    ({"priorityClassName": "Not_A_Name"}, "spec.podGroupTemplates[0].priorityClassName: Invalid value: "
+                                          "\"Not_A_Name\": a lowercase RFC 1123 subdomain"),
+    ({"priority": 1000000001}, "spec.podGroupTemplates[0].priority: Invalid value: 1000000001: "
+                               "must be less than or equal to 1000000000"),
+])
+def test_a_workload_template_priority_is_validated_as_written(tmp_path, capsys, template, fragment):
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload", "metadata": {"name": "w"},
+          "spec": {"podGroupTemplates": [dict({"name": "g", "schedulingPolicy": {"gang": {"minCount": 1}}},
+                                              **template)]}}
+    refused(write(tmp_path, [node("n"), wl], []), capsys, fragment)
 
 
 # -- the scheduler ---------------------------------------------------------------------------------

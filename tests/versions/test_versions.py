@@ -83,8 +83,11 @@ def test_newest_modelled_is_the_default():
     ("v1.36", {"GenericWorkload": True, "WorkloadAwarePreemption": True},
      "WorkloadAwarePreemption is enabled, but depends on features that are disabled: [GangScheduling]"),
     ("v1.35", {"WorkloadAwarePreemption": True}, "unrecognized feature gate: WorkloadAwarePreemption"),
-    ("v1.36", {"GenericWorkload": True, "DRAWorkloadResourceClaims": True},
-     "feature gate DRAWorkloadResourceClaims=true is not modelled by schedharness"),
+    ("v1.36", {"GenericWorkload": True, "DRAWorkloadResourceClaims": True}, None),  # modelled both ways
+    ("v1.36", {"DRAWorkloadResourceClaims": True},
+     "DRAWorkloadResourceClaims is enabled, but depends on features that are disabled: [GenericWorkload]"),
+    ("v1.35", {"GenericWorkload": True, "DRAWorkloadResourceClaims": True},
+     "unrecognized feature gate: DRAWorkloadResourceClaims"),
     ("v1.34", {"PodLevelResources": False}, "PodLevelResources=false is not modelled"),
 ])
 def test_feature_gate_errors(version, gates, words):
@@ -174,8 +177,8 @@ def test_gates_from_the_case_and_the_option(tmp_path):
      "unrecognized feature gate"),
     ("kubernetesVersion: v1.36\nfeatureGates: {DRAAdminAccess: false}", "featureGates.DRAAdminAccess",
      "locked to true"),
-    ("kubernetesVersion: v1.36\nfeatureGates: {GenericWorkload: true, DRAWorkloadResourceClaims: true}",
-     "featureGates.DRAWorkloadResourceClaims", "not modelled"),
+    ("kubernetesVersion: v1.34\nfeatureGates: {DRAWorkloadResourceClaims: true}",
+     "featureGates.DRAWorkloadResourceClaims", "unrecognized feature gate: DRAWorkloadResourceClaims"),
     ("kubernetesVersion: v1.34\nfeatureGates: {GangScheduling: true}", "featureGates.GangScheduling",
      "unrecognized feature gate: GangScheduling"),
     ("featureGates: [a]", "featureGates", "mapping"),
