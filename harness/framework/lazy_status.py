@@ -126,10 +126,12 @@ class ChunkVerdicts:
             positions, kind = positions[~passes], kind[~passes]
         if not len(kind):
             return
-        uniq, inv = np.unique(kind, return_inverse=True)
+        used = sorted(set(kind.tolist()))  # a few kinds: cheaper than numpy.unique
+        remap = np.full(len(kinds), -1, dtype=np.int64)
         base = len(self.kinds)
-        self.kinds.extend(kinds[k] for k in uniq.tolist())
-        self.kind_of[positions] = inv.reshape(-1) + base
+        remap[np.asarray(used, dtype=np.int64)] = np.arange(base, base + len(used))
+        self.kinds.extend(kinds[k] for k in used)
+        self.kind_of[positions] = remap[kind]
 
     def merge(self, positions, other: "ChunkVerdicts") -> None:
         """`other`'s verdicts on a sub-chunk, whose position i is this chunk's positions[i]."""
