@@ -1,6 +1,11 @@
 """The in-tree plugins of kube-scheduler v1.34, one module (or package) each, written on the same
 hooks a third-party plugin uses and registered through the same entry point group
-(`schedharness.plugins`, see pyproject.toml)."""
+(`schedharness.plugins`, see pyproject.toml).
+
+Imports: harness.framework, harness.api, harness.versions and the base modules (errors,
+apierrors) only, as a third-party plugin would; never the scheduler, config, the case or the
+commands (.importlinter).
+"""
 
 from __future__ import annotations
 

@@ -86,3 +86,6 @@ def is_already_exists(err: BaseException) -> bool:
 
 def is_conflict(err: BaseException) -> bool:
     return isinstance(err, Conflict)
+
+
+API_ERRORS = (StatusError, Unreachable)  # what an API call can answer (or not)

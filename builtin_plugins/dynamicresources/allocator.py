@@ -23,17 +23,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 
 from . import consumable
+from .allocation import AllocationError, DeviceID, DeviceResult, kobj, lookup_attribute
 from .cel import CELCache, CELRuntimeError, device_variable
 
 ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
-
-DeviceID = Tuple[str, str, str]  # (driver, pool, device): structured.DeviceID
-
-
-class AllocationError(Exception):
-    """An error of Allocate: invalid input (a selector that does not compile, a missing class,
-    ...); the scheduler reports it as an Error status."""
-
 
 class FailedOnNode(Exception):
     """An error wrapping ErrFailedAllocationOnNode (v1.35 on): the node is Unschedulable with
@@ -140,13 +133,6 @@ class Features:
             if enabled <= supported:
                 return name
         return "experimental"
-
-
-def kobj(obj: Mapping[str, Any]) -> str:
-    """klog.KObj: namespace/name."""
-    md = obj.get("metadata") or {}
-    ns = md.get("namespace") or ""
-    return f"{ns}/{md.get('name', '')}" if ns else md.get("name", "")
 
 
 # ---- pools (pools_experimental.go) ------------------------------------------------------------
@@ -441,35 +427,7 @@ class _RequestData:
     all_devices: List[Tuple[DeviceID, Mapping[str, Any], Any]] = field(default_factory=list)
 
 
-@dataclass
-class DeviceResult:
-    """internalDeviceResult."""
-
-    request: str
-    parent_request: str
-    id: DeviceID
-    device: Mapping[str, Any]
-    slice: Any
-    admin_access: Optional[bool] = None
-    shared: bool = False  # allowMultipleAllocations: the result gets a shareID
-    consumed_capacity: Optional[Dict[str, Any]] = None  # name -> consumable.Q
-
-    def request_name(self) -> str:
-        return self.request if not self.parent_request else f"{self.parent_request}/{self.request}"
-
-
 # ---- constraints ------------------------------------------------------------------------------
-
-def lookup_attribute(device: Mapping[str, Any], device_id: DeviceID, name: str):
-    """lookupAttribute: the fully qualified name, or the id alone when the domain is the driver."""
-    attrs = device.get("attributes") or {}
-    if name in attrs:
-        return attrs[name]
-    i = name.find("/")
-    if i < 0 or name[:i] != device_id[0]:
-        return None
-    return attrs.get(name[i + 1:])
-
 
 class MatchAttributeConstraint:
     """matchAttributeConstraint: all devices share the attribute's value."""

@@ -3,6 +3,7 @@ tracker (dynamicresources/dra_manager.go, allocateddevices.go) over the simulate
 
 from __future__ import annotations
 
+import copy
 import weakref
 from typing import Any, Dict, Iterator, Mapping, Optional, Set, Tuple
 
@@ -284,3 +285,13 @@ def tracker_for(cluster, owner=None) -> ClaimTracker:
     return t
 
 
+def copy_with(claim: KubeObject, mutate) -> KubeObject:
+    """A claim copied with `mutate(raw, status)` applied (an empty status dropped): the object a
+    status update sends (the plugin's and its pod group claims' updates)."""
+    raw = copy.deepcopy(claim.raw)
+    raw.setdefault("metadata", {})
+    status = raw.setdefault("status", {})
+    mutate(raw, status)
+    if not raw["status"]:
+        del raw["status"]
+    return KubeObject(raw)

@@ -33,6 +33,8 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, 
 
 from harness.api.quantity import Q, QuantityError, parse_q, parse_quantity
 
+from .allocation import AllocationError, DeviceResult, kobj, lookup_attribute
+
 DeviceID = Tuple[str, str, str]
 SharedDeviceID = Tuple[str, str, str, str]  # (driver, pool, device, shareID)
 Capacity = Dict[str, Fraction]  # ConsumedCapacity: capacity name -> quantity
@@ -290,7 +292,6 @@ class DistinctAttributeConstraint:
         self.by_value = by_value
 
     def add(self, request: str, sub: str, device, device_id: DeviceID) -> bool:
-        from .allocator import lookup_attribute
         if not constraint_applies(self.request_names, request, sub):
             return True
         attr = lookup_attribute(device, device_id, self.attribute_name)
@@ -357,7 +358,6 @@ def allocate_device(alloc, r, did: DeviceID, dev, s, must: bool, pool=None):
     allocatingCapacity entry); v1.34/v1.35 leave a rejected device's counters (and, after a
     failed capacity check, its constraints) in place, and never give back a shared device's
     counters or an empty consumed capacity."""
-    from .allocator import DeviceResult, kobj, AllocationError
     f = alloc.features
     ci, ri, si, di = r
     claim = alloc.claims[ci]
@@ -476,7 +476,6 @@ def result_fields(d, share_ids: Optional[Callable[[], str]]) -> Dict[str, Any]:
 
 def capacity_requests_refused(claim, req: Mapping[str, Any]) -> Optional[str]:
     """Allocate's check with the gate off: a request or subrequest with capacity requests."""
-    from .allocator import kobj
     if (req.get("exactly") or {}).get("capacity") is not None:
         return (f"claim {kobj(claim)}, request {req.get('name', '')}: has capacity requests, but the "
                 f"DRAConsumableCapacity feature is disabled")

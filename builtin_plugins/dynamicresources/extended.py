@@ -66,7 +66,7 @@ def is_dra_extended_resource_name(name: str, gates) -> bool:
 # ---- the device class for an extended resource name ------------------------------------------
 def _creation_nanos(cls: KubeObject) -> int:
     """metav1.Time.UnixNano of the class's creationTimestamp (the zero time when unset)."""
-    from harness.leaderelection.resourcelock import parse_time
+    from harness.api.metatime import parse_time
     try:
         t = parse_time((cls.raw.get("metadata") or {}).get("creationTimestamp"))
     except ValueError:
@@ -468,8 +468,8 @@ def create_claim_in_api(pl, pod, node_name: str, ext: ExtendedState) -> KubeObje
     """createExtendedResourceClaimInAPI: the node's claim without name, uid and allocation,
     created; the API server names it from generateName (5 characters derived from the pod, so a
     case runs the same every time) and gives it a uid."""
-    from harness.case.controllers import generate_name
-    from harness.leaderelection.resourcelock import format_time
+    from harness.api.names import generate_name
+    from harness.api.metatime import format_time
     from .claims import ClaimError
 
     found = ext.by_node.get(node_name)
@@ -521,7 +521,7 @@ def _validate_status(status: Dict[str, Any], pod, gates) -> Optional[str]:
     """The API server's validatePodExtendedResourceClaimStatus on the patched status: its first
     error as "path: message", or None."""
     from harness.api.object_validation import ObjectInvalid
-    from harness.case.dra_fields import extended_resource_claim_status
+    from harness.api.extended_claim_status import extended_resource_claim_status
     try:
         extended_resource_claim_status(status, pod.spec, gates)
     except ObjectInvalid as e:

@@ -35,6 +35,7 @@ from .fastpath import Deferred, FastFilter
 from .claims import (FINALIZER, ClaimError, allocation_of, bind_to, claim_name, is_for_pod,
                      is_reserved_for_pod, pod_ref, tracker_for)
 from . import podgroup_claims
+from .claims import copy_with as _copy_with
 
 STATE_KEY = names.DynamicResources
 DEFAULT_FILTER_TIMEOUT = "10s"  # DynamicResourcesFilterTimeoutDefault
@@ -130,7 +131,7 @@ class DynamicResources(Plugin):
         # which structured allocator NewAllocator picks with these gates (for explain/docs: the
         # port follows the picked implementation where they differ)
         self.allocator_implementation = self.features.implementation(self.gates.version.minor)
-        from harness.config.validation import parse_duration
+        from harness.api.duration import parse_duration_ns as parse_duration
         timeout = (args or {}).get("bindingTimeout")
         # v1.34: BindingTimeoutDefaultSeconds (600); v1.35 on: the bindingTimeout argument
         self.binding_timeout = (parse_duration(timeout) / 1e9 if isinstance(timeout, str) else
@@ -171,7 +172,7 @@ class DynamicResources(Plugin):
     def validate_args(cls, args, features=None):
         """ValidateDynamicResourcesArgs: the bad value is the metav1.Duration as field.Invalid
         prints it (JSON, i.e. Duration.String())."""
-        from harness.config.validation import format_duration, parse_duration
+        from harness.api.duration import format_duration, parse_duration_ns as parse_duration
         features = features or DEFAULT_GATES
         args = args or {}
         errs = []
@@ -745,7 +746,7 @@ class DynamicResources(Plugin):
     def is_claim_timeout(self, claim: KubeObject) -> bool:
         """isClaimTimeout: allocationTimestamp + bindingTimeout is before now, for a claim with
         binding conditions."""
-        from harness.leaderelection.resourcelock import parse_time
+        from harness.api.metatime import parse_time
         if not self.binding_conditions_enabled():
             return False
         alloc = allocation_of(claim)
@@ -799,7 +800,7 @@ class DynamicResources(Plugin):
                 status.setdefault("reservedFor", []).append(dict(binding))
                 if self.binding_conditions_enabled() and status.get("allocation") is not None \
                         and not status["allocation"].get("allocationTimestamp"):
-                    from harness.leaderelection.resourcelock import format_time
+                    from harness.api.metatime import format_time
                     status["allocation"]["allocationTimestamp"] = format_time(self.now())
             updated = self.cluster.update(_copy_with(latest, put))
             modified = True
@@ -852,16 +853,6 @@ def compute_score(claims: List[KubeObject], allocations: List[Dict[str, Any]]) -
                 if f"{req.get('name', '')}/{sub.get('name', '')}" in used:
                     score += FIRST_AVAILABLE_MAX_SIZE - i
     return score
-
-
-def _copy_with(claim: KubeObject, mutate) -> KubeObject:
-    raw = copy.deepcopy(claim.raw)
-    raw.setdefault("metadata", {})
-    status = raw.setdefault("status", {})
-    mutate(raw, status)
-    if not raw["status"]:
-        del raw["status"]
-    return KubeObject(raw)
 
 
 PLUGINS = [DynamicResources]

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set
 from harness.api.objects import KubeObject
 from harness.framework.cycle_state import POD_GROUP_MEMBERS_KEY
 
-from .claims import ClaimError, is_for_pod_group, is_reserved_for_pod, name_from_pod_group, pod_group_name
+from .claims import ClaimError, copy_with, is_for_pod_group, is_reserved_for_pod, name_from_pod_group, pod_group_name
 
 STATE_KEY = "DynamicResources"
 
@@ -131,12 +131,11 @@ def unreserve_pod_group_claims(pl, state, pod):
                 continue
         if claim.status.get("allocation") is not None and is_reserved_for_pod(pod, claim, True):
             # the strategic merge patch deleting the PodGroup's entry by uid
-            from .plugin import _copy_with
 
             def drop(raw, status, uid=pg.uid):
                 status["reservedFor"] = [r for r in status.get("reservedFor") or [] if r.get("uid") != uid]
                 if not status["reservedFor"]:
                     del status["reservedFor"]
-            pl.cluster.update(_copy_with(claim, drop))
+            pl.cluster.update(copy_with(claim, drop))
             return Status.unresolvable("ResourceClaim unreserved for PodGroup")
     return None

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any, Dict, Mapping, Set
 
-from .object_validation import (_bool, _duplicate, _fail, _int, _invalid, _label_name, _map,
+from .field_checks import (_bool, _duplicate, _fail, _int, _invalid, _label_name, _map,
                                 _maps, _node_selector_term, _quantity, _required, _str, _strs,
                                 _time, _unsupported, _wrong_type, short_value)
 from .validation import is_dns1123_subdomain, is_extended_resource_name, is_valid_label_value

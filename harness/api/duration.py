@@ -1,8 +1,10 @@
-"""Go durations: time.ParseDuration (src/time/format.go), on int64 nanoseconds."""
+"""Go durations: time.ParseDuration (src/time/format.go) and time.Duration.String (src/time/time.go),
+on int64 nanoseconds."""
 
 from __future__ import annotations
 
 import json
+from typing import Tuple
 
 
 def _quote(s: str) -> str:
@@ -76,3 +78,43 @@ def parse_duration_ns(text: str) -> int:
     if not neg and d > _MAX - 1:
         raise invalid
     return -d if neg else d
+
+
+def _fmt_frac(v: int, prec: int) -> Tuple[str, int]:
+    digits = []
+    printed = False
+    for _ in range(prec):
+        digit = v % 10
+        printed = printed or digit != 0
+        if printed:
+            digits.append(str(digit))
+        v //= 10
+    frac = "." + "".join(reversed(digits)) if printed else ""
+    return frac, v
+
+
+def format_duration(ns: int) -> str:
+    """time.Duration.String()."""
+    if ns == 0:
+        return "0s"
+    neg = ns < 0
+    u = -ns if neg else ns
+    if u < 1000000000:
+        if u < 1000:
+            out = f"{u}ns"
+        elif u < 1000000:
+            frac, whole = _fmt_frac(u, 3)
+            out = f"{whole}{frac}\u00b5s"
+        else:
+            frac, whole = _fmt_frac(u, 6)
+            out = f"{whole}{frac}ms"
+    else:
+        frac, secs = _fmt_frac(u, 9)
+        out = f"{secs % 60}{frac}s"
+        mins = secs // 60
+        if mins > 0:
+            out = f"{mins % 60}m" + out
+            hours = mins // 60
+            if hours > 0:
+                out = f"{hours}h" + out
+    return "-" + out if neg else out

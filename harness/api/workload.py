@@ -132,7 +132,7 @@ def gang_min_count(policy: Optional[Mapping]) -> Optional[int]:
 def _policy(policy: Any, path: str, declarative: bool = False) -> None:
     """validatePodGroupPolicy (v1alpha1, handwritten) / Validate_PodGroupSchedulingPolicy
     (v1alpha2, declarative: +union, minCount +k8s:required +k8s:minimum=1)."""
-    from .object_validation import _int, _invalid, _required, _wrong_type
+    from .field_checks import _int, _invalid, _required, _wrong_type
 
     if policy is None:
         policy = {}
@@ -166,7 +166,7 @@ def _policy(policy: Any, path: str, declarative: bool = False) -> None:
 
 def _group_name(name: Any, path: str, seen: set) -> None:
     """ValidatePodGroupName (a DNS label) and the duplicate check."""
-    from .object_validation import _dns_label, _duplicate, _required
+    from .field_checks import _dns_label, _duplicate, _required
 
     if not isinstance(name, str) or not name:
         _required(path, "")
@@ -179,7 +179,7 @@ def _group_name(name: Any, path: str, seen: set) -> None:
 def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidateWorkload: podGroups (v1alpha1) / podGroupTemplates (v1alpha2), at least one and
     at most 8, each with a unique DNS-label name and exactly one policy."""
-    from .object_validation import _map, _required, _fail
+    from .field_checks import _map, _required, _fail
 
     spec = _map(obj, "spec", "")
     v1alpha1 = _minor(features) == 35
@@ -189,7 +189,7 @@ def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> No
     if not groups:
         _required(path, "must have at least one item")
     if not isinstance(groups, list):
-        from .object_validation import _wrong_type
+        from .field_checks import _wrong_type
         _wrong_type(path, "a list", groups)
     if len(groups) > WORKLOAD_MAX_POD_GROUPS:
         _fail(path, f"Too many: {len(groups)}: must have at most {WORKLOAD_MAX_POD_GROUPS} items")
@@ -197,7 +197,7 @@ def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> No
     for i, g in enumerate(groups):
         gp = f"{path}[{i}]"
         if not isinstance(g, Mapping):
-            from .object_validation import _wrong_type
+            from .field_checks import _wrong_type
             _wrong_type(gp, "an object", g)
         _group_name(g.get("name"), f"{gp}.name", seen)
         if v1alpha1:
@@ -211,7 +211,7 @@ def validate_workload(obj: Mapping, features: Optional["Features"] = None) -> No
 
 def _constraints(c: Any, path: str) -> None:
     """validatePodGroupSchedulingConstraints: topology keys are qualified names."""
-    from .object_validation import _invalid, _required, _wrong_type
+    from .field_checks import _invalid, _required, _wrong_type
     from .validation import is_qualified_name
 
     if not isinstance(c, Mapping):
@@ -274,7 +274,7 @@ def _resource_claims(claims: Any, path: str) -> None:
     """Validate_PodGroupResourceClaim over spec.resourceClaims (DRAWorkloadResourceClaims,
     declarative): at most 4, a list map keyed by name (k8s-short-name, required), exactly one
     of resourceClaimName / resourceClaimTemplateName (+union), each a k8s-long-name."""
-    from .object_validation import _dns_label, _dns_subdomain, _duplicate, _fail, _invalid, _required, _wrong_type
+    from .field_checks import _dns_label, _dns_subdomain, _duplicate, _fail, _invalid, _required, _wrong_type
 
     if claims is None:
         return
@@ -314,7 +314,7 @@ def _resource_claims(claims: Any, path: str) -> None:
 def check_priority(value: Any, path: str) -> None:
     """priority's +k8s:maximum=1000000000 (HighestUserDefinablePriority); its minimum is
     int32's."""
-    from .object_validation import _invalid
+    from .field_checks import _invalid
 
     if isinstance(value, int) and not isinstance(value, bool) and value > HIGHEST_USER_DEFINABLE_PRIORITY:
         _invalid(path, value, f"must be less than or equal to {HIGHEST_USER_DEFINABLE_PRIORITY}")
@@ -324,7 +324,7 @@ def _template_priority(template: Mapping, path: str) -> None:
     """A v1alpha2 pod group template's priorityClassName (+k8s:format=k8s-long-name) and
     priority (+k8s:maximum): no admission plugin resolves a template's class, so validation
     sees them as written (with WorkloadAwarePreemption on; dropped with it off)."""
-    from .object_validation import _dns_subdomain
+    from .field_checks import _dns_subdomain
 
     pcn = template.get("priorityClassName")
     if isinstance(pcn, str) and pcn:
@@ -334,7 +334,7 @@ def _template_priority(template: Mapping, path: str) -> None:
 
 def validate_pod_group(obj: Mapping, features: Optional["Features"] = None) -> None:
     """ValidatePodGroup (v1alpha2): a policy, the template reference's names, the constraints."""
-    from .object_validation import _map, _required
+    from .field_checks import _map, _required
 
     spec = _map(obj, "spec", "")
     ref = spec.get("podGroupTemplateRef")
@@ -348,7 +348,7 @@ def validate_pod_group(obj: Mapping, features: Optional["Features"] = None) -> N
     _resource_claims(spec.get("resourceClaims"), "spec.resourceClaims")
     dm = spec.get("disruptionMode")
     if dm is not None and dm not in ("Pod", "PodGroup"):
-        from .object_validation import _unsupported
+        from .field_checks import _unsupported
         _unsupported("spec.disruptionMode", dm, ["Pod", "PodGroup"])
 
 
@@ -356,7 +356,7 @@ def validate_pod_fields(obj: Mapping, features: Optional["Features"] = None) -> 
     """The pod's reference to its group: v1.35's validateWorkloadReference (name a DNS
     subdomain, podGroup and podGroupReplicaKey DNS labels), v1.36's validateSchedulingGroup
     (podGroupName present, a DNS subdomain)."""
-    from .object_validation import _dns_label, _dns_subdomain, _fail, _wrong_type
+    from .field_checks import _dns_label, _dns_subdomain, _fail, _wrong_type
 
     spec = obj.get("spec")
     if not isinstance(spec, Mapping) or features is None or not features.get(GATE, False):

@@ -34,7 +34,7 @@ from ..config.defaults import set_defaults
 from ..versions import case_features
 from ..errors import UserError
 from ..framework.registry import default_registry
-from ..leaderelection.resourcelock import format_time
+from ..api.metatime import format_time
 from ..scheduler.scheduler import Scheduler
 from .measure import PERCENTILES, Progress, ThroughputSampler, peak_rss_mib, percentile
 

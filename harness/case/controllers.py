@@ -9,26 +9,13 @@ templates its `spec.resourceClaims` names, owned by the PodGroup, recorded in it
 from __future__ import annotations
 
 import copy
-import hashlib
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from ..api.names import generate_name
 from ..api.objects import KubeObject, Pod, make_object
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"  # podResourceClaimAnnotation
 _FINALIZER = "resource.kubernetes.io/delete-protection"  # resourceapi.Finalizer
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"  # utilrand's alphabet
-_MAX_NAME_LENGTH = 63
-_RANDOM_LENGTH = 5
-
-
-def generate_name(base: str, seed: str) -> str:
-    """names.SimpleNameGenerator.GenerateName, with the 5 random characters derived from seed
-    (so a case runs the same every time)."""
-    max_generated = _MAX_NAME_LENGTH - _RANDOM_LENGTH
-    if len(base) > max_generated:
-        base = base[:max_generated]
-    digest = hashlib.sha256(seed.encode()).digest()
-    return base + "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:_RANDOM_LENGTH])
 
 
 def claim_generate_name(pod_name: str, claim_name: str) -> str:

@@ -16,6 +16,7 @@ from ..errors import CaseError
 from ..framework.status import Code
 from ..scheduler.cycle_records import rejection_breakdown, rejector
 from ..scheduler.extender import EXTENDER_NAME
+from .schema import case_schema, key_path, schema_message
 
 CODES = tuple(c.name for c in Code)
 SCORE_FIELDS = ("raw", "normalized", "weight", "weighted")
@@ -270,21 +271,19 @@ def check_shape(exp: Dict[str, Any], path: str, where: str) -> None:
     top-level `expect` is checked with the whole case), then the relations' grammar."""
     import jsonschema
 
-    from .loader import _key_path, _schema, _schema_message
-
     for name in ("decisions", "history"):
         if name not in exp:
             continue
         v = _SHAPE_VALIDATORS.get(name)
         if v is None:
-            schema = _schema()
+            schema = case_schema()
             v = _SHAPE_VALIDATORS[name] = jsonschema.Draft7Validator(
                 {"$ref": f"#/definitions/{name}", "definitions": schema["definitions"]})
         errors = sorted(v.iter_errors(exp[name]), key=lambda e: len(list(e.absolute_path)))
         if errors:
             e = errors[0]
-            sub = _key_path(e.absolute_path)
-            raise CaseError(_schema_message(e), file=path,
+            sub = key_path(e.absolute_path)
+            raise CaseError(schema_message(e), file=path,
                             key=f"{where}.{name}" + ("" if sub == "<root>" else "." + sub))
     check_relations(path, where, exp)
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
 import stat
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from ..errors import CaseError
@@ -16,20 +14,12 @@ from ..gcpause import collector_paused
 from ..trust import LocalModule, Tree, resolve_module, resolve_path, tree_of
 from ..versions import Features, case_features
 from .apiserver import NAMESPACED_KINDS
+from .schema import case_schema as _schema, describe as _describe, key_path as _key_path
+from .schema import schema_message as _schema_message
 from .steps import REPLICA_ACTIONS, Step, check_expect, check_references, check_replicas, parse_steps
 from ..yamlfile import MAX_OBJECTS, load_yaml_file
 
 API_VERSION = "schedharness/v1alpha1"
-_SCHEMA = None
-
-
-def _schema() -> dict:
-    global _SCHEMA
-    if _SCHEMA is None:
-        _SCHEMA = json.loads(resources.files("harness").joinpath("schemas/case.schema.json").read_text())
-    return _SCHEMA
-
-
 _VALIDATOR = None
 
 
@@ -88,13 +78,6 @@ class Case:
         if isinstance(self.config, str):
             return os.path.normpath(os.path.join(os.path.dirname(self.path), self.config))
         return None
-
-
-def _key_path(path) -> str:
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else ("." if out else "") + str(p)
-    return out or "<root>"
 
 
 def is_case_document(data: Any) -> bool:
@@ -186,44 +169,6 @@ def _take_classified(path: str) -> Any:
     if kept is None or _file_stamp(path) != (kept[0], kept[1]):
         return _NOT_KEPT
     return kept[2]
-
-
-def _describe(v: Any) -> str:
-    """A value in an error message: its type and its text, cut short (never a whole object)."""
-    from ..api.object_validation import _describe as describe
-
-    return describe(v)
-
-
-def _schema_message(e) -> str:
-    """A jsonschema error worded without printing the whole offending instance."""
-    v = e.validator
-    if v == "additionalProperties":
-        extra = [k for k in e.instance if k not in (e.schema.get("properties") or {})]
-        return ", ".join(f'unknown key "{str(k)[:60]}"' for k in extra) or "unknown key"
-    if v == "type":
-        want = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
-        names = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
-                 "null": "null", "boolean": "true or false", "number": "a number"}
-        return f"must be {' or '.join(names.get(w, w) for w in want)}, got {_describe(e.instance)}"
-    if v == "const":
-        return f'must be "{e.validator_value}", got {_describe(e.instance)}'
-    if v == "required":
-        return e.message if len(e.message) < 100 else "a required key is missing"
-    if v in ("maximum", "minimum"):
-        bound = "at most" if v == "maximum" else "at least"
-        return f"must be {bound} {e.validator_value}, got {_describe(e.instance)}"
-    if v == "minLength":
-        return "must not be empty"
-    if v == "minItems":
-        return "must not be an empty list"
-    if v in ("anyOf", "oneOf"):
-        want = e.schema.get("description") if isinstance(e.schema, dict) else None
-        return f"invalid value: {_describe(e.instance)}" + (f" (want {want})" if want else "")
-    if v == "enum":
-        return f"must be one of {', '.join(map(str, e.validator_value))}, got {_describe(e.instance)}"
-    msg = e.message
-    return msg if len(msg) <= 160 else msg[:160] + "..."
 
 
 def _check_config_ref(ref: Any, path: str) -> None:

@@ -22,7 +22,7 @@ QUEUE_STATES = ("active", "backoff", "unschedulable", "gated", "waiting", "bound
 MIN_CLOCK_RATE, MAX_CLOCK_RATE = 0.001, 1000
 
 def _describe(v: Any) -> str:
-    from ..api.object_validation import _describe as describe
+    from ..api.field_checks import _describe as describe
 
     return describe(v)
 

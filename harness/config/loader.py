@@ -8,6 +8,7 @@ from ..errors import ConfigError
 from ..yamlfile import load_yaml_file
 from ..versions import DEFAULT as DEFAULT_FEATURES, Features
 from . import defaults
+from .extenders import extender_config_errors
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 
@@ -32,8 +33,7 @@ def load_config_data(data: Any, registry: Mapping[str, type], source: str = "con
     _raise_first(validation.validate_plugin_args_fields(data, registry, features), source)
     cfg = defaults.set_defaults(validation.zero_nulls(data, registry), registry, features)
     _raise_first(validation.validate_kube_scheduler_configuration(cfg, registry, features=features), source)
-    from ..scheduler.extender import extender_config_errors  # scheduler.New: buildExtenders first
-
+    # scheduler.New: buildExtenders first
     _raise_first(extender_config_errors(cfg), source)
     _raise_first(validation.validate_frameworks(cfg, registry, features=features), source)
     return cfg

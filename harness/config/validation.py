@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..api.validation import is_extended_resource_name, is_qualified_name  # noqa: F401 (re-exported)
-from ..api.duration import parse_duration_ns
+from ..api.duration import format_duration, parse_duration_ns
 from ..errors import shown_key
 from .defaults import EXTENSION_POINT_KEYS
 from ..framework.plugin import call_with_features
@@ -160,46 +160,6 @@ def format_errors(errors: Sequence[FieldError]) -> str:
 # ---- Go durations (metav1.Duration) -----------------------------------------------------------
 
 parse_duration = parse_duration_ns  # time.ParseDuration, in nanoseconds
-
-
-def _fmt_frac(v: int, prec: int) -> Tuple[str, int]:
-    digits = []
-    printed = False
-    for _ in range(prec):
-        digit = v % 10
-        printed = printed or digit != 0
-        if printed:
-            digits.append(str(digit))
-        v //= 10
-    frac = "." + "".join(reversed(digits)) if printed else ""
-    return frac, v
-
-
-def format_duration(ns: int) -> str:
-    """time.Duration.String()."""
-    if ns == 0:
-        return "0s"
-    neg = ns < 0
-    u = -ns if neg else ns
-    if u < 1000000000:
-        if u < 1000:
-            out = f"{u}ns"
-        elif u < 1000000:
-            frac, whole = _fmt_frac(u, 3)
-            out = f"{whole}{frac}\u00b5s"
-        else:
-            frac, whole = _fmt_frac(u, 6)
-            out = f"{whole}{frac}ms"
-    else:
-        frac, secs = _fmt_frac(u, 9)
-        out = f"{secs % 60}{frac}s"
-        mins = secs // 60
-        if mins > 0:
-            out = f"{mins % 60}m" + out
-            hours = mins // 60
-            if hours > 0:
-                out = f"{hours}h" + out
-    return "-" + out if neg else out
 
 
 def _duration(value: Any, default_ns: int) -> int:

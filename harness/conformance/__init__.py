@@ -7,6 +7,9 @@ integration tests exercise plugins) on a world of nodes, running pods and probe 
 
 Also `schedharness conformance PLUGIN [--case FILE]` and, under pytest, the `conformance`
 fixture. The rules are listed in :data:`RULES`.
+
+Imports: case, scheduler, framework, api and the base modules; never harness.cli or reports
+(harness.cli.conformance is the command).
 """
 
 from __future__ import annotations

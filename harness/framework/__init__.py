@@ -1,4 +1,10 @@
-"""The scheduling framework: statuses, cycle state, node infos, hookspecs and the runtime."""
+"""The scheduling framework (pkg/scheduler/framework and k8s.io/kube-scheduler/framework):
+statuses, cycle state, node infos and the other types, the hookspecs plugins implement, the
+runtime of a profile (plugin order, skips, weights), the registry, preemption's Evaluator.
+
+Imports: api, versions and the base modules; never the scheduler, config, the case or anything
+above (builtin_plugins and the scheduler build on this).
+"""
 
 from .custom_resources import CustomResource
 from .cycle_state import CycleState, NotFoundError

@@ -1,7 +1,9 @@
 """The marker of a case's extender stand-in: a Python callable answering one of the
 configuration's HTTP extenders (the case key `extenders: [{urlPrefix, python: module:callable}]`)
 must be marked ``@extender``, so that a case can name no other callable (README "What a case
-may cause"). No upstream counterpart: kube-scheduler's extenders are HTTP servers."""
+may cause"). No upstream counterpart: kube-scheduler's extenders are HTTP servers. Also
+ExtenderError, what a call to an extender raises (harness.scheduler.extender makes the calls,
+the framework's preemption catches it)."""
 
 from __future__ import annotations
 
@@ -29,3 +31,7 @@ def is_extender(fn: Any) -> bool:
 
 
 __all__ = ["MARK", "extender", "is_extender"]
+
+
+class ExtenderError(Exception):
+    """An extender call that failed: the error text kube-scheduler would have (its Go error)."""

@@ -39,6 +39,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequ
 
 from ..api.nodeaffinity import aggregate_error
 from ..api.objects import Pod, update_pod_condition
+from .extender_handler import ExtenderError
 from .filter_memo import copy_status
 from .node_table import NodeRows, numpy, row_index, table_of
 from .status import Code, Status
@@ -463,8 +464,6 @@ class Evaluator:
         """callExtenders: each interested extender with a preempt verb gets the victims map and
         returns the nodes (and victims) it accepts; a node without victims is an error (or
         dropped, for an ignorable extender); an error fails preemption unless ignorable."""
-        from ..scheduler.extender import ExtenderError
-
         extenders = list(getattr(self.handle, "extenders", None) or [])
         if not extenders:
             return candidates, None

@@ -5,6 +5,9 @@
 - client: LeaseClient, a replica's Lease calls on the simulated API server.
 - kube_scheduler: kube-scheduler's elector (identity, callbacks, NewLeaderElector's refusals).
 - sim: a small global virtual-time loop with per-replica clocks (rates), for tests and reuse.
+
+Imports: config (the leaderElection settings' validation), the simulated cluster, api and the
+base modules; never the scheduler, the case or anything above.
 """
 
 from .client import LeaseClient

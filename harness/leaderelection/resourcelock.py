@@ -2,66 +2,20 @@
 tools/leaderelection/resourcelock (interface.go, leaselock.go).
 
 Times: a replica's clock reads seconds of virtual time (a float). On the wire they are
-`MicroTime`s counted from VIRTUAL_EPOCH (the harness's time 0, the creationTimestamp the case
+`MicroTime`s counted from VIRTUAL_EPOCH (harness/api/metatime.py) (the harness's time 0, the creationTimestamp the case
 loader gives every object), truncated to the microsecond as the API server stores them.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Protocol, Tuple
 
+from ..api.metatime import format_micro_time, format_time, parse_time
 from ..api.objects import KubeObject, make_object
 
 LEASES_RESOURCE_LOCK = "leases"
-VIRTUAL_EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)  # = harness/case/apiserver._EPOCH
-
-
-# ---- times ------------------------------------------------------------------------------------
-
-def _micros(seconds: float) -> int:
-    """The instant truncated to the microsecond (MicroTime's wire precision)."""
-    return round(seconds * 1e9) // 1000
-
-
-def format_micro_time(seconds: Optional[float]) -> Optional[str]:
-    """metav1.MicroTime.MarshalJSON (RFC3339 with 6 fraction digits, UTC); None for the zero time."""
-    if seconds is None:
-        return None
-    t = VIRTUAL_EPOCH + _dt.timedelta(microseconds=_micros(seconds))
-    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def format_time(seconds: Optional[float]) -> Optional[str]:
-    """metav1.Time.MarshalJSON: RFC3339 to the second (the fraction is dropped, not rounded)."""
-    if seconds is None:
-        return None
-    t = VIRTUAL_EPOCH + _dt.timedelta(seconds=_micros(seconds) // 1000000)
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_time(value: Any) -> Optional[float]:
-    """An RFC3339 (Micro)Time from a Lease spec back to seconds of virtual time."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    text = str(value).replace("Z", "+00:00")
-    t = _dt.datetime.fromisoformat(text) if "." not in text else _parse_fraction(text)
-    delta = t - VIRTUAL_EPOCH
-    return (delta.days * 86400 + delta.seconds) + delta.microseconds / 1e6
-
-
-def _parse_fraction(text: str) -> _dt.datetime:
-    # Python 3.9's fromisoformat wants exactly 3 or 6 fraction digits.
-    head, rest = text.split(".", 1)
-    digits = ""
-    while rest and rest[0].isdigit():
-        digits, rest = digits + rest[0], rest[1:]
-    digits = (digits + "000000")[:6]
-    return _dt.datetime.fromisoformat(f"{head}.{digits}{rest}")
 
 
 # ---- the record -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
-"""What a scheduling cycle's record keeps after the cycle: not an upstream piece.
+"""A scheduling cycle's result and record (ScheduleResult, CycleRecord) and what the record keeps
+after the cycle: not an upstream piece, but ScheduleResult (schedule_one.go).
 
-A CycleRecord (schedule_one.py) holds, while its cycle runs, the Diagnosis, the feasible nodes,
+A CycleRecord holds, while its cycle runs, the Diagnosis, the feasible nodes,
 the scores and preemption's candidates. For a pod `explain` does not record node by node, the
 record is made compact once the scheduling cycle ends (`compact_record`): what the attempt
 history reads (the plugins that rejected how many nodes, FitError's reason counts, the victims
@@ -11,9 +12,74 @@ about 200 KB per pod). `run --json`'s `history`, `diff` and `sweep` read only wh
 
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
 
+from ..framework.cycle_state import CycleState
+from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
+from ..framework.status import Status
+from ..framework.types import Diagnosis, NodePluginScores
 from .extender import EXTENDER_NAME
+
+
+@dataclass
+class ScheduleResult:
+    suggested_host: str = ""
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    nominating_info: Optional[Tuple[str, str]] = None  # (mode, node name)
+
+
+def record_post_filter(record: "CycleRecord", state: CycleState, result, status) -> None:
+    """What PostFilter did, for `explain`: its status, the nominated node, preemption's view."""
+    record.post_filter = status
+    record.nominated = getattr(result, "nominated_node_name", "") or ""
+    try:
+        record.preemption = state.read(PREEMPTION_EXPLAIN_KEY)
+    except Exception:  # PostFilter did not reach preemption's candidate search
+        record.preemption = None
+
+
+@dataclass
+class CycleRecord:
+    """What one scheduling cycle saw, for reports and `explain`."""
+
+    pod: str
+    attempt: int
+    time: float = 0.0  # virtual seconds when the attempt started
+    event: str = ""  # the event that last moved the pod to activeQ or backoffQ
+    replica: str = ""  # the kube-scheduler process that made the attempt (with replicas)
+    node_statuses: Dict[str, Optional[Status]] = field(default_factory=dict)
+    feasible: List[str] = field(default_factory=list)
+    scores: List[NodePluginScores] = field(default_factory=list)
+    picked: str = ""
+    message: str = ""
+    pre_filter: Optional[Status] = None
+    filter_table: Dict[str, List[Tuple[str, Optional[Status]]]] = field(default_factory=dict)
+    # explain: nodes with nominated pods of equal or higher priority -> (those pods' keys, the
+    # filters of RunFilterPluginsWithNominatedPods' first pass, which counts them)
+    nominated_filter_table: Dict[str, Tuple[List[str], List[Tuple[str, Optional[Status]]]]] = field(default_factory=dict)
+    score_detail: Dict[str, Any] = field(default_factory=dict)
+    post_filter: Optional[Status] = None  # PostFilter's status (preemption), when it ran
+    nominated: str = ""  # the node PostFilter nominated
+    preemption: Optional[Dict[str, Any]] = None  # candidates, statuses and pick (explain only)
+    result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
+    diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
+    num_nodes: int = 0  # the snapshot's nodes in this cycle
+    n_feasible: int = 0  # how many nodes passed the filters (and the extenders)
+    # a compact record (cycle_records.compact_record): (rejected, reasons) of the breakdown
+    breakdown: Optional[Tuple[Dict[str, int], Dict[str, int]]] = None
+    batch_hint: str = ""  # OpportunisticBatching: the node GetNodeHint gave (tried first)
+    # explain: what each extender did; filter: node -> (extender, its status) for the nodes an
+    # extender removed, and the extenders each feasible node went through; skipped: (extender,
+    # verb, error) of ignored errors; extender_scores: node -> [(extender, raw, weight, added)]
+    extender_filtered: Dict[str, Tuple[str, Status]] = field(default_factory=dict)
+    extenders_passed: List[str] = field(default_factory=list)
+    extender_errors: List[Tuple[str, str, str]] = field(default_factory=list)
+    extender_scores: Dict[str, List[Tuple[str, int, int, int]]] = field(default_factory=dict)
+    # the order attempts started in, across pods and replicas (diff: which change came first)
+    seq: int = field(default_factory=itertools.count().__next__)
 
 
 def rejector(rec, node: str, st) -> str:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from ..apierrors import API_ERRORS
 from ..framework import node_table, parallelize
 from ..framework.blocking import Task, drive
-from ..framework.preemption import PREEMPTION_EXPLAIN_KEY
 from ..framework.cycle_state import CycleState
 from ..framework.filter_memo import nominated_lister, queue_nominations
 from ..framework.lazy_status import ChunkVerdicts, LazyStatusMap
@@ -20,12 +18,9 @@ from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, 
                                PodInfo, QueuedPodInfo)
 
 from . import parallel_filter
-from .cycle_records import compact_record
+from .cycle_records import CycleRecord, ScheduleResult, compact_record, record_post_filter
 from .schedule_one_podgroup import PodGroupCycles
 from .extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE, ExtenderError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .scheduler import Scheduler
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -36,65 +31,6 @@ CLEAR_NOMINATED_NODE = ("ModeOverride", "")  # clearNominatedNode
 class NoNodesAvailable(Exception):
     def __str__(self) -> str:
         return "no nodes available to schedule pods"
-
-
-@dataclass
-class ScheduleResult:
-    suggested_host: str = ""
-    evaluated_nodes: int = 0
-    feasible_nodes: int = 0
-    nominating_info: Optional[Tuple[str, str]] = None  # (mode, node name)
-
-
-def record_post_filter(record: "CycleRecord", state: CycleState, result, status) -> None:
-    """What PostFilter did, for `explain`: its status, the nominated node, preemption's view."""
-    record.post_filter = status
-    record.nominated = getattr(result, "nominated_node_name", "") or ""
-    try:
-        record.preemption = state.read(PREEMPTION_EXPLAIN_KEY)
-    except Exception:  # PostFilter did not reach preemption's candidate search
-        record.preemption = None
-
-
-@dataclass
-class CycleRecord:
-    """What one scheduling cycle saw, for reports and `explain`."""
-
-    pod: str
-    attempt: int
-    time: float = 0.0  # virtual seconds when the attempt started
-    event: str = ""  # the event that last moved the pod to activeQ or backoffQ
-    replica: str = ""  # the kube-scheduler process that made the attempt (with replicas)
-    node_statuses: Dict[str, Optional[Status]] = field(default_factory=dict)
-    feasible: List[str] = field(default_factory=list)
-    scores: List[NodePluginScores] = field(default_factory=list)
-    picked: str = ""
-    message: str = ""
-    pre_filter: Optional[Status] = None
-    filter_table: Dict[str, List[Tuple[str, Optional[Status]]]] = field(default_factory=dict)
-    # explain: nodes with nominated pods of equal or higher priority -> (those pods' keys, the
-    # filters of RunFilterPluginsWithNominatedPods' first pass, which counts them)
-    nominated_filter_table: Dict[str, Tuple[List[str], List[Tuple[str, Optional[Status]]]]] = field(default_factory=dict)
-    score_detail: Dict[str, Any] = field(default_factory=dict)
-    post_filter: Optional[Status] = None  # PostFilter's status (preemption), when it ran
-    nominated: str = ""  # the node PostFilter nominated
-    preemption: Optional[Dict[str, Any]] = None  # candidates, statuses and pick (explain only)
-    result: str = ""  # handleSchedulingFailure's reason: Unschedulable or SchedulerError
-    diagnosis: Optional[Diagnosis] = None  # findNodesThatFitPod's, for the rejection breakdown
-    num_nodes: int = 0  # the snapshot's nodes in this cycle
-    n_feasible: int = 0  # how many nodes passed the filters (and the extenders)
-    # a compact record (cycle_records.compact_record): (rejected, reasons) of the breakdown
-    breakdown: Optional[Tuple[Dict[str, int], Dict[str, int]]] = None
-    batch_hint: str = ""  # OpportunisticBatching: the node GetNodeHint gave (tried first)
-    # explain: what each extender did; filter: node -> (extender, its status) for the nodes an
-    # extender removed, and the extenders each feasible node went through; skipped: (extender,
-    # verb, error) of ignored errors; extender_scores: node -> [(extender, raw, weight, added)]
-    extender_filtered: Dict[str, Tuple[str, Status]] = field(default_factory=dict)
-    extenders_passed: List[str] = field(default_factory=list)
-    extender_errors: List[Tuple[str, str, str]] = field(default_factory=list)
-    extender_scores: Dict[str, List[Tuple[str, int, int, int]]] = field(default_factory=dict)
-    # the order attempts started in, across pods and replicas (diff: which change came first)
-    seq: int = field(default_factory=itertools.count().__next__)
 
 
 def num_feasible_nodes_to_find(percentage: Optional[int], global_percentage: int, num_all_nodes: int) -> int:
@@ -223,7 +159,7 @@ def heap_order(totals: Sequence[int], randomizers: Optional[Sequence[int]] = Non
 class SchedulingCycles(PodGroupCycles):
     """The cycle functions of Scheduler, kept apart so each reads like its upstream namesake."""
 
-    sched: "Scheduler"
+    sched: Any  # the Scheduler (scheduler.py) these cycles are the methods of
     extender_scored: Set[str] = set()  # nodes an extender scored in this cycle (prioritizeNodes)
     batch_hint: str = ""  # OpportunisticBatching: this cycle's node hint and pod signature
     batch_signature: Optional[str] = None
@@ -873,8 +809,6 @@ class SchedulingCycles(PodGroupCycles):
         """extendersBinding: the first interested binder binds (an ignorable one that fails is
         skipped). The extender itself POSTs the Binding to the API server: the harness makes
         that call for it once the extender answered without error."""
-        from .scheduler import API_ERRORS
-
         for ext in self.sched.extenders:
             if not ext.is_binder() or not ext.is_interested(pod):
                 continue

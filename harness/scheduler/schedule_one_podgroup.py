@@ -16,6 +16,7 @@ from ..framework.cycle_state import POD_GROUP_MEMBERS_KEY, CycleState
 from ..framework.placement import AlgorithmResult, PodGroupAlgorithmResult
 from ..framework.status import Code, Status
 from ..framework.types import QueuedPodInfo
+from .cycle_records import CycleRecord, ScheduleResult
 
 # errPodGroupUnschedulable
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
@@ -127,7 +128,6 @@ class PodGroupCycles:
         pod group algorithm run without PostFilter as its feasibility check, on NodeInfos
         restored afterwards (BackupSnapshot and its restore function)."""
         from ..framework.types import next_generation
-        from .schedule_one import CycleRecord
 
         s = self.sched
         # frameworkImpl: the profile's DefaultPreemption is the only PodGroupPostFilter plugin
@@ -244,7 +244,6 @@ class PodGroupCycles:
         host = result.suggested_host
         assumed, sts = self.assume_and_reserve(state, fw, pinfo, host)
         if sts is not None:
-            from .schedule_one import ScheduleResult
             return AlgorithmResult(pinfo, ScheduleResult(nominating_info=CLEAR), state, record, sts), None
         nominated = pod.nominated_node_name
 
@@ -261,7 +260,6 @@ class PodGroupCycles:
             revert()
             if permit.is_rejected():
                 permit = self._single_node_fit_error(pod, host, permit)
-            from .schedule_one import ScheduleResult
             return AlgorithmResult(pinfo, ScheduleResult(nominating_info=CLEAR), state, record, permit), None
         return AlgorithmResult(pinfo, result, state, record, status, permit, requires_preemption), revert
 

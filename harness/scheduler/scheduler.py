@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ..api.objects import KubeObject, Node, Pod, update_pod_condition
 from ..cluster import Cluster
-from ..apierrors import StatusError, Unreachable
+from ..apierrors import API_ERRORS
 from ..errors import UserError
 from ..gcpause import freeze_survivors
 from ..framework.custom_resources import custom_resources
@@ -66,7 +66,6 @@ def too_long_advance(sched, limit: int, start: float, until: float) -> UserError
                      f"schedule")
 
 
-API_ERRORS = (StatusError, Unreachable)  # what an API call can answer (or not)
 UNSCHEDULABLE_FLUSH_PERIOD = 30.0  # PriorityQueue.Run: wait.Until(flushUnschedulablePodsLeftover, 30s)
 
 EVENT_NODE_ADD = ClusterEvent(EventResource.Node, ActionType.Add)

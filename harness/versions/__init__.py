@@ -4,6 +4,8 @@ behaviour changes between them that no gate guards.
 Everything version-dependent reads a :class:`Features` (a run's version plus its gates): the
 framework hands it to plugins as ``handle.feature_gates``; configuration defaulting, the simulated
 API server and the scheduler read the same object. Nothing else compares version numbers.
+
+Imports: the base modules only (errors); every other package may import this.
 """
 
 from __future__ import annotations
