@@ -1,8 +1,8 @@
 """Errors the simulated API server answers with, worded as kube-apiserver words them.
 
-Mirrors k8s.io/apimachinery/pkg/api/errors (NewNotFound, NewAlreadyExists, NewConflict and the
-IsNotFound / IsAlreadyExists / IsConflict predicates): a StatusError carries the HTTP code and the
-reason; its message is the one a client sees. `Unreachable` is not a status at all: the request
+Mirrors k8s.io/apimachinery/pkg/api/errors (NewNotFound, NewAlreadyExists, NewConflict,
+NewInvalid and the IsNotFound / IsAlreadyExists / IsConflict / IsInvalid predicates): a
+StatusError carries the HTTP code and the reason; its message is the one a client sees. `Unreachable` is not a status at all: the request
 never got an answer (a partitioned replica), as a transport error in client-go.
 """
 
@@ -68,6 +68,19 @@ class Conflict(StatusError):
         super().__init__(f'Operation cannot be fulfilled on {qualified_resource(kind)} "{name}": {detail}')
 
 
+class Invalid(StatusError):
+    """errors.NewInvalid: `<Kind>.<group> "<name>" is invalid: <errors>` (422), the field errors
+    as ErrorList.ToAggregate prints them (one: as it is; more: `[a, b]`)."""
+
+    code = 422
+    reason = "Invalid"
+
+    def __init__(self, qualified_kind: str, name: str, errors: "list[str]"):
+        joined = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+        super().__init__(f'{qualified_kind} "{name}" is invalid: {joined}')
+        self.errors = list(errors)
+
+
 class Unreachable(Exception):
     """The request got no answer: the client's replica is cut off from the API server. Worded as
     the error client-go returns when a request times out on the wire."""
@@ -86,6 +99,10 @@ def is_already_exists(err: BaseException) -> bool:
 
 def is_conflict(err: BaseException) -> bool:
     return isinstance(err, Conflict)
+
+
+def is_invalid(err: BaseException) -> bool:
+    return isinstance(err, Invalid)
 
 
 API_ERRORS = (StatusError, Unreachable)  # what an API call can answer (or not)

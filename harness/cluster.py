@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
+from .api.claim_status import check_resource_claim_status_update
 from .api.objects import KubeObject, make_object
 from .apierrors import AlreadyExists, Conflict, NotFound, StatusError
 
@@ -127,6 +128,13 @@ class Cluster:
         return self.update(obj, notify)
 
     # subresources -----------------------------------------------------------------------------
+    def update_status(self, obj: KubeObject, notify: bool = True) -> KubeObject:
+        """PUT .../status: the kind's status-update validation runs first (a ResourceClaim's:
+        harness.api.claim_status); a refused update (Invalid, 422) stores nothing."""
+        if obj.kind == "ResourceClaim":
+            check_resource_claim_status_update(obj.name, obj.status)
+        return self.update(obj, notify)
+
     def create_binding(self, pod, node_name: str) -> KubeObject:
         """POST pods/{name}/binding: the API server sets spec.nodeName and PodScheduled=True, or
         answers an error (the pod is gone or already assigned, or a case injected a failure)."""

@@ -17,6 +17,7 @@ import random
 from typing import Any, Dict, List, Optional, Tuple
 
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
+from harness.apierrors import API_ERRORS
 from harness.api.objects import KubeObject
 from harness.framework import (PreBindPreFlightResult, ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
@@ -40,7 +41,6 @@ from .claims import copy_with as _copy_with
 STATE_KEY = names.DynamicResources
 DEFAULT_FILTER_TIMEOUT = "10s"  # DynamicResourcesFilterTimeoutDefault
 DEFAULT_BINDING_TIMEOUT = "10m0s"  # DynamicResourcesBindingTimeoutDefault (600 s), v1.35 on
-RESERVED_FOR_MAX_SIZE = 256  # resourceapi.ResourceClaimReservedForMaxSize
 FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
 MAX_NODE_SCORE = 100
 DEFAULT_BINDING_TIMEOUT_SECONDS = 600.0  # BindingTimeoutDefaultSeconds (v1.34) = the v1.35 default
@@ -333,10 +333,6 @@ class DynamicResources(Plugin):
         s.informations_for_claim = [_ClaimInfo() for _ in claims]
         for index, claim in enumerate(claims):
             alloc = allocation_of(claim)
-            if (alloc is not None and len(claim.status.get("reservedFor") or []) >= RESERVED_FOR_MAX_SIZE
-                    and not is_reserved_for_pod(pod, claim, self.workload_claims)):
-                # resourceclaim.CanBeReserved: the claim is in use, the pod has to wait
-                return None, status_unschedulable("resourceclaim in use")
             if alloc is not None:
                 if alloc.get("nodeSelector") is not None:
                     try:
@@ -802,7 +798,14 @@ class DynamicResources(Plugin):
                         and not status["allocation"].get("allocationTimestamp"):
                     from harness.api.metatime import format_time
                     status["allocation"]["allocationTimestamp"] = format_time(self.now())
-            updated = self.cluster.update(_copy_with(latest, put))
+            try:
+                # UpdateStatus: the API server refuses more than 256 reservedFor entries
+                # (harness.api.claim_status); upstream adds the pod without checking first
+                updated = self.cluster.update_status(_copy_with(latest, put))
+            except API_ERRORS as e:
+                what = ("add allocation and reservation to claim" if allocation is not None
+                        else "add reservation to claim")
+                raise ClaimError(f"{what} {claim.namespace}/{claim.name}: {e}") from None
             modified = True
             if is_extended:
                 s.claims[index] = updated

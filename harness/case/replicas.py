@@ -114,6 +114,10 @@ class ProcessView:
         self._check("Put", obj)
         return self._cluster.update(obj, notify)
 
+    def update_status(self, obj, notify: bool = True):
+        self._check("Put", obj, "status")
+        return self._cluster.update_status(obj, notify)
+
     def delete(self, obj, notify: bool = True) -> None:
         self._check("Delete", obj)
         self._cluster.delete(obj, notify)
