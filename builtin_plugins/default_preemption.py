@@ -11,10 +11,10 @@ from harness.api.nodeaffinity import aggregate_error
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 from harness.framework import parallelize
-from harness.framework.node_table import numpy
 from harness.framework.filter_memo import (MEMO_SHAPES_LIMIT, NODE_LOCAL_FILTER_PLUGINS,  # noqa: F401
                                            ShapeIds, copy_status, node_local_filters, nominated_lister,
-                                           queue_nominations, same_pods)
+                                           NominationColumns, RowAnswers, nomination_version, queue_nominator,
+                                           same_pods)
 from harness.framework.preemption import (DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER,
                                           Candidate, Evaluator, Victims, default_criteria, more_important_pod,
                                           PDBBudgets, sort_by_importance)
@@ -231,6 +231,7 @@ class DefaultPreemption(Plugin):
         key = (self._shapes.of(pod), ran)
         per_node = memo.setdefault(key, {})
         nominated_on = nominated_lister(handle)
+        nominator = queue_nominator(handle)
         priority, uid = pod.priority, pod.uid
         row_memo = self._row_memos.get(key)
 
@@ -242,7 +243,7 @@ class DefaultPreemption(Plugin):
             nominated = [pi for pi in noms if pi.pod.priority >= priority and pi.pod.uid != uid] if noms else []
             hit = per_node.get(name)
             if hit is not None and hit[0] == node_info.generation and same_pods(hit[1], nominated):
-                _, _, pods, n, status, ok, criteria = hit
+                pods, n, status, ok, criteria = hit[2:7]
                 # a successful status is only tested by the caller; a failed one is kept by it
                 return list(pods), n, (status if ok else copy_status(status)), criteria
             pods, n, status = self.select_victims_on_node(state.clone(), pod, node_info.snapshot(), pdbs)
@@ -251,34 +252,34 @@ class DefaultPreemption(Plugin):
                 # the candidate's pick criteria, once for every dry run that reuses the answer
                 criteria = default_criteria(pods, n) if ok and pods else None
                 entry = per_node[name] = (node_info.generation, nominated, tuple(pods), n, copy_status(status),
-                                          ok, criteria)
+                                          ok, criteria, nomination_version(nominator, name, uid))
                 if row_memo is not None:
                     row_memo.note(name, entry)
             return pods, n, status
 
         def remembered(table, rows) -> Optional[List[Any]]:
             """For rows (an int array) of the node table `table`: per row, the answer check
-            would give from the memo, as (victims tuple, PDB violations, status, ok, criteria)
-            with the status shared (a failed one is copied before it is kept), where the
-            answer was remembered with no nominated pods and the node has none now and the
-            same generation; else None (call check). None: no answers by row here."""
+            would give from the memo, as (victims tuple, PDB violations, status, ok, criteria,
+            kind, row, kinds) with the status shared (a failed one is copied before it is kept;
+            kinds[kind], when kind >= 0, is the failed status as lazy_status makes it), where the
+            answer remembered holds now (the same NodeInfo generation and nominated pods:
+            filter_memo.NominationColumns.valid); else None (call check). None: no answers by
+            row here (no queue's Nominator)."""
             nonlocal row_memo
-            noms = queue_nominations(handle)
-            if noms is None:
+            if nominator is None:
                 return None
             if row_memo is None or row_memo.table is not table:
                 row_memo = self._row_memos[key] = _RowMemo(table, per_node)
-            np = numpy()
-            ok = row_memo.generation[rows] == table.generation[rows]
-            if noms:
-                nominated_rows = [table.row_of[n] for n in noms if n in table.row_of]
-                if nominated_rows:
-                    ok &= ~np.isin(rows, np.asarray(nominated_rows, dtype=np.int64))
-            entries = row_memo.entries
+            own = nominator.pod_to_node.get(uid)
+            own_row = table.row_of.get(own, -1) if own is not None else -1
+            ok = NominationColumns.of(nominator, table).valid(rows, table.generation, row_memo.generation,
+                                                              row_memo.version, row_memo.empty, own_row)
+            entries, kinds = row_memo.entries, row_memo.kinds
             out: List[Any] = [None] * len(rows)
-            for k, row in zip(ok.nonzero()[0].tolist(), rows[ok].tolist()):
+            hits = rows[ok]
+            for k, row, kind in zip(ok.nonzero()[0].tolist(), hits.tolist(), row_memo.kind[hits].tolist()):
                 e = entries[row]
-                out[k] = (e[2], e[3], e[4], e[5], e[6])
+                out[k] = (e[2], e[3], e[4], e[5], e[6], kind, row, kinds)
             return out
 
         check.remembered = remembered
@@ -355,16 +356,14 @@ class DefaultPreemption(Plugin):
         return [pi.pod for pi in victims], num_violating_victim, Status(Code.Success)
 
 
-class _RowMemo:
-    """A dry-run memo's entries (one pod shape and filters) by row of one node table: those
-    remembered with no nominated pods, with their NodeInfo generation (-1: none)."""
+class _RowMemo(RowAnswers):
+    """A dry-run memo's entries (one pod shape and filters) by row of one node table (kind: a
+    failed entry's status)."""
 
-    __slots__ = ("table", "generation", "entries")
+    __slots__ = ("entries",)
 
     def __init__(self, table, per_node: Dict[str, Any]) -> None:
-        np = numpy()
-        self.table = table
-        self.generation = np.full(len(table.names), -1, dtype=np.int64)
+        super().__init__(table)
         self.entries: List[Any] = [None] * len(table.names)
         for name, entry in per_node.items():
             self.note(name, entry)
@@ -373,12 +372,8 @@ class _RowMemo:
         row = self.table.row_of.get(name)
         if row is None:
             return
-        if entry[1]:  # remembered with nominated pods: looked up node by node
-            self.generation[row] = -1
-            self.entries[row] = None
-        else:
-            self.generation[row] = entry[0]
-            self.entries[row] = entry
+        self.entries[row] = entry
+        self.set_row(row, entry[0], entry[7], not entry[1], -1 if entry[5] else self.kind_of(entry[4]))
 
 
 def any_pod_eligible(node_info, victim_info, preemptor) -> bool:

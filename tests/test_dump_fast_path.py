@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import yamlfile
+from harness.case import dumps
 from harness.errors import UserError
 from harness.case.importer import import_dump
 
@@ -22,7 +23,7 @@ HERE = os.path.dirname(__file__)
 
 def _read(path: str, fast: bool):
     try:
-        return ("ok", list(yamlfile.iter_dump_items(path, UserError, fast=fast)))
+        return ("ok", list(dumps.iter_dump_items(path, UserError, fast=fast)))
     except UserError as e:
         return ("error", str(e))
 
@@ -53,16 +54,16 @@ def _generated_dump(tmp_path, **sizes) -> str:
 
 def test_generated_json_dump_is_read_fast_as_its_yaml_twin(tmp_path):
     dump, js = _generated_dump(tmp_path), _generated_dump(tmp_path, json=True)
-    assert list(yamlfile._fast_list_items(js)) == list(yamlfile.iter_dump_items(dump, UserError, fast=False))
+    assert list(dumps._fast_list_items(js)) == list(dumps.iter_dump_items(dump, UserError, fast=False))
 
 
 def test_generated_dump_is_read_fast_and_imports_to_the_same_case(tmp_path, monkeypatch):
     dump = _generated_dump(tmp_path)
-    items = list(yamlfile._fast_list_items(dump))  # kubectl's form: no fallback
+    items = list(dumps._fast_list_items(dump))  # kubectl's form: no fallback
     assert len(items) > 60
-    assert items == list(yamlfile.iter_dump_items(dump, UserError, fast=False))
+    assert items == list(dumps.iter_dump_items(dump, UserError, fast=False))
     assert import_dump(dump, str(tmp_path / "fast.yaml"), progress=False) == 0
-    monkeypatch.setattr(yamlfile, "iter_dump_items", functools.partial(yamlfile.iter_dump_items, fast=False))
+    monkeypatch.setattr(dumps, "iter_dump_items", functools.partial(dumps.iter_dump_items, fast=False))
     assert import_dump(dump, str(tmp_path / "slow.yaml"), progress=False) == 0
     assert (tmp_path / "fast.yaml").read_text() == (tmp_path / "slow.yaml").read_text()
 
@@ -153,7 +154,7 @@ def test_kubectl_json_dump_is_read_fast_and_imports_to_the_same_case(tmp_path):
         data = yaml.safe_load(f)
     js = tmp_path / "dump.json"
     js.write_text(_json_dump(data["items"]))
-    assert list(yamlfile._fast_list_items(str(js))) == list(yamlfile.iter_dump_items(dump, UserError, fast=False))
+    assert list(dumps._fast_list_items(str(js))) == list(dumps.iter_dump_items(dump, UserError, fast=False))
     assert import_dump(dump, str(tmp_path / "from-yaml.yaml"), progress=False) == 0
     assert import_dump(str(js), str(tmp_path / "from-json.yaml"), name="dump", progress=False) == 0
     from_json = (tmp_path / "from-json.yaml").read_text().replace("from dump.json:", "from dump.yaml:")

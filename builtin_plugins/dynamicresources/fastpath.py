@@ -158,16 +158,24 @@ class FastFilter:
         taken: Optional[set] = None
         for shape in shapes:
             ck = (node.name, node.resource_version, shape.key)
-            eligible = cache.get(ck)
-            if eligible is None:
-                eligible = cache[ck] = self._eligible(node, shape)
+            found = cache.get(ck)
+            if found is None:
+                eligible = self._eligible(node, shape)
+                # with the IDs as a set when they are distinct (counting the free ones in C)
+                found = cache[ck] = (eligible, None if eligible is _DECLINE or len(set(eligible)) != len(eligible)
+                                     else frozenset(eligible))
+            eligible, distinct = found
             if eligible is _DECLINE:
                 return None
             need = shape.count
             if not need:
                 continue
             if taken is None and len(shapes) == 1:
-                # the common case: one request
+                # the common case: one request: are `need` of its eligible devices free?
+                if distinct is not None:
+                    if need == 1:
+                        return not distinct.issubset(allocated)
+                    return len(distinct) - len(distinct.intersection(allocated)) >= need
                 for did in eligible:
                     if did not in allocated:
                         need -= 1

@@ -97,7 +97,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     Python objects); the case written (to a file beside `-o`, renamed to it once checked), then
     loaded and checked as `run` loads it."""
     from ..api.object_validation import validate_object
-    from ..yamlfile import iter_dump_items
+    from .dumps import iter_dump_items
 
     check_output(output)
     from ..progress import Progress
@@ -109,6 +109,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     dropped: Dict[str, int] = {}
     first_ref = None
     workload_minor: Optional[int] = None  # the version whose Workload API the dump's objects use
+    workload_gates: Dict[str, bool] = {}  # the v1.36 alpha gates whose fields the objects use
     n = 0
     for where, item in iter_dump_items(path, UserError):
         objs: List[Tuple[str, Dict[str, Any]]] = []
@@ -129,7 +130,8 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
                     raise UserError(f"the Workload API of v1.{gang_minor} after objects of v1.{workload_minor}'s "
                                     f"(a dump holds one version's objects)", file=path, key=f"{key}.apiVersion")
                 workload_minor = gang_minor
-            err = validate_object(obj, _gang_features(gang_minor) if gang_minor is not None else None)
+                workload_gates.update(_workload_gates_used(obj))
+            err = validate_object(obj, _gang_features(gang_minor, workload_gates) if gang_minor is not None else None)
             if err is not None:
                 raise UserError(err[1], file=path, key=f"{key}.{err[0]}" if err[0] else key)
             if kind == "Pod":
@@ -155,7 +157,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     if workload_minor is not None:
         # the Workload API exists only with its gates on: the case names them (and the version)
         head["kubernetesVersion"] = f"v1.{workload_minor}"
-        head["featureGates"] = {"GenericWorkload": True, "GangScheduling": True}
+        head["featureGates"] = dict({"GenericWorkload": True, "GangScheduling": True}, **workload_gates)
     if pending:
         first_ref = "/".join(pending[0][0][1:])
     header = ("# Imported by `schedharness import`. Fill in `expect` with the outcome you expect, e.g.\n"
@@ -234,11 +236,25 @@ def _workload_api_minor(obj: Dict[str, Any]) -> Optional[int]:
     return None
 
 
-def _gang_features(minor: int):
+def _gang_features(minor: int, extra: Optional[Dict[str, bool]] = None):
     """The version and gates a dump's Workload API objects are checked with."""
     from ..versions import resolve
 
-    return resolve(f"v1.{minor}", {"GenericWorkload": True, "GangScheduling": True})
+    return resolve(f"v1.{minor}", dict({"GenericWorkload": True, "GangScheduling": True}, **(extra or {})))
+
+
+def _workload_gates_used(obj: Dict[str, Any]) -> Dict[str, bool]:
+    """The gates a v1alpha2 PodGroup or Workload's fields need (the API server drops a gated field
+    whose gate is off): a dump from a cluster that had them on keeps them in the case."""
+    from ..api.workload import GATED_FIELDS
+
+    if not str(obj.get("apiVersion") or "").endswith("/v1alpha2"):
+        return {}
+    spec = obj.get("spec") or {}
+    specs = [spec] if obj.get("kind") == "PodGroup" else [t for t in spec.get("podGroupTemplates") or []
+                                                            if isinstance(t, dict)]
+    return {gate: True for s in specs if isinstance(s, dict) for key, gate in GATED_FIELDS
+            if s.get(key) not in (None, "", [])}
 
 
 def _object_text(obj: Dict[str, Any]) -> str:

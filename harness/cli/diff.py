@@ -13,7 +13,7 @@ from ..compare.diff import (CLASSES, Change, Side, class_line, figures_table, he
 from ..compare.outcomes import Figures
 from ..errors import UserError
 from ..versions import parse_version
-from .options import MAX_JOBS, bounded_int, check_output_file, check_plugin_modules, non_empty, plugin_option
+from .options import check_output_file, check_plugin_modules, jobs_options, plugin_option
 
 
 def cmd_diff(args) -> int:
@@ -106,10 +106,7 @@ def add_parser(sub) -> None:
     d.add_argument("--json", action="store_true", help="print the changes and figures as JSON")
     d.add_argument("--only-real", action="store_true",
                    help="list only the real changes (the headline still counts tie-breaks and knock-ons)")
-    d.add_argument("-j", "--jobs", type=bounded_int(1, MAX_JOBS), default=1, metavar="N",
-                   help="run the cases on N processes (1 to 256)")
-    d.add_argument("--dask-scheduler", metavar="ADDRESS", default=None, type=non_empty,
-                   help="run the cases on a Dask cluster (the `dask` extra)")
+    jobs_options(d)
     d.add_argument("--html", metavar="REPORT.html", default=None,
                    help="also write a self-contained HTML report of the changes and figures")
     plugin_option(d)

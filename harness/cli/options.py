@@ -195,6 +195,14 @@ def plugin_option(parser) -> None:
                              "folder); by default a case reaches nothing outside it")
 
 
+def jobs_options(parser) -> None:
+    """-j/--jobs N and --dask-scheduler ADDRESS: where `diff` and `sweep` run their cases."""
+    parser.add_argument("-j", "--jobs", type=bounded_int(1, MAX_JOBS), default=1, metavar="N",
+                        help="run the cases on N processes (1 to 256)")
+    parser.add_argument("--dask-scheduler", metavar="ADDRESS", default=None, type=non_empty,
+                        help="run the cases on a Dask cluster (the `dask` extra)")
+
+
 def case_roots(args) -> List[str]:
     """The folders (or files) given on the command line that hold cases: the cases' trees."""
     out: List[str] = []

@@ -13,7 +13,7 @@ from ..compare.diff import load_config_for_diff
 from ..compare.sweep import Point, arg_on, check_points, flips, parse_values, run_sweep, weight_on, with_arg, with_weight
 from ..errors import UserError
 from ..reports.charts import sweep_chart_svg
-from .options import MAX_JOBS, MAX_WEIGHT, bounded_int, check_output_file, check_plugin_modules, non_empty, plugin_option
+from .options import MAX_WEIGHT, check_output_file, check_plugin_modules, jobs_options, plugin_option
 
 
 def points_of(args) -> List[Point]:
@@ -133,10 +133,7 @@ def add_parser(sub) -> None:
     s.add_argument("--chart", metavar="CHART.svg", default="sweep.svg",
                    help="where to write the chart (default sweep.svg; '' for none)")
     s.add_argument("--json", action="store_true", help="print the table as JSON")
-    s.add_argument("-j", "--jobs", type=bounded_int(1, MAX_JOBS), default=1, metavar="N",
-                   help="run on N processes (1 to 256)")
-    s.add_argument("--dask-scheduler", metavar="ADDRESS", default=None, type=non_empty,
-                   help="run on a Dask cluster (the `dask` extra)")
+    jobs_options(s)
     s.add_argument("--html", metavar="REPORT.html", default=None,
                    help="also write a self-contained HTML report: the table and the chart")
     plugin_option(s)

@@ -116,6 +116,23 @@ class ChunkVerdicts:
         self.kind_of[positions[mask]] = inv.reshape(-1) + base
         return mask
 
+    def add_kinds(self, positions, kind, kinds: Sequence[Any]) -> None:
+        """The nodes at `positions` (an int array) get kinds[kind[i]] ((code, reasons, plugin),
+        a rejection), or pass where kind[i] is -1; only the kinds used are added."""
+        np = numpy()
+        passes = kind < 0
+        if passes.any():
+            self.kind_of[positions[passes]] = -1
+            positions, kind = positions[~passes], kind[~passes]
+        if not len(kind):
+            return
+        used = sorted(set(kind.tolist()))  # a few kinds: cheaper than numpy.unique
+        remap = np.full(len(kinds), -1, dtype=np.int64)
+        base = len(self.kinds)
+        remap[np.asarray(used, dtype=np.int64)] = np.arange(base, base + len(used))
+        self.kinds.extend(kinds[k] for k in used)
+        self.kind_of[positions] = remap[kind]
+
     def merge(self, positions, other: "ChunkVerdicts") -> None:
         """`other`'s verdicts on a sub-chunk, whose position i is this chunk's positions[i]."""
         base = len(self.kinds)

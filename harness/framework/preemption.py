@@ -75,6 +75,16 @@ class Victims:
         # by pickOneNodeForPreemption only while pods and num_pdb_violations are these
         self.criteria = (tuple(self.pods), num_pdb_violations, criteria) if criteria is not None else None
 
+    @classmethod
+    def remembered(cls, pods: Tuple[Pod, ...], num_pdb_violations: int,
+                   criteria: Optional[Tuple[Any, ...]]) -> "Victims":
+        """Victims(pods, num_pdb_violations, criteria) for a tuple of pods (a memo's)."""
+        v = cls.__new__(cls)
+        v.pods = list(pods)
+        v.num_pdb_violations = num_pdb_violations
+        v.criteria = (pods, num_pdb_violations, criteria) if criteria is not None else None
+        return v
+
     def __repr__(self) -> str:
         return f"Victims({[p.key for p in self.pods]}, pdb_violations={self.num_pdb_violations})"
 
@@ -228,6 +238,14 @@ def nodes_for_status_code(m: NodeToStatus, nodes: Sequence[NodeInfo], code: Code
     return [ni for ni in nodes if m.get(ni.name).code == code]
 
 
+def _add_lazy(m: NodeToStatus, table, rows: List[int], kinds_of: List[int], kinds: List[Any]) -> None:
+    """m.add_lazy of nodes by row with their kinds (lazy_status), and the lists emptied."""
+    np = numpy()
+    m.add_lazy(table, np.asarray(rows, dtype=np.int64), np.asarray(kinds_of, dtype=np.int64), kinds)
+    rows.clear()
+    kinds_of.clear()
+
+
 def _not_found(kind: str, name: str) -> RuntimeError:
     return RuntimeError(f'{kind} "{name}" not found')
 
@@ -319,27 +337,28 @@ def _pick_by_default_criteria(nodes_to_victims: Dict[str, Victims], all_candidat
     the start times are looked up only for the candidates tied on the four other scores. Every
     candidate has at least one victim."""
 
-    def scores(node: str) -> Tuple[int, int, int, int]:
+    keyed = []
+    knowns: Dict[str, Tuple[Any, ...]] = {}
+    for node in all_candidates:
         v = nodes_to_victims[node]
-        if v.criteria is not None:
-            known = _known_criteria(v)
-            if known is not None:
-                return known[:4]
+        known = _known_criteria(v) if v.criteria is not None else None
+        if known is not None:
+            knowns[node] = known
+            keyed.append((known[:4], node))
+            continue
         pods = v.pods
         total = 0
         for p in pods:
             total += p.priority + MAX_INT32 + 1
-        return (-v.num_pdb_violations, -pods[0].priority, -total, -len(pods))
-
-    keyed = [(scores(node), node) for node in all_candidates]
+        keyed.append(((-v.num_pdb_violations, -pods[0].priority, -total, -len(pods)), node))
     best = max(k for k, _ in keyed)
     tied = [node for k, node in keyed if k == best]
     if len(tied) == 1:
         return tied[0]
+
     def start(node: str):
-        v = nodes_to_victims[node]
-        known = _known_criteria(v) if v.criteria is not None else None
-        return known[4] if known is not None else get_earliest_pod_start_time(v)
+        known = knowns.get(node)
+        return known[4] if known is not None else get_earliest_pod_start_time(nodes_to_victims[node])
 
     return max(tied, key=start)
 
@@ -534,6 +553,21 @@ class Evaluator:
                 prow = row_index(potential_nodes.rows)
         known: Optional[List[Any]] = None
         known_lo = known_hi = 0
+
+        def add(c: Candidate) -> bool:
+            """Keep a candidate (each list capped); whether the dry run stops here."""
+            target = non_violating if c.victims.num_pdb_violations == 0 else violating
+            if len(target) < num_candidates:
+                target.append(c)
+            return bool(non_violating) and len(non_violating) + len(violating) >= num_candidates
+
+        # with the table, the failed nodes go to node_statuses as columns, in the walk's order
+        # (lazy_status): those with a remembered answer as its kind, the others as their Status
+        lazy_rows: List[int] = []
+        lazy_kinds: List[int] = []
+        kinds: List[Any] = []  # this dry run's kinds
+        kind_at: Dict[int, int] = {}  # the memo's kinds (by id) -> index in kinds
+        memo_kinds: Any = None
         for i in range(n):
             criteria = None
             if table is not None:
@@ -542,15 +576,37 @@ class Evaluator:
                     known = remembered(table, prow[(numpy().arange(known_lo, known_hi) + offset) % n])
                     if known is None:
                         table = None
+                        if lazy_rows:  # node by node from here on (set() keeps the order)
+                            _add_lazy(node_statuses, potential_nodes.table, lazy_rows, lazy_kinds, kinds)
                 hit = known[i - known_lo] if table is not None else None
-                node_info = potential_nodes[(offset + i) % n]
-                name = node_info.name
                 if hit is not None:
-                    pods, num_pdb_violations, status, ok, criteria = hit
-                    pods = list(pods)
+                    pods, num_pdb_violations, status, ok, criteria, kind, row, of = hit
                     if not ok:
-                        status = copy_status(status)
+                        if kind < 0:
+                            lazy_rows.append(row)
+                            lazy_kinds.append(len(kinds))
+                            kinds.append(copy_status(status))
+                            continue
+                        if of is not memo_kinds:
+                            memo_kinds = of
+                            kind_at = {}
+                        at = kind_at.get(kind)
+                        if at is None:
+                            at = kind_at[kind] = len(kinds)
+                            kinds.append(of[kind])
+                        lazy_rows.append(row)
+                        lazy_kinds.append(at)
+                        continue
+                    if pods:
+                        if add(Candidate(table.names[row], Victims.remembered(pods, num_pdb_violations, criteria))):
+                            break
+                        continue
+                    node_info = potential_nodes[(offset + i) % n]
+                    name = node_info.name
+                    pods = []
                 else:
+                    node_info = potential_nodes[(offset + i) % n]
+                    name = node_info.name
                     answer = check(node_info)
                     pods, num_pdb_violations, status = answer[0], answer[1], answer[2]
                     if len(answer) > 3:
@@ -570,18 +626,21 @@ class Evaluator:
                     state_copy, pod, node_info_copy, pdbs)
             ok = status is None or status.is_success()
             if ok and pods:
-                c = Candidate(name, Victims(pods, num_pdb_violations, criteria))
-                target = non_violating if num_pdb_violations == 0 else violating
-                if len(target) < num_candidates:
-                    target.append(c)
-                if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                if add(Candidate(name, Victims(pods, num_pdb_violations, criteria))):
                     break
                 continue
             if ok and not pods:
                 status = Status.error(f'expected at least one victim pod on node "{name}"')
             if status.code == Code.Error:
                 errs.append(status.as_error())
+            if table is not None:
+                lazy_rows.append(prow[(offset + i) % n])
+                lazy_kinds.append(len(kinds))
+                kinds.append(status)
+                continue
             node_statuses.set(name, status)
+        if lazy_rows and table is not None:
+            _add_lazy(node_statuses, table, lazy_rows, lazy_kinds, kinds)
         err = RuntimeError(aggregate_error([str(e) for e in errs])) if errs else None
         return non_violating + violating, node_statuses, err
 

@@ -954,6 +954,17 @@ class Framework:
             memo = self._nominated_filter_memo = NominatedFilterMemo(self)
         return memo.run_many(state, pod, infos, self.run_filter_plugins_with_nominated_pods_uncached)
 
+    def nominated_filter_rows(self, state, pod, table, rows):
+        """run_filter_plugins_with_nominated_pods' remembered answers by row of the snapshot's
+        node table (NominatedFilterMemo.lookup_rows), or None (ask node by node)."""
+        if (not self.memo_nominated_filters or "run_filter_plugins_with_nominated_pods" in self.__dict__
+                or type(self).run_filter_plugins_with_nominated_pods is not Framework.run_filter_plugins_with_nominated_pods):
+            return None
+        memo = self._nominated_filter_memo
+        if memo is None:
+            memo = self._nominated_filter_memo = NominatedFilterMemo(self)
+        return memo.lookup_rows(state, pod, table, rows)
+
     def run_filter_plugins_with_nominated_pods_uncached(self, state, pod, info: NodeInfo) -> Optional[Status]:
         """RunFilterPluginsWithNominatedPods: filter twice, with and without the nominated pods of
         equal or higher priority."""

@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from ..case.decisions import Attempt, attempt_of
 from .charts import render, timeline_svg
-from .text import DEFAULT_NODES, sample_names, scheduler_versions
+from .text import DEFAULT_NODES, pod_group_lines, sample_names, scheduler_versions
 
 
 def _version() -> str:
@@ -120,6 +120,9 @@ def case_view(res) -> Dict[str, Any]:
         timeline = timeline_svg({p["key"]: p["history"] for p in pods}, steps, groups)
     return {"name": res.case.name, "path": res.case.path, "passed": res.passed, "failures": res.failures,
             "pods": pods, "preempted": res.preempted, "timeline": Markup(timeline),
+            # the pod groups as explain shows them: members bound, why the others are not, and
+            # each workload-aware preemption as one group event
+            "pod_groups": pod_group_lines(res, list(res.bindings)),
             "description": res.case.description, "version": res.case.features.describe()}
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..config.validation import _json_kind  # UnmarshalTypeError's Value: the JSON kind
+from ..config.decoding import _json_kind  # UnmarshalTypeError's Value: the JSON kind
 
 
 class _Number(float):

@@ -110,6 +110,9 @@ class _BackoffItem(tuple):
         return self[1] < other[1]
 
 
+NOMINATION_CHANGES_KEPT = 4096
+
+
 class Nominator:
     """nominator.go: pods nominated to a node (by preemption), in the order they were added.
     `pod_lister(namespace, name)` is the informer's view of the pod: a pod that is gone or bound
@@ -119,6 +122,16 @@ class Nominator:
         self.nominated: Dict[str, List[PodInfo]] = {}
         self.pod_to_node: Dict[str, str] = {}
         self.pod_lister = pod_lister
+        # the harness's own (no upstream counterpart): a count of the changes to the node
+        # lists, and per node the count at its list's last change (never reused: a node's
+        # version says its list holds the very same PodInfos), for memos of filter answers
+        # (harness.framework.filter_memo)
+        self.epoch = 0
+        self.versions: Dict[str, int] = {}
+        # the nodes changed, in order (the last CHANGES_KEPT at most: changes[i] is change
+        # number changes_base + i + 1), for columns kept up to date from them
+        self.changes: List[str] = []
+        self.changes_base = 0
 
     def add_nominated_pod(self, pod_info: PodInfo, nominating_info: Optional[Tuple[str, str]] = None) -> None:
         """AddNominatedPod: nominating_info is (mode, node name) or None (ModeNoop: the pod's
@@ -139,6 +152,7 @@ class Nominator:
             return  # nominated to "": never listed for any node
         self.pod_to_node[pod.uid] = node_name
         self.nominated.setdefault(node_name, []).append(pod_info)
+        self._changed(node_name)
 
     def add(self, pod_info: PodInfo, node_name: str) -> None:
         """AddNominatedPod with ModeOverride."""
@@ -159,6 +173,15 @@ class Nominator:
             self.nominated[node] = lst
         else:
             self.nominated.pop(node, None)
+        self._changed(node)
+
+    def _changed(self, node_name: str) -> None:
+        self.epoch += 1
+        self.versions[node_name] = self.epoch
+        if len(self.changes) >= NOMINATION_CHANGES_KEPT:
+            self.changes_base += len(self.changes)
+            self.changes = []
+        self.changes.append(node_name)
 
     def update(self, old_pod: Pod, new_pod_info: PodInfo) -> None:
         """UpdateNominatedPod: keep an in-memory nomination only when neither version of the

@@ -182,3 +182,65 @@ def test_json_lists_the_group_preemption_under_its_pod_group(capsys):
     (p,) = case["podGroups"]["default/train-workers"]["preemptions"]
     assert p["victims"] == {"default/batch-1": "node-a", "default/batch-2": "node-b"}
     assert p["victimGroups"] == {} and p["time"] == 0
+
+
+def test_import_keeps_the_gates_a_dump_s_podgroups_use(tmp_path):
+    # a PodGroup exported from a cluster with DRAWorkloadResourceClaims and WorkloadAwarePreemption
+    # on: the case turns them on, or the API server would drop the fields
+    import json
+
+    dump = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "default"},
+         "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}, "disruptionMode": "Pod", "priority": 0,
+                  "resourceClaims": [{"name": "c", "resourceClaimTemplateName": "t"}]}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+         "spec": {"schedulingGroup": {"podGroupName": "g"},
+                  "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}},
+    ]}
+    src = tmp_path / "dump.json"
+    src.write_text(json.dumps(dump))
+    out = tmp_path / "case.yaml"
+    assert main(["import", str(src), "-o", str(out)]) == 0
+    case = yaml.safe_load(out.read_text())
+    assert case["kubernetesVersion"] == "v1.36"
+    assert case["featureGates"] == {"GenericWorkload": True, "GangScheduling": True,
+                                    "WorkloadAwarePreemption": True, "DRAWorkloadResourceClaims": True}
+    pg = next(o for o in case["cluster"] if o["kind"] == "PodGroup")
+    assert pg["spec"]["resourceClaims"] == [{"name": "c", "resourceClaimTemplateName": "t"}]
+
+
+@pytest.mark.parametrize("minor, accept, owner, fragment", [
+    (35, False, None, "ResourceClaim default/c was not created for pod default/p (pod is not owner)"),
+    (36, False, None, "ResourceClaim default/c was not created for Pod default/p (Pod is not owner)"),
+    (36, True, None, "was not created for Pod default/p (neither Pod nor PodGroup g is the owner)"),
+    (36, True, {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "name": "g", "uid": "x",
+                "controller": True}, None),
+    (36, False, {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "name": "g", "uid": "x",
+                 "controller": True}, "(Pod is not owner)"),
+])
+def test_is_for_pod_per_version_and_gate(minor, accept, owner, fragment):
+    from builtin_plugins.dynamicresources.claims import ClaimError, is_for_pod
+    from harness.api.objects import KubeObject, make_object
+
+    pod = make_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "u"},
+                       "spec": {"schedulingGroup": {"podGroupName": "g"}, "containers": []}})
+    md = {"name": "c", "namespace": "default"}
+    if owner:
+        md["ownerReferences"] = [owner]
+    claim = KubeObject({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": md})
+    if fragment is None:
+        is_for_pod(pod, claim, accept, minor)
+        return
+    with pytest.raises(ClaimError) as e:
+        is_for_pod(pod, claim, accept, minor)
+    assert fragment in str(e.value)
+
+
+def test_the_html_report_shows_the_pod_group_and_its_preemption(tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["run", "--html", str(out), os.path.join(CASES, "gang-wap-disruption-mode-podgroup-v136.yaml")]) == 0
+    html = out.read_text()
+    assert "<h3>pod groups</h3>" in html
+    assert "preemption at 0s (workload-aware, for the whole group): 1 victim(s), 3 pod(s) evicted" in html

@@ -1,0 +1,487 @@
+"""A `kubectl get -o yaml` (or `-o json`) dump read item by item, for `schedharness import`: a
+dump of a big cluster (785 MB, 50 million values) is never held whole. Files in kubectl's own
+form are read by a fast path (each item's lines cut out and read alone, or decoded as JSON);
+anything else YAML allows falls back to reading event by event. Bounds and errors as
+harness.yamlfile's (the one YAML loader, whose strict loader this builds on)."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import stat
+from typing import Any, Dict, List, Type
+
+import yaml
+
+from ..errors import UserError
+from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _MERGE_TAG, _NotYaml, _StrictLoader, _YAML_UNSAFE,
+                         _long_key, _parse_constant, _parse_float, _yaml_problem, check_regular_file,
+                         go_yaml_key, load_yaml_file)
+
+
+def _node_values(node, memo: dict, depth: int = 0) -> int:
+    """The number of values a composed node expands to (aliases counted as expanded)."""
+    n = memo.get(id(node))
+    if n is not None:
+        return n
+    if depth > MAX_DEPTH:
+        raise RecursionError
+    if isinstance(node, yaml.ScalarNode):
+        n = 1
+    elif isinstance(node, yaml.SequenceNode):
+        n = 1 + sum(_node_values(c, memo, depth + 1) for c in node.value)
+    else:
+        n = 1 + sum(_node_values(k, memo, depth + 1) + _node_values(v, memo, depth + 1) for k, v in node.value)
+    memo[id(node)] = n
+    return n
+
+
+def iter_dump_items(path: str, error_cls: Type[UserError], fast: bool = True):
+    """The objects of a dump, read one at a time so that a dump of any size is never held whole:
+    yields (key, object) for each item of a `kind: List` (`items[12]`), each element of a
+    top-level list, or each document; other top-level keys of a List are skipped. The same
+    loader rules as load_yaml_file (duplicate keys, kubectl's key conversion); each object is
+    bounded by MAX_ITEM_VALUES values and MAX_DEPTH levels. Raises error_cls naming the item.
+
+    A regular file in `kubectl get -o yaml`'s own form is read by _fast_list_items (each item's
+    text cut at its `- `, composed by libyaml and built by _build: 1.8x faster than composing
+    event by event in Python), and one in `kubectl get -o json`'s form by _fast_json_items; at the first thing not in that form, or an item that does not load, the stream
+    is read again here (its first items, already yielded, are read and skipped), so results
+    and errors are those of this reader."""
+    skip = 0
+    if fast and getattr(yaml, "CSafeLoader", None) is not None and _is_regular(path):
+        try:
+            for key, obj in _fast_list_items(path):
+                yield key, obj
+                skip += 1
+            return
+        except _Fallback:
+            pass
+        except OSError:  # read again below, whose error says why
+            pass
+    for n, (key, obj) in enumerate(_iter_dump_items(path, error_cls)):
+        if n >= skip:
+            yield key, obj
+
+
+class _Fallback(Exception):
+    """The dump is not in the form _fast_list_items reads."""
+
+
+def _is_regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode) and os.path.getsize(path) <= MAX_BYTES
+    except OSError:
+        return False
+
+
+# the top-level lines of `kubectl get -o yaml` around `items:`
+_HEAD_LINE = re.compile(rb"(?:apiVersion|kind): [A-Za-z0-9./-]+\r?\n?|metadata:(?: \{\})?\r?\n?")
+_META_LINE = re.compile(rb"  [A-Za-z]+: (?:\"\"|''|[A-Za-z0-9./-]*)\r?\n?")
+_ITEMS_LINE = re.compile(rb"items:\r?\n")
+# cheap bounds of an item's nesting depth (libyaml's composer recurses in C, unchecked, and
+# overflows the stack somewhere between 20,000 and 50,000 levels): a block node's ancestors lie on
+# at most 2 x indentation + 1 lines, each adding at most its run of `- `/`? ` + 1 levels, and
+# each flow bracket one: under 200 columns, runs under 6 and 1000 brackets, under 4000 levels
+_DEEP_INDENT = re.compile(rb"\n {200}")
+_LONG_INDICATOR_RUN = re.compile(rb"(?:[-?][ \t]+){6}")
+_FAST_MAX_BRACKETS = 1000
+
+
+def _fast_list_items(path: str):
+    """iter_dump_items for a file in kubectl's form: top-level lines `apiVersion: v1`, `kind:
+    List`, `metadata:` (with simple `  key: value` lines) and one `items:` whose entries start
+    at column 0 with `- `. Each entry's lines (up to the next line at column 0 that is not a
+    comment or blank) are one YAML document of one sequence entry, composed by libyaml
+    (yaml.CSafeLoader) and constructed by _StrictLoader's rules. Raises _Fallback at the first
+    line not in that form or entry that does not load alone as one entry."""
+    with open(path, "rb") as f:
+        if f.peek(3)[:3] == codecs.BOM_UTF8:
+            raise _Fallback
+        if f.peek(1)[:1] == b"{":
+            yield from _fast_json_items(f)
+            return
+        seen_items = False
+        meta = False
+        for line in f:  # the header
+            if _ITEMS_LINE.fullmatch(line):
+                seen_items = True
+                break
+            if meta and _META_LINE.fullmatch(line):
+                continue
+            if not _HEAD_LINE.fullmatch(line):
+                raise _Fallback
+            meta = line.startswith(b"metadata:") and not line.startswith(b"metadata: {")
+        if not seen_items:
+            raise _Fallback
+        chunk: List[bytes] = []
+        i = 0
+        tail = None
+        for line in f:
+            c = line[:1]
+            if c == b"-":
+                if line[1:2] not in (b" ", b"\n", b"\r", b""):
+                    raise _Fallback  # `---`, `-x`: left to YAML
+                if chunk:
+                    yield f"items[{i}]", _fast_item(b"".join(chunk))
+                    i += 1
+                chunk = [line]
+            elif c in (b" ", b"#", b"\n", b"\r"):
+                if not chunk:
+                    raise _Fallback
+                chunk.append(line)
+            else:
+                tail = line
+                break
+        if chunk:
+            yield f"items[{i}]", _fast_item(b"".join(chunk))
+        if not chunk:
+            raise _Fallback  # `items:` with no block entries (`items: []` is not this form)
+        meta = False
+        while tail is not None:  # the lines after the items
+            if meta and _META_LINE.fullmatch(tail):
+                pass
+            elif _HEAD_LINE.fullmatch(tail):
+                meta = tail.startswith(b"metadata:") and not tail.startswith(b"metadata: {")
+            else:
+                raise _Fallback
+            tail = f.readline() or None
+
+
+def _fast_item(text: bytes) -> Any:
+    """One entry's text (`- ...` with its lines) as _construct_item reads it, or _Fallback."""
+    if (text.count(b"[") + text.count(b"{") > _FAST_MAX_BRACKETS or _DEEP_INDENT.search(text)
+            or _LONG_INDICATOR_RUN.search(text)):
+        raise _Fallback  # possibly deeper than libyaml's composer can recurse
+    loader = _StrictLoader(text)
+    try:
+        node = loader.get_single_node()
+        if not isinstance(node, yaml.SequenceNode) or len(node.value) != 1:
+            raise _Fallback
+        node = node.value[0]
+        if b"*" not in text and len(text) <= MAX_ITEM_VALUES // 8:  # no alias, too few values to exceed
+            try:
+                return _build(loader, node, 0)
+            except _Generic:
+                pass
+        if _node_values(node, {}) > MAX_ITEM_VALUES:
+            raise _Fallback
+        return loader.construct_document(node)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        raise _Fallback from None
+    finally:
+        loader.dispose()
+
+
+_JSON_HEAD = re.compile(rb'\{\n|    "[A-Za-z]+": (?:"[A-Za-z0-9./-]*"|\{\}),?\n|    "metadata": \{\n'
+                        rb'|        "[A-Za-z]+": "[A-Za-z0-9./-]*",?\n|    \},?\n|    \],?\n|\}\n?')
+_JSON_STR = rb'"(?:[^"\\\n]|\\.)*"'
+# the lines of one item as `kubectl get -o json` prints them: each value, `{`, `[` or closing
+# bracket on its own line, `"key": ` with one space
+_JSON_ITEM = re.compile(rb"(?: *(?:" + _JSON_STR + rb": )?(?:" + _JSON_STR
+                        + rb"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|[\[{]|\{\}|\[\]|[}\]])?,?\n)*")
+_LONG_LINE = re.compile(rb"[^\n]{900}")  # a key too long for YAML needs a line this long
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _fast_json_items(f):
+    """_fast_list_items for `kubectl get -o json`'s form: a pretty-printed object whose
+    `"items": [` entries start with a line `        {` and end with `        },` (the last
+    `        }`). Each entry is read with the C JSON decoder where YAML reads it the same: a text
+    YAML would read otherwise (floats YAML 1.1 reads as strings, duplicate keys, characters YAML
+    refuses, surrogate escapes, keys too long for YAML) raises _Fallback."""
+    skeleton: List[bytes] = []
+    line = b""
+    for line in f:
+        if line == b'    "items": [\n':
+            break
+        if not _JSON_HEAD.fullmatch(line):
+            raise _Fallback
+        skeleton.append(line)
+    else:
+        raise _Fallback
+    skeleton.append(b'    "items": [\n')
+    chunk: List[bytes] = []
+    i = 0
+    last = True  # the previous entry ended without a comma (or there is none yet)
+    for line in f:
+        if line == b"        {\n" and not chunk:
+            if i and last:
+                raise _Fallback
+            chunk = [line]
+        elif chunk and line in (b"        },\n", b"        }\n"):
+            chunk.append(b"        }\n")
+            yield f"items[{i}]", _fast_json_item(b"".join(chunk))
+            i += 1
+            chunk = []
+            last = line == b"        }\n"
+        elif chunk and line.startswith(b"            "):
+            chunk.append(line)
+        elif not chunk and i and last and _JSON_HEAD.fullmatch(line):
+            skeleton.append(line)
+            break
+        else:
+            raise _Fallback
+    else:
+        raise _Fallback
+    for line in f:
+        if len(skeleton) > 64 or not _JSON_HEAD.fullmatch(line):
+            raise _Fallback
+        skeleton.append(line)
+    try:
+        if not isinstance(_strict_json(b"".join(skeleton)), dict):
+            raise _Fallback
+    except ValueError:
+        raise _Fallback from None
+
+
+def _no_duplicates(pairs):
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _NotYaml("duplicate key")
+    return out
+
+
+_strict_json_decoder = None
+
+
+def _strict_json(data: bytes) -> Any:
+    global _strict_json_decoder
+    if _strict_json_decoder is None:
+        import json
+
+        _strict_json_decoder = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant,
+                                                object_pairs_hook=_no_duplicates)
+    return _strict_json_decoder.decode(data.decode("utf-8"))
+
+
+def _json_depth(obj: Any, depth: int = 1) -> int:
+    deepest = depth
+    for v in (obj.values() if isinstance(obj, dict) else obj):
+        if isinstance(v, (dict, list)) and v:
+            deepest = max(deepest, _json_depth(v, depth + 1))
+        elif isinstance(v, (dict, list)):
+            deepest = max(deepest, depth + 1)
+    return deepest
+
+
+def _fast_json_item(text: bytes) -> Any:
+    if (len(text) > MAX_ITEM_VALUES or b"\t" in text or _SURROGATE_ESCAPE.search(text)
+            or not _JSON_ITEM.fullmatch(text)):
+        raise _Fallback
+    try:
+        s = text.decode("utf-8")
+        if _YAML_UNSAFE.search(s) or (_LONG_LINE.search(text) and _long_key(s)):
+            raise _Fallback
+        obj = _strict_json(text)
+        if _json_depth(obj) > MAX_DEPTH:
+            raise _Fallback
+    except (ValueError, RecursionError):
+        raise _Fallback from None
+    return obj
+
+
+class _Generic(Exception):
+    """A node _build leaves to _StrictLoader's constructor."""
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_BOOL_VALUES = yaml.constructor.SafeConstructor.bool_values
+
+
+def _build(loader, node, depth: int) -> Any:
+    """What _StrictLoader constructs of a composed node with no aliases, for the tags a dump
+    holds (str, null, bool, int, float, timestamp kept as text, map, seq), without the
+    constructor's generic machinery (3x faster); raises _Generic for anything else (merge keys,
+    other tags, duplicate or unhashable keys, nesting deeper than MAX_DEPTH)."""
+    if depth > MAX_DEPTH:
+        raise _Generic
+    cls = node.__class__
+    tag = node.tag
+    if cls is yaml.ScalarNode:
+        if tag == _STR_TAG:
+            return node.value
+        if tag == "tag:yaml.org,2002:int":
+            v = node.value
+            if v.isdigit() and (v[0] != "0" or v == "0"):
+                return int(v)
+            return loader.construct_yaml_int(node)
+        if tag == "tag:yaml.org,2002:null":
+            return None
+        if tag == "tag:yaml.org,2002:bool":
+            return _BOOL_VALUES[node.value.lower()]
+        if tag == "tag:yaml.org,2002:float":
+            return loader.construct_yaml_float(node)
+        if tag == "tag:yaml.org,2002:timestamp":
+            return node.value
+        raise _Generic
+    depth += 1
+    if cls is yaml.MappingNode:
+        if tag != _MAP_TAG:
+            raise _Generic
+        out = {}
+        for key_node, value_node in node.value:
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag == _MERGE_TAG:
+                raise _Generic
+            key = _build(loader, key_node, depth)
+            if key.__class__ is not str:
+                key = go_yaml_key(key)
+                if key is None or key.__class__ is not str:
+                    raise _Generic
+            if key in out:
+                raise _Generic
+            out[key] = _build(loader, value_node, depth)
+        return out
+    if cls is yaml.SequenceNode and tag == _SEQ_TAG:
+        return [_build(loader, c, depth) for c in node.value]
+    raise _Generic
+
+
+def _iter_dump_items(path: str, error_cls: Type[UserError]):
+    """iter_dump_items read event by event (any YAML a dump may be)."""
+    check_regular_file(path, error_cls, streams=True)
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            raise error_cls(f"too large: {size} bytes (the limit is {MAX_BYTES // (1024 * 1024)} MB)", file=path)
+        f = open(path, "rb")
+    except OSError as e:
+        raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
+    head = f.peek(4)[:4]  # a pipe cannot seek back
+    if head[:3] != codecs.BOM_UTF8 and (b"\0" in head or head[:2] in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)):
+        f.close()  # UTF-16/32: read whole, as load_yaml_file does
+        docs = load_yaml_file(path, error_cls, all_documents=True, streams=True)
+        for d, doc in enumerate(docs):
+            for key, obj in _split_document(doc, "" if len(docs) == 1 else f"document {d + 1}: ", error_cls, path):
+                yield key, obj
+        return
+    loader = _StreamLoader(f)
+    where = "the stream"
+    try:
+        loader.get_event()  # StreamStart
+        doc_index = 0
+        while loader.check_event(yaml.DocumentStartEvent):
+            loader.get_event()
+            doc_index += 1
+            prefix = f"document {doc_index}: " if doc_index > 1 else ""
+            if loader.check_event(yaml.DocumentEndEvent):
+                loader.get_event()
+                continue
+            if loader.check_event(yaml.MappingStartEvent):
+                loader.get_event()
+                header = {}
+                while not loader.check_event(yaml.MappingEndEvent):
+                    key = loader.construct_document(loader.compose_node(None, None))
+                    if isinstance(key, str) and key in header:  # the loader's rule, as for every file
+                        raise error_cls(f'duplicate key "{key[:60]}"', file=path, key=f"{prefix}{key[:60]}")
+                    if key == "items" and loader.check_event(yaml.SequenceStartEvent):
+                        if not isinstance(header.get("kind", "List"), str):
+                            raise error_cls(f"must be a string, got {header['kind']!r:.40}", file=path,
+                                            key=f"{prefix}kind")
+                        loader.get_event()
+                        i = 0
+                        while not loader.check_event(yaml.SequenceEndEvent):
+                            where = f"{prefix}items[{i}]"
+                            yield where, _construct_item(loader, where, error_cls, path)
+                            i += 1
+                        loader.get_event()
+                        header["items"] = _ITEMS_READ
+                    else:
+                        header[key] = _construct_item(loader, f"{prefix}{key}"[:80], error_cls, path,
+                                                      MAX_HEAD_VALUES, "in a top-level value")
+                loader.get_event()
+                _check_list_head(header, prefix, error_cls, path)
+                if "items" not in header:  # a single object
+                    yield prefix.rstrip(": ") or "document", header
+            elif loader.check_event(yaml.SequenceStartEvent):
+                loader.get_event()
+                i = 0
+                while not loader.check_event(yaml.SequenceEndEvent):
+                    where = f"{prefix}[{i}]"
+                    yield where, _construct_item(loader, where, error_cls, path)
+                    i += 1
+                loader.get_event()
+            else:
+                where = prefix.rstrip(": ") or "document"
+                yield where, _construct_item(loader, where, error_cls, path)
+            loader.get_event()  # DocumentEnd
+        loader.anchors = {}
+    except yaml.YAMLError as e:
+        raise error_cls(f"invalid YAML: {_yaml_problem(e)}", file=path, key=where) from None
+    except RecursionError:
+        raise error_cls("nested too deep to read", file=path, key=where) from None
+    finally:
+        loader.dispose()
+        f.close()
+
+
+class _StreamLoader(_StrictLoader):
+    """_StrictLoader composing one node at a time from the (C) parser's events (libyaml's
+    CParser composes only whole documents), for iter_dump_items."""
+
+    compose_node = yaml.composer.Composer.compose_node
+    compose_scalar_node = yaml.composer.Composer.compose_scalar_node
+    compose_sequence_node = yaml.composer.Composer.compose_sequence_node
+    compose_mapping_node = yaml.composer.Composer.compose_mapping_node
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.anchors = {}
+
+
+def _construct_item(loader, where: str, error_cls: Type[UserError], path: str,
+                    limit: int = MAX_ITEM_VALUES, what: str = "in one object") -> Any:
+    """The next node of the stream, bounded before it is built: an item of a dump (at most
+    `limit` values), or a top-level value of its document (a List's metadata: an alias bomb
+    there is refused as one in an item)."""
+    node = loader.compose_node(None, None)
+    try:
+        n = _node_values(node, {})
+    except RecursionError:
+        raise error_cls(f"nested more than {MAX_DEPTH} levels deep", file=path, key=where) from None
+    if n > limit:
+        raise error_cls(f"too large: more than {limit} YAML values {what} (aliases counted as expanded)",
+                        file=path, key=where)
+    obj = loader.construct_document(node)
+    loader.anchors = {}
+    return obj
+
+
+_ITEMS_READ = object()  # a List's `items`, yielded entry by entry
+MAX_HEAD_VALUES = 10_000  # a List's own metadata (kubectl writes resourceVersion: "" there)
+
+
+def _check_list_head(header: Dict[Any, Any], prefix: str, error_cls: Type[UserError], path: str) -> None:
+    """A List's `items` is a list (null: none) and its `kind` a string."""
+    items = header.get("items", _ITEMS_READ)
+    if items is not _ITEMS_READ and items is not None:
+        raise error_cls(f"must be a list of objects, got {_kind_of(items)}", file=path, key=f"{prefix}items")
+    if "items" in header and not isinstance(header.get("kind", ""), str):
+        raise error_cls(f"must be a string, got {_kind_of(header['kind'])}", file=path, key=f"{prefix}kind")
+    if items is None:
+        header["items"] = _ITEMS_READ
+
+
+def _kind_of(v: Any) -> str:
+    what = ("a mapping" if isinstance(v, dict) else "a list" if isinstance(v, list) else
+            "a boolean" if isinstance(v, bool) else "an integer" if isinstance(v, int) else
+            "a string" if isinstance(v, str) else type(v).__name__)
+    return f"{what} {str(v)[:40]!r}" if not isinstance(v, (dict, list)) else what
+
+
+def _split_document(doc: Any, prefix: str, error_cls: Type[UserError] = UserError, path: str = ""):
+    if doc is None:
+        return
+    if isinstance(doc, dict) and "items" in doc:
+        head = {k: (_ITEMS_READ if k == "items" and isinstance(v, list) else v) for k, v in doc.items()}
+        _check_list_head(head, prefix, error_cls, path)
+        for i, item in enumerate(doc["items"] or []):
+            yield f"{prefix}items[{i}]", item
+    elif isinstance(doc, list):
+        for i, item in enumerate(doc):
+            yield f"{prefix}[{i}]", item
+    else:
+        yield prefix.rstrip(": ") or "document", doc
