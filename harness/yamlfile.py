@@ -551,7 +551,8 @@ def load_yaml_file(path: str, error_cls: Type[UserError], all_documents: bool = 
                             file=path)
     except OSError as e:
         raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
-    if values is not None and not all_documents and size >= STREAM_FROM and _is_regular(path):
+    # (not `streams`: check_regular_file found a regular file)
+    if values is not None and not all_documents and size >= STREAM_FROM and not streams:
         streamed = _stream_json_lines(path, values)
         if streamed is not _NO_FAST_PATH:
             return streamed

@@ -9,6 +9,8 @@ pools, taint effects, counter rollback) switched by :class:`Features`, which the
 from the run's gates and ``versions.CHANGES``. Partitionable devices, device taints and binding
 conditions follow their gates; consumable capacity (DRAConsumableCapacity) lives in
 consumable.py (allocateDevice, capacity checks, distinctAttribute), called from here.
+It mirrors one upstream file, allocator_experimental.go (about 2000 lines), and is kept whole
+like it.
 
 Objects are the raw manifests (dicts) of the simulated API server.
 """
@@ -24,7 +26,7 @@ from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 
 from . import consumable
 from .allocation import AllocationError, DeviceID, DeviceResult, kobj, lookup_attribute
-from .cel import CELCache, CELRuntimeError, device_variable
+from harness.api.dra_cel import CELCache, CELRuntimeError, device_variable
 
 ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
 

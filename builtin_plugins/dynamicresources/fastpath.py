@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .allocator import ALLOCATION_RESULTS_MAX_SIZE, AllocationError, Allocator, node_matches, tolerates_taint
-from .cel import CELRuntimeError, device_variable
+from harness.api.dra_cel import CELRuntimeError, device_variable
 
 ENABLED = True  # False: always the allocator (the property tests' reference)
 

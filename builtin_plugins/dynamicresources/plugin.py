@@ -6,6 +6,8 @@ DRAAdminAccess, DRAResourceClaimDeviceStatus and DRASchedulerFilterTimeout (on i
 version), DRADeviceTaints, DRAPartitionableDevices, DRADeviceBindingConditions,
 DRAConsumableCapacity and DRAExtendedResource (on by default from v1.36). From v1.35 it is also
 a Score plugin (scoring the prioritized-list choices) and takes ``bindingTimeout``.
+It mirrors one upstream file (dynamicresources.go, about 1900 lines); the claim bookkeeping,
+the fast Filter and the pod group claims are modules beside it.
 filterTimeout is validated and defaulted as upstream but never fires: the harness has no wall
 clock inside a Filter call.
 """
@@ -30,7 +32,7 @@ from .. import helper
 from .allocator import (AllocationError, Allocator, FailedOnNode, Features, explain_failure, index_slices,
                         kobj)
 from . import extended
-from .cel import CELCache
+from harness.api.dra_cel import CELCache
 from .consumable import new_share_id
 from .fastpath import Deferred, FastFilter
 from .claims import (FINALIZER, ClaimError, allocation_of, bind_to, claim_name, is_for_pod,

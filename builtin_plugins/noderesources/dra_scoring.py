@@ -62,7 +62,7 @@ class SelectorsWithoutCache(Exception):
 def _device_matches_class(dra: DRAPreScoreState, device, cls, driver: str, pool: str, s) -> bool:
     """deviceMatchesClass: every CEL selector of the class matches (results cached per
     expression and device)."""
-    from builtin_plugins.dynamicresources.cel import CELRuntimeError, device_variable
+    from harness.api.dra_cel import CELRuntimeError, device_variable
 
     selectors = (cls.get("spec") or {}).get("selectors") or []
     for sel in selectors:

@@ -694,7 +694,7 @@ class Fit(Plugin):
             return None
         from . import dra_scoring
         if not hasattr(self, "_dra_caches"):
-            from builtin_plugins.dynamicresources.cel import CELCache
+            from harness.api.dra_cel import CELCache
             self._dra_caches = (CELCache(), {})
         return dra_scoring.get_dra_pre_scored_params(self.handle, self.gates, self.scorer.resources,
                                                      *self._dra_caches)

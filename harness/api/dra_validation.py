@@ -5,7 +5,7 @@ ValidateResourceClaim, ValidateResourceClaimTemplate) at v1.34.9, after strict d
 CEL selectors are compiled as validateCELSelector compiles them: a compile error is
 `Invalid value`, an expression whose estimated worst-case cost exceeds
 CELSelectorExpressionMaxCost (1,000,000) is `Forbidden: too complex, exceeds cost limit`
-(the estimate: builtin_plugins/dynamicresources/cel.py estimate_cost).
+(the estimate: harness/api/dra_cel.py estimate_cost).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def _cel_selector(sel: Mapping, path: str) -> None:
     if len(expr.encode()) > CEL_MAX_LENGTH:
         _too_long(ep, CEL_MAX_LENGTH)
     # the DynamicResources plugin's own CEL (cel-python underneath); compiled once per text
-    from builtin_plugins.dynamicresources.cel import compile_expression, estimate_cost
+    from harness.api.dra_cel import compile_expression, estimate_cost
 
     result = compile_expression(expr)
     if result.error is not None:

@@ -595,7 +595,7 @@ class WorkloadRun:
         else (no reservedFor, no finalizer). A claim no node can take is an error ("Could not
         allocate claim")."""
         from builtin_plugins.dynamicresources.allocator import Allocator, Features
-        from builtin_plugins.dynamicresources.cel import CELCache
+        from harness.api.dra_cel import CELCache
         from builtin_plugins.dynamicresources.claims import allocation_of, foreach_allocated_device
 
         ns = op.get("namespace") or None

@@ -1,6 +1,11 @@
 """The framework of one profile (framework/runtime/framework.go): the only place that loops over
 plugins, in the configured order, skipping those whose PreFilter/PreScore returned Skip, applying
-score weights and recording per-plugin results. It is also the `Handle` plugins receive."""
+score weights and recording per-plugin results. It is also the `Handle` plugins receive.
+
+Split along upstream's files: the opportunistic batch (batch.go) in batch.py, the pods waiting at
+Permit (waiting_pods_map.go) in waiting_pods.py, the pods in PreBind (pods_in_prebind_map.go) in
+prebind.py, one plugin's hook called and its result checked in plugin_calls.py. What stays here
+mirrors framework.go alone (2269 lines in v1.36), hence over 800 lines."""
 
 from __future__ import annotations
 
@@ -9,7 +14,6 @@ from operator import add
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import json
-import weakref
 
 import pluggy
 
@@ -23,10 +27,14 @@ from .filter_memo import NominatedFilterMemo
 from .lazy_status import ChunkVerdicts, StatusColumn
 from .node_table import NodeRows, numpy
 from .signers import SCHEDULER_NAME_SIGNER_NAME
+from .plugin_calls import (_bad_result, batch_form, _error, _filter_each, _filter_verdict,
+                           implements, _pair, PluginCall, _PluginManager, _pre_bind_failure,
+                           _raised, _status, _VALIDATED_CLASSES)
 from .prebind import (SOME_OTHER_PRE_BIND_FAILED, PodInPreBind, PreBindCanceled, PreBindContext,
                       PreBindPreFlightResult, pre_bind_plugin_groups)
 from .hookspecs import PROJECT, ExtensionPointSpecs
-from .status import REJECTED_CODES, Code, Status
+from .status import Code, Status
+from .waiting_pods import WaitingPod, go_duration  # noqa: F401 (go_duration: its users import it from here)
 from .types import (ClusterEvent, ClusterEventWithHint, EventResource, ActionType, NodeInfo,
                     NodeScore, NodePluginScores, NodeScoreColumns, NodeToStatus, PodInfo, PostFilterResult,
                     PreFilterResult)
@@ -56,7 +64,6 @@ _EP_HOOKS: List[Tuple[str, str, str]] = [
     ("placementGenerate", "generate_placements", "PlacementGeneratePlugin"),
     ("placementScore", "score_placement", "PlacementScorePlugin"),
 ]
-_SPEC_ARGS: Dict[str, Tuple[str, ...]] = {}
 _HOOK_NAMES = frozenset(n for n in dir(ExtensionPointSpecs) if not n.startswith("_"))
 
 # framework.UnrollWildCardResource(): the events a plugin without EventsToRegister is registered
@@ -77,239 +84,6 @@ def unrolled_wildcard_resources(features) -> Tuple[EventResource, ...]:
         return _UNROLLED_WILDCARD_RESOURCES + (
             EventResource.Workload if features.version.minor == 35 else EventResource.PodGroup,)
     return _UNROLLED_WILDCARD_RESOURCES
-
-
-def _spec_args(hook: str) -> Tuple[str, ...]:
-    if not _SPEC_ARGS:
-        import inspect
-        for name in dir(ExtensionPointSpecs):
-            fn = getattr(ExtensionPointSpecs, name)
-            if callable(fn) and not name.startswith("_"):
-                _SPEC_ARGS[name] = tuple(p for p in inspect.signature(fn).parameters if p != "self")
-    return _SPEC_ARGS[hook]
-
-
-def implements(plugin: Any, hook: str) -> bool:
-    """Does the plugin extend the extension point whose hook is `hook`?"""
-    fn = getattr(plugin, hook, None)
-    return fn is not None and hasattr(fn, PROJECT + "_impl")
-
-
-# (plugin function, hook) -> the positions of its parameters among the hook's ((): the same)
-_ARG_ORDER: Dict[Tuple[Any, str], Tuple[int, ...]] = {}
-# plugin classes pluggy has validated once (registration checks only the class's hookimpls)
-_VALIDATED_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()
-
-
-class PluginCall:
-    """One plugin's implementation of one hook, callable with the hook's full positional args."""
-
-    __slots__ = ("name", "fn", "plugin")
-
-    def __init__(self, name: str, plugin: Any, hook: str):
-        self.name = name
-        self.plugin = plugin
-        fn = getattr(plugin, hook)
-        func = getattr(fn, "__func__", None)
-        key = (func, hook) if func is not None else None
-        idx = _ARG_ORDER.get(key) if key is not None else None
-        if idx is None:
-            spec = _spec_args(hook)
-            import inspect
-            params = [p for p in inspect.signature(fn).parameters]
-            idx = () if tuple(params) == spec else tuple(spec.index(p) for p in params)
-            if key is not None:
-                _ARG_ORDER[key] = idx
-        if not idx:
-            self.fn = fn
-        else:
-            self.fn = lambda *a, _f=fn, _i=idx: _f(*[a[i] for i in _i])
-
-
-def batch_form(plugin: Any, hook: str, batch: str) -> Optional[Callable]:
-    """The plugin's batch form of `hook` (e.g. filter_nodes for filter): a plain method of
-    in-tree plugins that gives, for a list of nodes, exactly what calling the hook on each node
-    gives. Used only when the class that defines the hook also defines the batch form, so a
-    subclass that overrides the hook is called per node."""
-    for cls in type(plugin).__mro__:
-        if hook in cls.__dict__:
-            return getattr(plugin, batch) if batch in cls.__dict__ else None
-    return None
-
-
-def _filter_each(name: str, fn, state, pod, nodes) -> List[Optional[Status]]:
-    """One Filter plugin's per-node calls over a batch's nodes: each node its own Status, a
-    raise or a result that is no Status an Error for that node."""
-    sts: List[Optional[Status]] = []
-    for ni in nodes:
-        try:
-            st = fn(state, pod, ni)
-            if st is not None and st.__class__ is not Status and not isinstance(st, Status):
-                raise _bad_result(name, "Filter", st, "a Status or None")
-            sts.append(st)
-        except Exception as e:
-            sts.append(_raised(e))
-    return sts
-
-
-def _filter_verdict(name: str, st: Status) -> Status:
-    """A Filter plugin's non-success status as RunFilterPlugins returns it: a rejection named
-    after the plugin, anything else an Error "running "X" filter plugin: ..."."""
-    if st.code not in REJECTED_CODES:
-        st = Status(Code.Error, err=RuntimeError(f'running "{name}" filter plugin: {st.as_error()}'))
-    st.plugin = name
-    return st
-
-
-def _raised(exc: BaseException) -> Status:
-    """A plugin that raises is treated as one that returned an Error status with that error."""
-    if isinstance(exc, PluginResultError):
-        return Status(Code.Error, err=RuntimeError(str(exc)))
-    return Status(Code.Error, err=RuntimeError(f"{type(exc).__name__}: {exc}"))
-
-
-class _PluginManager(pluggy.PluginManager):
-    """pluggy's PluginManager with its hookimpl lookup cached per plugin class and attribute:
-    pluggy inspects every attribute of a plugin with inspect.getattr_static on each register,
-    which was most of the cost of building a framework (once per profile per case). Hooks set
-    on an instance (its __dict__) are looked up every time, as pluggy does."""
-
-    _opts_cache: Dict[Tuple[type, str], Any] = {}
-
-    def parse_hookimpl_opts(self, plugin, name):
-        if name in getattr(plugin, "__dict__", ()):
-            return super().parse_hookimpl_opts(plugin, name)
-        key = (type(plugin), name)
-        try:
-            opts = self._opts_cache[key]
-        except KeyError:
-            opts = self._opts_cache[key] = super().parse_hookimpl_opts(plugin, name)
-        return dict(opts) if opts is not None else None
-
-
-class PluginResultError(Exception):
-    """A hook returned a value of the wrong shape (e.g. a score of 50 instead of (50, None)):
-    it becomes an Error status naming the plugin and the hook, as a raising plugin does."""
-
-
-def _bad_result(plugin: str, hook: str, value: Any, want: str) -> PluginResultError:
-    text = repr(value)
-    text = text if len(text) <= 60 else text[:60] + "..."
-    return PluginResultError(f'plugin "{plugin}": {hook} returned {text}, expected {want}')
-
-
-def _status(plugin: str, hook: str, s: Any) -> Optional[Status]:
-    """The Status a hook returned, or PluginResultError."""
-    if s is None or isinstance(s, Status):
-        return s
-    raise _bad_result(plugin, hook, s, "a Status or None")
-
-
-def _pair(plugin: str, hook: str, out: Any, want: str) -> Tuple[Any, Optional[Status]]:
-    """The (result, Status) a hook returned, or PluginResultError."""
-    if isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
-        return out
-    raise _bad_result(plugin, hook, out, want)
-
-
-def _pre_bind_failure(name: str, returned: Any, exc: Optional[BaseException],
-                      ctx: PreBindContext) -> Optional[Status]:
-    """What RunPreBindPlugins' `run` makes of a plugin's PreBind: None on success; a
-    rejection with the plugin's name; else an Error ``running PreBind plugin "X": ...``,
-    whose error is the context's cause when the plugin returned the cancelled context's
-    error (errors.Is(err, context.Canceled))."""
-    if exc is None:
-        try:
-            s = _status(name, "PreBind", returned)
-        except Exception as e:
-            exc = e
-    if exc is not None:
-        if isinstance(exc, PreBindCanceled):
-            return Status(Code.Error, err=RuntimeError(
-                f'running PreBind plugin "{name}": {ctx.cause or exc.cause}'), plugin=name)
-        s = _raised(exc)
-    if s is None or s.is_success():
-        return None
-    if s.is_rejected():
-        s.plugin = name
-        return s
-    err = s.as_error()
-    if isinstance(err, PreBindCanceled):
-        err = ctx.cause or err.cause
-    return Status(Code.Error, err=RuntimeError(f'running PreBind plugin "{name}": {err}'), plugin=name)
-
-
-def _error(plugin: str, exc: BaseException) -> Status:
-    return _raised(exc).with_plugin(plugin)
-
-
-def go_duration(seconds: float) -> str:
-    """time.Duration.String() for a duration in seconds (e.g. 5s, 1m30s, 500ms)."""
-    ns = int(round(seconds * 1e9))
-    if ns == 0:
-        return "0s"
-    if ns < 1_000_000_000:
-        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
-            if ns >= size:
-                v = ns / size
-                return (f"{v:.9f}".rstrip("0").rstrip(".")) + unit
-    h, rem = divmod(ns, 3600 * 10**9)
-    m, rem = divmod(rem, 60 * 10**9)
-    sec = f"{rem / 1e9:.9f}".rstrip("0").rstrip(".") + "s"
-    if h:
-        return f"{h}h{m}m{sec}"
-    if m:
-        return f"{m}m{sec}"
-    return sec
-
-
-class WaitingPod:
-    """A pod held at Permit (runtime/waiting_pods_map.go), in virtual time."""
-
-    def __init__(self, pod, plugins_wait_time: Dict[str, float], now: float):
-        self.pod = pod
-        self.wait_time = dict(plugins_wait_time)
-        self.pending_plugins: Dict[str, float] = {p: now + t for p, t in plugins_wait_time.items()}
-        self.result: Optional[Status] = None
-        self.done = False
-
-    def get_pending_plugins(self) -> List[str]:
-        return sorted(self.pending_plugins)
-
-    def allow(self, plugin: str) -> None:
-        self.pending_plugins.pop(plugin, None)
-        if not self.pending_plugins and not self.done:
-            self.done = True
-            self.result = None
-
-    def reject(self, plugin: str, msg: str) -> bool:
-        """Reject: the wait ends Unschedulable; False when it had already ended (v1.36 says
-        so; earlier versions ignore the answer)."""
-        return self._stop_with_status(Code.Unschedulable, plugin, msg)
-
-    def preempt(self, plugin: str, msg: str) -> bool:
-        """Preempt (v1.36): the wait ends with an Error, not a rejection, so the pod is retried
-        after the error backoff instead of parked as unschedulable; False when it had already
-        ended."""
-        return self._stop_with_status(Code.Error, plugin, msg)
-
-    def _stop_with_status(self, code: Code, plugin: str, msg: str) -> bool:
-        """stopWithStatus."""
-        if self.done:
-            return False
-        self.done = True
-        self.result = Status(code, msg, plugin=plugin)
-        return True
-
-    def expire(self, now: float) -> None:
-        for plugin, deadline in sorted(self.pending_plugins.items(), key=lambda kv: kv[1]):
-            if deadline <= now:
-                self.reject(plugin, f"rejected due to timeout after waiting "
-                                    f"{go_duration(self.wait_time[plugin])} at plugin {plugin}")
-                return
-
-    def next_deadline(self) -> Optional[float]:
-        return min(self.pending_plugins.values()) if self.pending_plugins and not self.done else None
 
 
 class Framework:

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from builtin_plugins.dynamicresources.allocator import AllocationError, Allocator, Features
-from builtin_plugins.dynamicresources.cel import CELCache
+from harness.api.dra_cel import CELCache
 from harness.api.objects import KubeObject, Node
 
 NODE1, NODE2 = "node-1", "node-2"

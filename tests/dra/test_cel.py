@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from builtin_plugins.dynamicresources.cel import CELRuntimeError, compile_expression, device_variable
+from harness.api.dra_cel import CELRuntimeError, compile_expression, device_variable
 
 DEV = device_variable("gpu.example.com", {
     "name": "gpu-0",

@@ -14,7 +14,7 @@ import pytest
 
 from builtin_plugins.dynamicresources import consumable as cc
 from builtin_plugins.dynamicresources.allocator import AllocationError, Allocator, Features
-from builtin_plugins.dynamicresources.cel import CELCache
+from harness.api.dra_cel import CELCache
 from harness.api.objects import KubeObject, Node
 from harness.api.quantity import Q, parse_q
 from harness.versions import resolve

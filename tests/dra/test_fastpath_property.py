@@ -18,7 +18,7 @@ from hypothesis import strategies as st  # noqa: E402
 from builtin_plugins.dynamicresources import fastpath  # noqa: E402
 from builtin_plugins.dynamicresources.allocator import (AllocationError, Allocator, FailedOnNode,  # noqa: E402
                                                         Features)
-from builtin_plugins.dynamicresources.cel import CELCache  # noqa: E402
+from harness.api.dra_cel import CELCache  # noqa: E402
 from harness.api.objects import KubeObject, Node  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
 from harness.config.defaults import set_defaults  # noqa: E402

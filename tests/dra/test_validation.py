@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from builtin_plugins.dynamicresources import cel
+from harness.api import dra_cel as cel
 from harness.api.object_validation import validate_object
 
 R = "resource.k8s.io/v1"

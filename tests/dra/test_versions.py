@@ -106,7 +106,7 @@ def test_allocator_implementation(version, gates, want):
 # ---- the allocator per version (allocator_testing.go scenarios for the gated features) ----------
 
 from builtin_plugins.dynamicresources.allocator import AllocationError, Allocator, FailedOnNode  # noqa: E402
-from builtin_plugins.dynamicresources.cel import CELCache  # noqa: E402
+from harness.api.dra_cel import CELCache  # noqa: E402
 from harness.api.objects import Node  # noqa: E402
 
 DRIVER = "driver-a"

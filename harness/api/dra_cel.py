@@ -1,5 +1,9 @@
 """Device selectors in CEL (dynamic-resource-allocation/cel/compile.go) on cel-python (celpy).
 
+One library for the API server's validation (the cost estimate, api/dra_validation.py) and the
+DynamicResources plugin, as k8s.io/dynamic-resource-allocation/cel is upstream: so it sits in
+harness.api, below both.
+
 The `device` variable is what compile.go's DeviceMatches builds: `driver`, `attributes` and
 `capacity`, the latter two maps from domain to maps from id to value; an unknown domain reads
 as an empty map (compile.go's mapper with a default value), an unknown id inside a domain is
