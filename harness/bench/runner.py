@@ -25,7 +25,7 @@ import re
 import time
 from typing import Any, Callable, Dict, List, Optional
 
-from ..api.objects import Pod, make_object, update_pod_condition
+from ..api.objects import Pod, make_object
 from .workloads import Op, Template, Workload
 from ..case.apiserver import ApiServerDefaults
 from ..case.controllers import start_controllers
@@ -506,10 +506,6 @@ class WorkloadRun:
         raw["metadata"] = dict(md, deletionTimestamp=format_time(self.sched.clock.now()),
                                deletionGracePeriodSeconds=period)
         self.cluster.update(Pod(raw))
-
-    def _pods_in(self, namespace: Optional[str], labels: Optional[Dict[str, str]]) -> List[Pod]:
-        return [p for p in self.cluster.list("Pod", namespace)
-                if not labels or all(p.labels.get(k) == v for k, v in labels.items())]
 
     def op_deletePods(self, op: Op) -> Dict[str, Any]:
         """runDeletePodsOp: the pods of the namespace (and label selector) listed now, deleted

@@ -5,27 +5,13 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+from ..api.duration import format_duration
 from .status import Code, Status
 
 
 def go_duration(seconds: float) -> str:
     """time.Duration.String() for a duration in seconds (e.g. 5s, 1m30s, 500ms)."""
-    ns = int(round(seconds * 1e9))
-    if ns == 0:
-        return "0s"
-    if ns < 1_000_000_000:
-        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
-            if ns >= size:
-                v = ns / size
-                return (f"{v:.9f}".rstrip("0").rstrip(".")) + unit
-    h, rem = divmod(ns, 3600 * 10**9)
-    m, rem = divmod(rem, 60 * 10**9)
-    sec = f"{rem / 1e9:.9f}".rstrip("0").rstrip(".") + "s"
-    if h:
-        return f"{h}h{m}m{sec}"
-    if m:
-        return f"{m}m{sec}"
-    return sec
+    return format_duration(int(round(seconds * 1e9)))
 
 
 class WaitingPod:
