@@ -142,6 +142,9 @@ def attempt_of(rec) -> Attempt:
     if pre is not None:
         a.preemption = {"candidates": {c.name: [p.key for p in c.victims.pods] for c in pre.get("candidates") or []},
                         "picked": pre.get("picked") or None}
+    columns = getattr(rec, "columns", None)
+    if columns is not None:  # kept as columns when its cycle ended (attempt_columns)
+        columns.fill(a)
     return a
 
 

@@ -198,6 +198,7 @@ def run_under(task: Task) -> CaseOutcome:
     not) and return its outcome (an invalid case or configuration: an outcome with `error` set)."""
     import sys
 
+    from ..case.attempt_columns import ColumnsHook
     from ..case.runner import run_case
     from ..framework.registry import build_registry, default_registry
 
@@ -218,7 +219,9 @@ def run_under(task: Task) -> CaseOutcome:
         modules = list(task.plugins) + [m for m in plugin_modules(case.plugins, case.path, case.tree)
                                         if m.name not in task.plugins]
         registry = build_registry(modules) if modules else default_registry()
-        res = run_case(case, registry, explain=task.explain)
+        # explain's tables as columns (attempt_columns), of each pod's last attempt only: diff's why
+        hooks = ColumnsHook(last_only=True) if task.explain else None
+        res = run_case(case, registry, explain=task.explain, hooks=hooks)
     except UserError as e:
         line = " ".join(f"error: {e}".split())
         return CaseOutcome(case.path, case.name, error=line[:1000])

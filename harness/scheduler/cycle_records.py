@@ -80,6 +80,8 @@ class CycleRecord:
     extender_scores: Dict[str, List[Tuple[str, int, int, int]]] = field(default_factory=dict)
     # the order attempts started in, across pods and replicas (diff: which change came first)
     seq: int = field(default_factory=itertools.count().__next__)
+    # the per-node tables as columns, once the cycle ended (harness.case.attempt_columns)
+    columns: Any = None
 
 
 def rejector(rec, node: str, st) -> str:

@@ -210,6 +210,8 @@ class SchedulingCycles(PodGroupCycles):
         pod = pinfo.pod
         if s.keep_records and not s.full_record(pod):
             compact_record(record)  # only the attempt history is kept (cycle_records)
+        elif s.record_columns is not None and s.keep_records:
+            s.record_columns(record, s.records.get(pod.key) or [])
         if status is not None and status.is_wait():
             # the binding goroutine starts now: its PreBindPreFlight step runs before it blocks
             # in WaitOnPermit (here: before the pod joins the waiting pods' loop)

@@ -193,6 +193,9 @@ class Scheduler:
         # a record of a pod not explained keeps only its attempt history once its cycle ends
         # (cycle_records); False: every record whole (tests comparing paths node by node)
         self.compact_records = True
+        # diff, run --html: called with an explained record and the pod's records once its cycle
+        # ends, to keep its per-node tables as columns (harness.case.attempt_columns)
+        self.record_columns: Optional[Callable[[Any, List[Any]], None]] = None
         # `bench CASE`: called with ScheduleOne instead of calling it (times each attempt)
         self.attempt_timer: Optional[Callable[[Callable[[], bool]], Any]] = None
         self.tracked_pods: List[str] = []
