@@ -47,3 +47,17 @@ def test_a_run_keeps_the_columns_not_the_tables():
     assert recs and all(not r.filter_table and not r.score_detail and not r.node_statuses for r in recs)
     for rs in res.scheduler.records.values():  # last_only: the last attempt of each pod alone
         assert rs[-1].columns is not None and all(r.columns is None for r in rs[:-1])
+
+
+def test_run_html_from_columns_is_the_report_from_the_whole_records(tmp_path, capsys):
+    """`run --html` keeps the tables as columns; with -v they stay whole (its text reads them):
+    the two reports are the same file."""
+    from harness.cli import main
+
+    paths = [os.path.join(ROOT, "cases", d) for d in ("preemption", "scoring", "filters", "extenders")]
+    a, b = str(tmp_path / "a.html"), str(tmp_path / "b.html")
+    main(["run", "--html", a, *paths])
+    main(["run", "-v", "--html", b, *paths])
+    capsys.readouterr()
+    with open(a, encoding="utf-8") as fa, open(b, encoding="utf-8") as fb:
+        assert fa.read() == fb.read()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import List, Optional
+from typing import List, Optional, Union
 
 from ..errors import UserError
 from .options import (attempt, check_nodes, check_output_file, error, interrupted, nodes_options, plugin_option,
@@ -64,7 +64,7 @@ def cmd_run(args) -> int:
     from ..progress import Progress
 
     check_output_file(args.html, "--html")  # before the run, not after it
-    results = []  # kept for --html only (each holds its scheduler)
+    views = []  # --html: what the report shows of each case, made once it ran (reports.html.case_view)
     versions: List[str] = []  # the release each case ran on, for the summary
     coverages: List = []
     entries: List[dict] = []  # --json: each case's result, or the error line of an invalid file, in order
@@ -76,7 +76,9 @@ def cmd_run(args) -> int:
         from ..framework.coverage import Coverage
         from ..framework.parallelize import RunSettings
         opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
-    explain = bool(args.verbose or args.html)  # the report's decision tables need explain's records
+    # the report's decision tables need explain's records; with --html alone, kept as columns
+    # (-v prints them from the whole records)
+    explain: Union[bool, str] = "columns" if args.html and not args.verbose else bool(args.verbose)
     try:
         total = count_case_files(args.paths)
         progress = Progress("run")
@@ -115,7 +117,9 @@ def cmd_run(args) -> int:
                 if res.coverage is not None:
                     coverages.append(res.coverage)
                 if args.html:
-                    results.append(res)
+                    from ..reports.html import case_view
+
+                    views.append(case_view(res))
                 res = None
             progress.tick(f"{seen} of {total} files, {done} case(s) run")
         if not done and not invalid:
@@ -135,9 +139,9 @@ def cmd_run(args) -> int:
         print(f"{passed} passed, {failed} failed" + (f", {invalid} invalid" if invalid else "")
               + (f" ({scheduler_versions(versions)})" if versions else "") + (" (interrupted)" if stopped else ""))
     if args.html:
-        from ..reports.html import write_run_report
+        from ..reports.html import write_run_views
 
-        write_run_report(args.html, results)
+        write_run_views(args.html, views)
     if stopped:
         return 130
     if invalid:
@@ -171,12 +175,16 @@ def _error_entry(path: str, line: str, name: Optional[str] = None) -> dict:
             "error": line[len("error: "):] if line.startswith("error: ") else line}
 
 
-def _run_with(opts, case, registry, explain: bool):
-    """run_case under the run's --parallel/--coverage settings (each case gets its own copy)."""
+def _run_with(opts, case, registry, explain: Union[bool, str]):
+    """run_case under the run's --parallel/--coverage settings (each case gets its own copy);
+    explain "columns": explain's records kept as columns (harness.case.attempt_columns)."""
     from ..case import run_case
+    from ..case.attempt_columns import ColumnsHook
     from ..framework.parallelize import using
 
+    hooks = ColumnsHook() if explain == "columns" else None
+    explain = bool(explain)
     if opts is None:
-        return run_case(case, registry, explain=explain)
+        return run_case(case, registry, explain=explain, hooks=hooks)
     with using(opts):
-        return run_case(case, registry, explain=explain)
+        return run_case(case, registry, explain=explain, hooks=hooks)

@@ -132,7 +132,13 @@ def write(path: str, html: str) -> None:
 
 
 def write_run_report(path: str, results: List[Any], invalid: Optional[List[str]] = None) -> None:
-    cases = [case_view(r) for r in results]
+    write_run_views(path, [case_view(r) for r in results], invalid)
+
+
+def write_run_views(path: str, cases: List[Dict[str, Any]], invalid: Optional[List[str]] = None) -> None:
+    """The run report of the cases' views (case_view, made as each case ran: `run --html`
+    holds no case's scheduler to the end)."""
+    cases = list(cases)
     cases.sort(key=lambda c: c["passed"])  # failing cases first
     write(path, render("report.html.j2", kind="run", title="schedharness run", version=_version(),
                        scheduler=scheduler_versions([c["version"] for c in cases]), cases=cases, invalid=invalid or [],
