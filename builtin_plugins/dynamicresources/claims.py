@@ -4,7 +4,6 @@ tracker (dynamicresources/dra_manager.go, allocateddevices.go) over the simulate
 from __future__ import annotations
 
 import copy
-import weakref
 from typing import Any, Dict, Iterator, Mapping, Optional, Set, Tuple
 
 from harness.api.objects import KubeObject
@@ -272,16 +271,19 @@ class ClaimTracker:
         return state
 
 
-_TRACKERS: "weakref.WeakKeyDictionary[Any, ClaimTracker]" = weakref.WeakKeyDictionary()
+# the tracker of a key is an attribute of the key: in a WeakKeyDictionary the tracker (which holds
+# the cluster, and so the scheduler and its snapshot) kept its key alive, and every run with it
+_TRACKER_ATTR = "_claim_tracker"
 
 
 def tracker_for(cluster, owner=None) -> ClaimTracker:
     """The scheduler's one DRA manager (shared by its profiles, as the scheduler builds one):
     keyed by `owner` (the scheduler's snapshot), else by the cluster."""
     key = owner if owner is not None else cluster
-    t = _TRACKERS.get(key)
+    t = getattr(key, _TRACKER_ATTR, None)
     if t is None or t.cluster is not cluster:
-        t = _TRACKERS[key] = ClaimTracker(cluster)
+        t = ClaimTracker(cluster)
+        setattr(key, _TRACKER_ATTR, t)
     return t
 
 

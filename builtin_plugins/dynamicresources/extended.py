@@ -155,7 +155,9 @@ class DeviceClassMapping:
         return resource_name in self.mapping
 
 
-_CACHES: "weakref.WeakKeyDictionary[Any, ExtendedResourceCache]" = weakref.WeakKeyDictionary()
+# the cache of a cluster is an attribute of the cluster: in a WeakKeyDictionary its value (which
+# holds the cluster) kept the key alive, and every run's cluster, objects and scheduler with it
+_CACHE_ATTR = "_extended_resource_cache"
 
 
 def class_resolver(cluster, gates):
@@ -163,9 +165,10 @@ def class_resolver(cluster, gates):
     NodeResourcesFit and DynamicResources); v1.34: the mapping listed now."""
     if not gates.has(CHANGE):
         return DeviceClassMapping(cluster)
-    c = _CACHES.get(cluster)
+    c = getattr(cluster, _CACHE_ATTR, None)
     if c is None:
-        c = _CACHES[cluster] = ExtendedResourceCache(cluster)
+        c = ExtendedResourceCache(cluster)
+        setattr(cluster, _CACHE_ATTR, c)
     return c
 
 

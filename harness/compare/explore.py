@@ -44,6 +44,7 @@ def explore(case, registry, runs: int, seed: int = 0) -> List[Tuple[Outcome, int
     most frequent first."""
     from ..case import run_case
     from ..framework.parallelize import RunSettings, using
+    from .outcomes import collect_run
 
     rng = random.Random(seed)
     counts: Counter = Counter()
@@ -58,6 +59,8 @@ def explore(case, registry, runs: int, seed: int = 0) -> List[Tuple[Outcome, int
         counts[out] += 1
         passes.setdefault(out, res.passed)
         first.setdefault(out, k)
+        del res
+        collect_run()  # the run's garbage freed before the next run builds
     return [(o, n, passes[o]) for o, n in sorted(counts.items(), key=lambda kv: (-kv[1], first[kv[0]]))]
 
 

@@ -225,7 +225,20 @@ def run_under(task: Task) -> CaseOutcome:
     except UserError as e:
         line = " ".join(f"error: {e}".split())
         return CaseOutcome(case.path, case.name, error=line[:1000])
-    return outcome_of(res)
+    out = outcome_of(res)
+    del res, case
+    collect_run()
+    return out
+
+
+def collect_run() -> None:
+    """Free a finished run's objects before the next run builds its own: its scheduler and
+    cluster hold reference cycles, which only the cyclic collector frees, and the next run
+    pauses the collector while it builds (gcpause); without this a second run of a
+    150,000-pod case peaked with the first one's garbage still held (sweep: 1.59 GB, not 1.1)."""
+    import gc
+
+    gc.collect()
 
 
 def run_tasks(tasks: List[Task], jobs: int = 1, dask_scheduler: Optional[str] = None,
