@@ -25,7 +25,7 @@ from harness.testing import make_pod  # noqa: E402
 from harness.versions import resolve  # noqa: E402
 
 from .test_fastpath_property import (NODES, REGISTRY, ZONES, _cluster_objects,  # noqa: E402
-                                     _without_binding_conditions, make_claims, slice_st)
+                                     _without_binding_conditions, make_claims, observed, slice_st)
 
 # mostly the benchmark's shape: one request for one device of a class that matches many
 simple_request_st = st.fixed_dictionaries({
@@ -88,15 +88,7 @@ def _run(objs, waves: List[List[Any]], version: str, batch: bool):
         for pi, spec in enumerate(pod_specs):
             _create_pod(cluster, pi, spec, bool(pod_specs[0]["claims"]), wave)
         sched.run_until_quiet()
-    records = {}
-    for key, recs in sched.records.items():
-        records[key] = [(r.attempt, {n: None if s is None else (int(s.code), tuple(s.get_reasons()), s.plugin)
-                                     for n, s in r.node_statuses.items()},
-                         r.feasible, [(sc.name, sc.scores, sc.total_score) for sc in r.scores or []],
-                         r.picked, r.message) for r in recs]
-    bindings = {p.key: p.node_name for p in cluster.list("Pod")}
-    claims = {c.key: c.raw.get("status") for c in cluster.list("ResourceClaim")}
-    return records, bindings, claims
+    return observed(sched, cluster)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True,
