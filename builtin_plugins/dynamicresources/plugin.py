@@ -514,7 +514,10 @@ class DynamicResources(Plugin):
                 def clear(raw, status):
                     for k in ("reservedFor", "allocation", "devices"):
                         status.pop(k, None)
-                self.cluster.update(_copy_with(latest, clear))
+                try:
+                    self.cluster.update_status(_copy_with(latest, clear))  # UpdateStatus
+                except API_ERRORS as e:
+                    return None, status_error(e)
                 return None, Status.unschedulable("deallocation of ResourceClaim completed")
         if stale_ext:
             # the extended resource claim of a prior cycle: deleted, the next attempt starts anew
@@ -637,7 +640,11 @@ class DynamicResources(Plugin):
                     status["reservedFor"] = [r for r in status.get("reservedFor") or [] if r.get("uid") != pod.uid]
                     if not status["reservedFor"]:
                         del status["reservedFor"]
-                self.cluster.update(_copy_with(latest, drop))
+                try:
+                    # the strategic-merge patch of the status subresource deleting the pod's entry
+                    self.cluster.update_status(_copy_with(latest, drop))
+                except API_ERRORS:
+                    pass  # logged upstream: "we will get here again when pod scheduling is retried"
         extended.unreserve_extended_resource_claim(self, s.extended_claim(), s.ext)
         return None
 
