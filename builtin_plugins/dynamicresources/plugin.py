@@ -796,11 +796,18 @@ class DynamicResources(Plugin):
             if allocation is not None and allocation_of(latest) is not None:
                 raise ClaimError(f"claim {claim.namespace}/{claim.name} got allocated elsewhere in the meantime")
 
+            if allocation is not None and FINALIZER not in (latest.raw["metadata"].get("finalizers") or []):
+                # the finalizer goes in with a plain Update first (the status subresource
+                # leaves metadata alone); one set before an interruption is kept as it is
+                def add_finalizer(raw, status):
+                    raw["metadata"]["finalizers"] = list(raw["metadata"].get("finalizers") or []) + [FINALIZER]
+                try:
+                    latest = self.cluster.update(_copy_with(latest, add_finalizer))
+                except API_ERRORS as e:
+                    raise ClaimError(f"add finalizer to claim {claim.namespace}/{claim.name}: {e}") from None
+
             def put(raw, status):
                 if allocation is not None:
-                    fin = raw["metadata"].setdefault("finalizers", [])
-                    if FINALIZER not in fin:
-                        fin.append(FINALIZER)
                     status["allocation"] = copy.deepcopy(allocation)
                 status.setdefault("reservedFor", []).append(dict(binding))
                 if self.binding_conditions_enabled() and status.get("allocation") is not None \

@@ -442,3 +442,20 @@ def test_unreserve_drops_the_pod_through_the_status_subresource(monkeypatch, ref
     assert writes == ["my-pod-my-resource"]
     kept = [r["uid"] for r in c.claim().status["reservedFor"]]
     assert kept == (["other-uid", POD_UID] if refuse else ["other-uid"])
+
+
+def test_prebind_adds_the_finalizer_with_an_update_then_writes_the_status(monkeypatch):
+    """bindClaim: the delete-protection finalizer in a plain Update (the status subresource
+    leaves metadata alone), then the allocation and the reservation with UpdateStatus: a watcher
+    sees two updates, the finalizer first."""
+    c = Ctx([klass(), claim(), slice_("worker", "instance-1")])
+    pod = pod_with_claim_name()
+    c.run_until_filter(pod)
+    c.pl.reserve(c.state, pod, "worker")
+    seen = []
+    c.handle.cluster.subscribe(lambda kind, old, new: seen.append(new) if kind == "ResourceClaim" else None)
+    writes = _status_writes(monkeypatch, False)
+    assert c.pl.pre_bind(c.state, pod, "worker") is None
+    assert [(bool(o.raw["metadata"].get("finalizers")), "allocation" in o.status) for o in seen] == \
+        [(True, False), (True, True)]
+    assert writes == ["my-pod-my-resource"]  # the second write alone is a status update
