@@ -11,7 +11,7 @@ import itertools
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from .api.claim_status import check_resource_claim_status_update
-from .api.group_kind import is_builtin_kind, store_kind
+from .api.group_kind import serves_builtin, store_kind
 from .api.objects import KubeObject, make_object
 from .apierrors import AlreadyExists, Conflict, NotFound, StatusError
 
@@ -32,8 +32,10 @@ class Cluster:
         # the run's Features (harness.versions), for the API server's gates; None: the newest
         self.features = features
         self._objects: Dict[str, Dict[str, KubeObject]] = {}
-        # a kind the harness does not serve -> the `Kind.group` keys it is stored under
+        # a kind name -> the `Kind.group` keys it is stored under besides its built-in group
         self._groups: Dict[str, List[str]] = {}
+        # a kind name -> whether a bare read of it means its built-in group (served_builtin)
+        self._bare_builtin: Dict[str, bool] = {}
         self._listeners: List[Listener] = []
         self._rv = itertools.count(1)
         # kind -> its writes so far (create, update, delete): a reader's cheap test that a
@@ -61,12 +63,16 @@ class Cluster:
 
     # reads -----------------------------------------------------------------------------------
     def read_keys(self, kind: str) -> List[str]:
-        """The store keys a read of `kind` covers: a `Kind.group` or a built-in kind, itself;
-        another kind, that kind in every group it is stored in."""
+        """The store keys a read of `kind` covers, resolved as kubectl resolves a name among
+        the resources served (harness.api.group_kind): a `Kind.group`, or a built-in kind this
+        version and its gates serve, itself; any other name, that kind in every group."""
         others = self._groups.get(kind)
-        if not others or "." in kind or is_builtin_kind(kind):
+        if not others or "." in kind:
             return [kind]
-        return [kind] + others
+        builtin = self._bare_builtin.get(kind)
+        if builtin is None:
+            builtin = self._bare_builtin[kind] = serves_builtin(kind, self.features)
+        return [kind] if builtin else [kind] + others
 
     def _bucket(self, obj: KubeObject) -> Dict[str, KubeObject]:
         """The objects stored with `obj` (its kind in its group), counting a write to them."""

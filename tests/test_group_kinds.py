@@ -1,7 +1,7 @@
 """Kinds of one name in different API groups are different kinds, as the API server keys them
-(schema.GroupKind; harness/api/group_kind.py): a case holding both keeps both, a read by a
-built-in kind's name reads its own group, a read by `Kind.group` reads that group, and a
-read by another kind's name reads it in every group."""
+(schema.GroupKind; harness/api/group_kind.py): a case holding both keeps both; a bare name
+resolves as kubectl resolves one among the resources served (a built-in kind the version and
+gates serve: its own group; any other: every group), `Kind.group` that group."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from harness.case.runner import CaseRun
 from harness.cluster import Cluster
 from harness.errors import CaseError
 from harness.framework.custom_resources import CustomResource, DynamicLister
+from harness.versions import case_features
+
+WORKLOAD_API_ON = case_features("v1.36", {"GenericWorkload": True})
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"},
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
@@ -59,9 +62,10 @@ def test_steps_update_and_delete_the_kind_of_their_apiVersion():
 
 
 def test_the_workload_apis_podgroup_and_a_custom_podgroup_of_one_name_are_both_kept():
-    """The in-tree readers (GangScheduling, the controllers) ask for "PodGroup": they see the
-    scheduling.k8s.io one only; scheduler-plugins' PodGroup is read in its own group."""
-    cluster = Cluster()
+    """With the Workload API served, a bare "PodGroup" (the in-tree readers: GangScheduling,
+    the controllers) is the scheduling.k8s.io one only; scheduler-plugins' PodGroup is read in
+    its own group."""
+    cluster = Cluster(WORKLOAD_API_ON)
     builtin = cluster.create(make_object(pod_group("scheduling.k8s.io/v1alpha2")))
     custom = cluster.create(make_object(pod_group("scheduling.x-k8s.io/v1alpha1")))
     assert cluster.get("PodGroup", "default", "team") is builtin
@@ -71,6 +75,18 @@ def test_the_workload_apis_podgroup_and_a_custom_podgroup_of_one_name_are_both_k
     assert DynamicLister(cluster, cr).list() == [custom]
     cluster.delete(custom)
     assert cluster.list("PodGroup") == [builtin] and DynamicLister(cluster, cr).list() == []
+
+
+@pytest.mark.parametrize("features", [None, case_features("v1.36", {}), case_features("v1.35", {"GenericWorkload": True}),
+                                      case_features("v1.34", {})])
+def test_without_the_workload_apis_podgroup_a_bare_name_reads_the_custom_one(features):
+    """PodGroup not served (GenericWorkload off, the default; or v1.35, whose Workload API has no
+    PodGroup): a plugin reading its scheduler-plugins PodGroups by the bare name gets them."""
+    cluster = Cluster(features)
+    custom = cluster.create(make_object(pod_group("scheduling.x-k8s.io/v1alpha1")))
+    assert cluster.get("PodGroup", "default", "team") is custom
+    assert cluster.list("PodGroup") == [custom] and cluster.list("PodGroup", "default") == [custom]
+    assert cluster.get("PodGroup.scheduling.x-k8s.io", "default", "team") is custom
 
 
 def test_writes_of_one_group_leave_the_other_alone():

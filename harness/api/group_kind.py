@@ -6,9 +6,11 @@ two vendors) are two kinds: neither replaces, lists or hides the other.
 
 The store key of an object is its kind alone for the group the harness serves that kind in (a
 built-in kind: `Pod`, `PriorityClass`, `PodGroup` of scheduling.k8s.io; or any kind with no
-apiVersion group), else `Kind.group` (GroupKind.String()). A read by a built-in kind's name
-reads its built-in group; a read by another kind's name reads that kind in every group (a
-plugin's own custom resource, by its kind); a read by `Kind.group` reads that group.
+apiVersion group), else `Kind.group` (GroupKind.String()). A bare kind name resolves as kubectl
+resolves one, among the resources the API server serves: a built-in kind the run's version and
+gates serve reads its built-in group (`serves_builtin`: the Workload API's Workload and PodGroup
+only with GenericWorkload on, from the version that has them); any other bare name reads that
+kind in every group (a plugin's own custom resource, by its kind); `Kind.group` reads that group.
 """
 
 from __future__ import annotations
@@ -43,6 +45,17 @@ def is_builtin_kind(kind: str) -> bool:
     return bool(builtin_groups(kind))
 
 
+def serves_builtin(kind: str, features) -> bool:
+    """Whether the API server serves the built-in `kind` with these Features (None: the newest
+    version's defaults): always, but for the Workload API's kinds (harness.api.workload.served)."""
+    if not is_builtin_kind(kind):
+        return False
+    from . import workload
+    if kind in workload.KINDS:
+        return workload.served(kind, features) is not None
+    return True
+
+
 @lru_cache(maxsize=4096)
 def store_kind(kind: str, api_version: str) -> str:
     """The key the store files an object of `kind` at `api_version` under."""
@@ -61,4 +74,4 @@ def split_store_kind(key: str) -> Tuple[str, str]:
     return kind, group if dot else ""
 
 
-__all__ = ["api_group", "builtin_groups", "is_builtin_kind", "split_store_kind", "store_kind"]
+__all__ = ["api_group", "builtin_groups", "is_builtin_kind", "serves_builtin", "split_store_kind", "store_kind"]
