@@ -27,6 +27,10 @@ SHARED_KINDS = frozenset(("Pod", "Node"))
 _MAX_ENTRIES = 4_000_000
 
 
+class DuplicateKey(ValueError):
+    """A mapping of decoded JSON names a key twice (YAML refuses it: the line is left to YAML)."""
+
+
 class ValueTable:
     """The strings, mappings and lists of one load, each distinct value held once. The JSON
     decoder builds shared values through `pairs_hook` (its object_pairs_hook) and `shared_list`;
@@ -45,14 +49,22 @@ class ValueTable:
     def pairs_hook(self, pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
         """json's object_pairs_hook: the mapping of `pairs` (their mapping values already shared,
         lists shared here), the table's own when an equal one was built before; a new one holds
-        the table's strings (most mappings are not new: their strings are left to be freed)."""
-        keys = tuple([k for k, _ in pairs])
-        vals = [x for _, x in pairs]
-        t = (keys, self._values_key(vals))
+        the table's strings (most mappings are not new: their strings are left to be freed).
+        A key given twice raises DuplicateKey (a ValueError: the decoding fails)."""
+        keys, vals = zip(*pairs) if pairs else ((), ())
+        types = tuple(map(type, vals))
+        if dict in types or list in types or float in types:
+            vals = list(vals)  # (its lists replaced by the table's)
+            t: Tuple[Any, ...] = (keys, self._values_key(vals))
+        else:  # strings, integers, booleans, nulls: the values and their types say it all
+            t = (keys, types, vals)
         got = self._dicts.get(t)
         if got is None:
             strs = self._strs
-            got = self._dicts[t] = {k: strs.setdefault(x, x) if type(x) is str else x for k, x in zip(keys, vals)}
+            got = {k: strs.setdefault(x, x) if type(x) is str else x for k, x in zip(keys, vals)}
+            if len(got) != len(keys):
+                raise DuplicateKey(next(k for i, k in enumerate(keys) if k in keys[:i]))
+            self._dicts[t] = got
             if len(self._dicts) > _MAX_ENTRIES:
                 self._dicts.clear()
         return got
