@@ -19,12 +19,20 @@ Pod and Node (DynamicResources' objects are defaulted deeply) are copied whole.
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 # kinds whose objects share their values below metadata/spec/status
 SHARED_KINDS = frozenset(("Pod", "Node"))
 # entries before the tables are started again (a bound on their own memory while a case loads)
 _MAX_ENTRIES = 4_000_000
+
+
+class _Strings(dict):
+    """The table's strings: each maps to itself; a missing one is added by looking it up."""
+
+    def __missing__(self, key: str) -> str:
+        self[key] = key
+        return key
 
 
 class DuplicateKey(ValueError):
@@ -40,7 +48,7 @@ class ValueTable:
     __slots__ = ("_strs", "_dicts", "_lists", "_decoded")
 
     def __init__(self) -> None:
-        self._strs: Dict[str, str] = {}
+        self._strs: Dict[str, str] = _Strings()
         self._dicts: Dict[Tuple[Any, ...], Dict[str, Any]] = {}
         self._lists: Dict[Tuple[Any, ...], List[Any]] = {}
         self._decoded: Set[int] = set()  # ids of the objects the JSON decoder built with the table
@@ -61,13 +69,19 @@ class ValueTable:
         got = self._dicts.get(t)
         if got is None:
             strs = self._strs
-            got = {k: strs.setdefault(x, x) if type(x) is str else x for k, x in zip(keys, vals)}
+            got = {strs.setdefault(k, k): strs.setdefault(x, x) if type(x) is str else x
+                   for k, x in zip(keys, vals)}
             if len(got) != len(keys):
                 raise DuplicateKey(next(k for i, k in enumerate(keys) if k in keys[:i]))
             self._dicts[t] = got
             if len(self._dicts) > _MAX_ENTRIES:
                 self._dicts.clear()
         return got
+
+    def interner(self) -> Callable[[str], str]:
+        """A function giving the table's string equal to its argument (the argument, kept,
+        when the table has none)."""
+        return self._strs.__getitem__
 
     def shared_list(self, v: List[Any]) -> List[Any]:
         """A list the JSON decoder built (its mappings already shared): its lists shared in
