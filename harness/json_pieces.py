@@ -65,7 +65,7 @@ class PieceReader:
             return None
         return obj if end == len(line) else None
 
-    def _object(self, s: str, p: int, parent: Optional[str], depth: int) -> Tuple[Dict[str, Any], int]:
+    def _object(self, s: str, p: int, parent: Any, depth: int) -> Tuple[Dict[str, Any], int]:
         """The mapping at s[p] == "{" whose values are scalars, mappings (at depth 0: parsed
         the same way) or pieces; and the index after it."""
         if s[p] != "{":
@@ -107,7 +107,7 @@ class PieceReader:
             raise _Bail  # a key given twice
         return out, e + 1
 
-    def _list(self, s: str, p: int, parent: str) -> Tuple[List[Any], int]:
+    def _list(self, s: str, p: int, parent: Any) -> Tuple[List[Any], int]:
         """The list at s[p] == "[" (its containers pieces); and the index after it."""
         out: List[Any] = []
         p += 1
@@ -124,7 +124,7 @@ class PieceReader:
             if kind == 1:
                 val: Any = intern(m.group(1))
             elif kind == 4:
-                val, e = self._piece(s, e - 1, parent, "[]")
+                val, e = self._piece(s, e - 1, parent, len(out))  # (by its index)
             elif kind == 2:
                 val = _LITERALS[m.group(2)]
             else:
@@ -137,7 +137,7 @@ class PieceReader:
                 raise _Bail
             p = e + 2
 
-    def _piece(self, s: str, v: int, parent: Optional[str], key: str) -> Tuple[Any, int]:
+    def _piece(self, s: str, v: int, parent: Any, key: Any) -> Tuple[Any, int]:
         """The container value at s[v] (its text met before, or decoded and checked now)."""
         nxt = self.after.get((parent, key))
         found = -1
@@ -161,10 +161,14 @@ class PieceReader:
             else:
                 j = s.find('": ', e, e + 64)
                 self.after[(parent, key)] = s[e:j + 3] if j != -1 else s[e:e + 3]
+        got = self.memo.get(text)  # (its end was not where it was last time)
+        if got is not None:
+            return got, e
         h = hash(text)
         first = self.once.get(h)
         if first is None:
             self.once[h] = val
         elif self.canonical(first) == text:  # met once before: that value is the one shared
             self.memo[text] = val = first
+            del self.once[h]
         return val, e
