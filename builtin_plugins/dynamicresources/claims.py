@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import weakref
-from typing import Any, Dict, Iterator, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 from harness.api.objects import KubeObject
 
@@ -169,6 +169,9 @@ def foreach_allocated_device(allocation: Optional[Mapping[str, Any]]) -> Iterato
         yield (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
 
 
+LOG_SLACK = 4096  # ClaimTracker.device_log starts anew past 4 entries a device plus this many
+
+
 class ClaimTracker:
     """claimTracker: claims from the API server (the assume cache's objects), the devices
     allocated to them (allocatedDevices, kept up to date from claim events), and the in-flight
@@ -184,6 +187,13 @@ class ClaimTracker:
         self._counts: Dict[DeviceID, int] = {}
         # claims with shared results (consumable capacity): key -> their allocation
         self._shared: Dict[str, Mapping[str, Any]] = {}
+        # _counts' keys as they come (+1) and go (-1), for readers that follow the allocated
+        # devices without copying them (batch_filter); a new epoch starts an empty log
+        self.device_log: List[Tuple[DeviceID, int]] = []
+        self.device_log_epoch = 0
+        # the last allocated-devices set built here, as (set, epoch, log position, the devices
+        # beyond _counts' keys at that position): None when it is not that union
+        self.last_parts: Optional[Tuple[Set[DeviceID], int, int, Set[DeviceID]]] = None
         for c in cluster.list("ResourceClaim"):
             self._on_claim(None, c)
         cluster.subscribe(self._on_event)
@@ -194,11 +204,16 @@ class ClaimTracker:
 
     def _on_claim(self, old, new) -> None:
         counts = self._counts
+        log = self.device_log
+        if len(log) > 4 * len(counts) + LOG_SLACK:
+            self.device_log = log = []
+            self.device_log_epoch += 1
         if old is not None:
             for d in self._allocated.pop(old.key, ()):
                 counts[d] -= 1
                 if not counts[d]:
                     del counts[d]
+                    log.append((d, -1))
             self._shared.pop(old.key, None)
         if new is not None:
             alloc = allocation_of(new)
@@ -206,10 +221,17 @@ class ClaimTracker:
             if devs:
                 self._allocated[new.key] = devs
                 for d in devs:
-                    counts[d] = counts.get(d, 0) + 1
+                    c = counts.get(d, 0)
+                    counts[d] = c + 1
+                    if not c:
+                        log.append((d, 1))
             if alloc and any(r.get("shareID") is not None
                              for r in ((alloc.get("devices") or {}).get("results") or [])):
                 self._shared[new.key] = alloc
+
+    def allocated_keys(self) -> Mapping[DeviceID, int]:
+        """The devices of the allocated claims (as keys; read only)."""
+        return self._counts
 
     def get(self, namespace: str, name: str) -> KubeObject:
         c = self.cluster.get("ResourceClaim", namespace, name)
@@ -253,21 +275,30 @@ class ClaimTracker:
 
     def list_all_allocated_devices(self) -> Set[DeviceID]:
         """ListAllAllocatedDevices: allocated in the API server, plus in flight."""
-        out: Set[DeviceID] = set(self._counts)
+        extra: Set[DeviceID] = set()
         for claim in self.in_flight.values():
-            out.update(foreach_allocated_device(allocation_of(claim)))
+            extra.update(foreach_allocated_device(allocation_of(claim)))
+        out: Set[DeviceID] = set(self._counts)
+        out |= extra
+        self.last_parts = (out, self.device_log_epoch, len(self.device_log), extra)
         return out
 
     def gather_allocated_state(self, shared_ids_of_cache: bool):
         """GatherAllocatedState (DRAConsumableCapacity on): whole devices, shares and their
         consumed capacity, of the allocated claims and the in-flight allocations."""
         from .consumable import AllocatedState, gather_allocated_state
+        state = gather_allocated_state(self._shared.values(),
+                                       (allocation_of(c) for c in self.in_flight.values()), shared_ids_of_cache)
+        if not self._shared:
+            extra = set(state.allocated_devices)
+            state.allocated_devices.update(self._counts)  # every claim's devices: _counts' keys
+            self.last_parts = (state.allocated_devices, self.device_log_epoch, len(self.device_log), extra)
+            return state
+        self.last_parts = None
         whole: Set[DeviceID] = set()
         for key, devs in self._allocated.items():
             if key not in self._shared:
                 whole |= devs
-        state = gather_allocated_state(self._shared.values(),
-                                       (allocation_of(c) for c in self.in_flight.values()), shared_ids_of_cache)
         state.allocated_devices |= whole
         return state
 

@@ -211,8 +211,8 @@ class AllocatedState:
     def counted_for_counters(self, shared_count: bool) -> Set[DeviceID]:
         """The devices whose counters checkAvailableCounters takes as consumed: v1.36's
         IsDeviceAllocated (whole, shared, or with consumed capacity); before, AllocatedDevices."""
-        if not shared_count:
-            return self.allocated_devices
+        if not shared_count or (not self.shared_device_ids and not self.aggregated_capacity):
+            return self.allocated_devices  # (read only: the same set serves)
         return (self.allocated_devices | {s[:3] for s in self.shared_device_ids}
                 | set(self.aggregated_capacity))
 

@@ -157,13 +157,9 @@ class FastFilter:
         allocated = self.a.allocated_devices
         taken: Optional[set] = None
         for shape in shapes:
-            ck = (node.name, node.resource_version, shape.key)
-            found = cache.get(ck)
+            found = cache.get((node.name, node.resource_version, shape.key))
             if found is None:
-                eligible = self._eligible(node, shape)
-                # with the IDs as a set when they are distinct (counting the free ones in C)
-                found = cache[ck] = (eligible, None if eligible is _DECLINE or len(set(eligible)) != len(eligible)
-                                     else frozenset(eligible))
+                found = self.entry(node, shape)
             eligible, distinct = found
             if eligible is _DECLINE:
                 return None
@@ -198,6 +194,18 @@ class FastFilter:
                 return False if free < need else None
             taken.update(picked)
         return True
+
+    def entry(self, node, shape: _Shape) -> Tuple[Any, Optional[frozenset]]:
+        """(node's eligible device IDs for shape or _DECLINE, the same as a set when they are
+        distinct, else None), from the cache or computed and kept there."""
+        ck = (node.name, node.resource_version, shape.key)
+        found = self.cache.get(ck)
+        if found is None:
+            eligible = self._eligible(node, shape)
+            # with the IDs as a set when they are distinct (counting the free ones in C)
+            found = self.cache[ck] = (eligible, None if eligible is _DECLINE or len(set(eligible)) != len(eligible)
+                                      else frozenset(eligible))
+        return found
 
     def _eligible(self, node, shape: _Shape):
         """The IDs of node's devices that shape's request may take, in allocateOne's order, or

@@ -31,7 +31,7 @@ from harness.versions import DEFAULT as DEFAULT_GATES
 from .. import helper
 from .allocator import (AllocationError, Allocator, FailedOnNode, Features, explain_failure, index_slices,
                         kobj)
-from . import extended
+from . import batch_filter, extended
 from harness.api.dra_cel import CELCache
 from .consumable import new_share_id
 from .fastpath import Deferred, FastFilter
@@ -489,6 +489,11 @@ class DynamicResources(Plugin):
             if s.ext is not None:
                 s.ext.by_node[node.name] = (node_ext_claim, ext_mappings)
         return None
+
+    def filter_nodes(self, state, pod, nodes):
+        """filter on each node (the batch form the framework calls): batch_filter.filter_nodes,
+        or None (the per-node calls)."""
+        return batch_filter.filter_nodes(STATE_KEY, state, pod, nodes, self.claim_tracker())
 
     # ---- PostFilter ------------------------------------------------------------------------------
     @hookimpl

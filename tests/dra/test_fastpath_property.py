@@ -338,6 +338,12 @@ def _run(objs, pod_specs, version: str, fast: bool):
             "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": spec["cpu"]}}}]})
         cluster.create(pod)
     sched.run_until_quiet()
+    return observed(sched, cluster)
+
+
+def observed(sched, cluster):
+    """Each pod's cycles (every node's status, feasible nodes, scores, pick, message), the
+    bindings and the claims' statuses."""
     records = {}
     for key, recs in sched.records.items():
         records[key] = [(r.attempt, {n: None if s is None else (int(s.code), tuple(s.get_reasons()), s.plugin)
