@@ -11,6 +11,7 @@ import itertools
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from .api.claim_status import check_resource_claim_status_update
+from .api.group_kind import serves_builtin, store_kind
 from .api.objects import KubeObject, make_object
 from .apierrors import AlreadyExists, Conflict, NotFound, StatusError
 
@@ -22,12 +23,19 @@ def object_key(obj: KubeObject) -> str:
 
 
 class Cluster:
-    """Objects by kind and `namespace/name` (or `name` for cluster-scoped kinds)."""
+    """Objects by kind and group (harness.api.group_kind: a built-in kind of its own group under
+    its name, any other as `Kind.group`) and `namespace/name` (or `name` for cluster-scoped
+    kinds). Reads take a kind (a built-in kind: its own group; another: that kind in every
+    group) or a `Kind.group`."""
 
     def __init__(self, features: Any = None) -> None:
         # the run's Features (harness.versions), for the API server's gates; None: the newest
         self.features = features
         self._objects: Dict[str, Dict[str, KubeObject]] = {}
+        # a kind name -> the `Kind.group` keys it is stored under besides its built-in group
+        self._groups: Dict[str, List[str]] = {}
+        # a kind name -> whether a bare read of it means its built-in group (served_builtin)
+        self._bare_builtin: Dict[str, bool] = {}
         self._listeners: List[Listener] = []
         self._rv = itertools.count(1)
         # kind -> its writes so far (create, update, delete): a reader's cheap test that a
@@ -54,50 +62,85 @@ class Cluster:
             fn(kind, old, new)
 
     # reads -----------------------------------------------------------------------------------
+    def read_keys(self, kind: str) -> List[str]:
+        """The store keys a read of `kind` covers, resolved as kubectl resolves a name among
+        the resources served (harness.api.group_kind): a `Kind.group`, or a built-in kind this
+        version and its gates serve, itself; any other name, that kind in every group."""
+        others = self._groups.get(kind)
+        if not others or "." in kind:
+            return [kind]
+        builtin = self._bare_builtin.get(kind)
+        if builtin is None:
+            builtin = self._bare_builtin[kind] = serves_builtin(kind, self.features)
+        return [kind] if builtin else [kind] + others
+
+    def _bucket(self, obj: KubeObject) -> Dict[str, KubeObject]:
+        """The objects stored with `obj` (its kind in its group), counting a write to them."""
+        key = store_kind(obj.kind, obj.api_version)
+        self._writes[key] = self._writes.get(key, 0) + 1
+        bucket = self._objects.get(key)
+        if bucket is None:
+            if key != obj.kind:
+                self._groups[obj.kind] = sorted(self._groups.get(obj.kind, []) + [key])
+            bucket = self._objects[key] = {}
+        return bucket
+
     def list(self, kind: str, namespace: Optional[str] = None) -> List[KubeObject]:
-        """Objects of a kind in namespace/name order, as an API server lists them."""
-        objs = self._objects.get(kind, {})
-        out = [objs[k] for k in sorted(objs)]
+        """Objects of a kind in namespace/name order, as an API server lists them (a kind
+        stored in several groups: each name in group order)."""
+        keys = self.read_keys(kind)
+        if len(keys) == 1:
+            objs = self._objects.get(kind, {})
+            out = [objs[k] for k in sorted(objs)]
+        else:
+            pairs = [(k, i, o) for i, key in enumerate(keys) for k, o in self._objects.get(key, {}).items()]
+            out = [o for _, _, o in sorted(pairs, key=lambda t: t[:2])]
         if namespace is not None:
             out = [o for o in out if o.namespace == namespace]
         return out
 
     def get(self, kind: str, namespace: str, name: str) -> Optional[KubeObject]:
         key = f"{namespace}/{name}" if namespace else name
-        return self._objects.get(kind, {}).get(key)
+        got = self._objects.get(kind, {}).get(key)
+        if got is None and kind in self._groups:
+            for store in self.read_keys(kind)[1:]:
+                got = self._objects[store].get(key)
+                if got is not None:
+                    break
+        return got
 
     def kinds(self) -> Iterator[str]:
+        """The store keys (a kind, or `Kind.group`) of the objects held."""
         return iter(self._objects)
 
     def kind_version(self, kind: str) -> int:
         """How many writes objects of `kind` have had: unchanged, `list(kind)` is unchanged."""
-        return self._writes.get(kind, 0)
+        keys = self.read_keys(kind)
+        if len(keys) == 1:
+            return self._writes.get(kind, 0)
+        return sum(self._writes.get(k, 0) for k in keys)
 
     # writes ----------------------------------------------------------------------------------
     def create(self, obj, notify: bool = True) -> KubeObject:
         if isinstance(obj, dict):
             obj = make_object(obj)
         obj.resource_version = next(self._rv)
-        self._writes[obj.kind] = self._writes.get(obj.kind, 0) + 1
-        self._objects.setdefault(obj.kind, {})[object_key(obj)] = obj
+        self._bucket(obj)[object_key(obj)] = obj
         if notify:
             self._notify(obj.kind, None, obj)
         return obj
 
     def update(self, obj: KubeObject, notify: bool = True) -> KubeObject:
-        bucket = self._objects.setdefault(obj.kind, {})
+        bucket = self._bucket(obj)
         old = bucket.get(object_key(obj))
         obj.resource_version = next(self._rv)
-        self._writes[obj.kind] = self._writes.get(obj.kind, 0) + 1
         bucket[object_key(obj)] = obj
         if notify:
             self._notify(obj.kind, old, obj)
         return obj
 
     def delete(self, obj: KubeObject, notify: bool = True) -> None:
-        bucket = self._objects.get(obj.kind, {})
-        old = bucket.pop(object_key(obj), None)
-        self._writes[obj.kind] = self._writes.get(obj.kind, 0) + 1
+        old = self._bucket(obj).pop(object_key(obj), None)
         if old is not None and notify:
             self._notify(obj.kind, old, None)
 
@@ -112,7 +155,7 @@ class Cluster:
         """A create as the API server answers it: AlreadyExists when the name is taken."""
         if isinstance(obj, dict):
             obj = make_object(obj)
-        if object_key(obj) in self._objects.get(obj.kind, {}):
+        if object_key(obj) in self._objects.get(store_kind(obj.kind, obj.api_version), {}):
             raise AlreadyExists(obj.kind, obj.name)
         return self.create(obj, notify)
 
@@ -120,7 +163,7 @@ class Cluster:
         """An update with optimistic concurrency: NotFound when the object is gone, Conflict (409)
         when `resource_version` is not the stored one. A resource_version of 0 (unset) updates
         unconditionally, as for kinds whose strategy AllowUnconditionalUpdate (Lease, Pod)."""
-        stored = self._objects.get(obj.kind, {}).get(object_key(obj))
+        stored = self._objects.get(store_kind(obj.kind, obj.api_version), {}).get(object_key(obj))
         if stored is None:
             raise NotFound(obj.kind, obj.name)
         if resource_version and stored.resource_version != resource_version:

@@ -1,7 +1,9 @@
 """Property test (hypothesis): random mutations of the valid cases under cases/ (a value replaced
 by one of another type or an extreme one, a key dropped or added, an item duplicated, a value
 wrapped in a list) given to `validate` and `run` as a user would give them. Whatever the input:
-exit 0, 1 or 2 only, no traceback, no internal error, no hang (each command bounded by an alarm).
+exit 0, 1 or 2 only, no traceback, no internal error, no hang (each command bounded by an alarm),
+and no value below a Pod's or a Node's metadata/spec/status written in place while it runs
+(sharing's rule, harness/sharing.py; tests/sample/shared_values.py).
 Derandomized, so CI sees the same examples every time; 200 examples, about 25 s on the development machine."""
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from hypothesis import strategies as st  # noqa: E402
 from harness.cli import main  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLE = os.path.join(ROOT, "tests", "sample")
+if SAMPLE not in sys.path:
+    sys.path.insert(0, SAMPLE)
+from shared_values import every_run_watched  # noqa: E402
 
 
 def _seed_cases():
@@ -157,9 +163,13 @@ def test_mutated_case_ends_cleanly(tmp_path_factory, capsys, mutated):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     for command in ("validate", "run"):
-        rc, out, err = _command([command, path], capsys)
+        with every_run_watched() as watches:
+            rc, out, err = _command([command, path], capsys)
         where = f"{command} of a mutation of {name}:\n{text[:3000]}\n---\n{err}"
         assert rc in (0, 1, 2), where
         assert "Traceback" not in err and "internal error" not in err, where
         if rc == 2:
             assert err.startswith("error: "), where
+        for w in watches:  # sharing's rule (harness/sharing.py): no shared value written in place
+            written = w.written()
+            assert not written, f"{where}\nwritten in place: {written[0][:300]}"

@@ -20,6 +20,10 @@ from harness.sharing import SHARED_KINDS, ValueTable, private
 from harness.yamlfile import json_line, load_yaml_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLE = os.path.join(ROOT, "tests", "sample")
+if SAMPLE not in sys.path:
+    sys.path.insert(0, SAMPLE)
+from shared_values import SharedValuesWatch  # noqa: E402
 
 _text = st.sampled_from(["a", "b", "1", "true", "x y", ""])
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([0.0, -0.0, 1.0, 2.5]), _text)
@@ -247,38 +251,14 @@ def test_pod_level_requests_are_defaulted_per_pod_when_their_resources_are_share
     assert got == {"a": "1", "b": "2"}
 
 
-class _Watch:
-    """run_case hooks: when the case is built, what the API server admitted (each Pod's and
-    Node's manifest) and the text of every value below their top levels (where values are
-    shared); when it has run, those values' text again."""
-
-    def __init__(self):
-        self.admitted = {}
-        self.values = {}
-
-    def _below_top(self, v, depth):
-        if isinstance(v, (dict, list)):
-            if depth >= 2 and id(v) not in self.values:
-                self.values[id(v)] = (v, json.dumps(v, default=str))
-            for x in (v.values() if isinstance(v, dict) else v):
-                self._below_top(x, depth + 1)
-
-    def built(self, run):
-        for kind in ("Pod", "Node"):
-            for o in run.cluster.list(kind):
-                self.admitted[(kind, o.key)] = json.dumps(o.raw, default=str)
-                self._below_top(o.raw, 0)
-
-    def ran(self, run):
-        self.written = [text for v, text in self.values.values() if json.dumps(v, default=str) != text]
-
-
 @pytest.mark.parametrize("top", ["cases", "../shared/verified-versions", "../shared/verified-next"])
 def test_no_shared_value_is_ever_written(top, monkeypatch):
-    """Every case of cases/ and every verified case: after the API server admitted the objects,
-    no value below an object's metadata/spec/status (where sharing puts values several objects
-    hold) changes while the case runs (scheduling, preemption, steps, controllers), and what
-    was admitted is what the API server admits when nothing is shared."""
+    """Every case of cases/ and every verified case: after the API server admitted a Pod or a
+    Node (built with the case, or written later by a step, the scheduler or a controller), no
+    value below its metadata/spec/status (where sharing puts values several objects hold)
+    changes while the case runs, and what was admitted is what the API server admits when
+    nothing is shared. The random cases of test_property_mutated_cases.py and
+    tests/case/test_steps_properties.py are held to the same rule (tests/sample/shared_values.py)."""
     folder = os.path.join(ROOT, top)
     if not os.path.isdir(folder):
         pytest.skip(f"no {top}")
@@ -287,13 +267,14 @@ def test_no_shared_value_is_ever_written(top, monkeypatch):
     paths = [p for p in _case_files(folder) if classify_file(p)[0] == "case"]
     assert paths
     for p in paths:
-        shared = _Watch()
+        shared = SharedValuesWatch()
         run_case(load_case(p), hooks=shared)
-        assert not shared.written, (p, shared.written[:1])
+        written = shared.written()
+        assert not written, (p, written[:1])
         with monkeypatch.context() as mp:
             mp.setattr(ValueTable, "pairs_hook", lambda self, pairs: dict(pairs))
             mp.setattr(ValueTable, "shared_list", lambda self, v: v)
             mp.setattr(ValueTable, "own", lambda self, obj, copy_objects: private(obj))
-            plain = _Watch()
+            plain = SharedValuesWatch()
             run_case(load_case(p), hooks=plain)
         assert shared.admitted == plain.admitted, p

@@ -519,7 +519,10 @@ class DynamicResources(Plugin):
                 def clear(raw, status):
                     for k in ("reservedFor", "allocation", "devices"):
                         status.pop(k, None)
-                self.cluster.update(_copy_with(latest, clear))
+                try:
+                    self.cluster.update_status(_copy_with(latest, clear))  # UpdateStatus
+                except API_ERRORS as e:
+                    return None, status_error(e)
                 return None, Status.unschedulable("deallocation of ResourceClaim completed")
         if stale_ext:
             # the extended resource claim of a prior cycle: deleted, the next attempt starts anew
@@ -642,7 +645,11 @@ class DynamicResources(Plugin):
                     status["reservedFor"] = [r for r in status.get("reservedFor") or [] if r.get("uid") != pod.uid]
                     if not status["reservedFor"]:
                         del status["reservedFor"]
-                self.cluster.update(_copy_with(latest, drop))
+                try:
+                    # the strategic-merge patch of the status subresource deleting the pod's entry
+                    self.cluster.update_status(_copy_with(latest, drop))
+                except API_ERRORS:
+                    pass  # logged upstream: "we will get here again when pod scheduling is retried"
         extended.unreserve_extended_resource_claim(self, s.extended_claim(), s.ext)
         return None
 
@@ -794,11 +801,18 @@ class DynamicResources(Plugin):
             if allocation is not None and allocation_of(latest) is not None:
                 raise ClaimError(f"claim {claim.namespace}/{claim.name} got allocated elsewhere in the meantime")
 
+            if allocation is not None and FINALIZER not in (latest.raw["metadata"].get("finalizers") or []):
+                # the finalizer goes in with a plain Update first (the status subresource
+                # leaves metadata alone); one set before an interruption is kept as it is
+                def add_finalizer(raw, status):
+                    raw["metadata"]["finalizers"] = list(raw["metadata"].get("finalizers") or []) + [FINALIZER]
+                try:
+                    latest = self.cluster.update(_copy_with(latest, add_finalizer))
+                except API_ERRORS as e:
+                    raise ClaimError(f"add finalizer to claim {claim.namespace}/{claim.name}: {e}") from None
+
             def put(raw, status):
                 if allocation is not None:
-                    fin = raw["metadata"].setdefault("finalizers", [])
-                    if FINALIZER not in fin:
-                        fin.append(FINALIZER)
                     status["allocation"] = copy.deepcopy(allocation)
                 status.setdefault("reservedFor", []).append(dict(binding))
                 if self.binding_conditions_enabled() and status.get("allocation") is not None \

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Set
 
 from harness.api.objects import KubeObject
+from harness.apierrors import API_ERRORS
 from harness.framework.cycle_state import POD_GROUP_MEMBERS_KEY
 
 from .claims import ClaimError, copy_with, is_for_pod_group, is_reserved_for_pod, name_from_pod_group, pod_group_name
@@ -130,12 +131,19 @@ def unreserve_pod_group_claims(pl, state, pod):
             except ClaimError:
                 continue
         if claim.status.get("allocation") is not None and is_reserved_for_pod(pod, claim, True):
-            # the strategic merge patch deleting the PodGroup's entry by uid
+            # the strategic-merge patch of the status subresource deleting the PodGroup's entry
+            # by uid, applied to the API server's claim (its metadata.uid a precondition)
 
             def drop(raw, status, uid=pg.uid):
                 status["reservedFor"] = [r for r in status.get("reservedFor") or [] if r.get("uid") != uid]
                 if not status["reservedFor"]:
                     del status["reservedFor"]
-            pl.cluster.update(copy_with(claim, drop))
+            latest = pl.cluster.get("ResourceClaim", claim.namespace, claim.name)
+            if latest is None or latest.uid != claim.uid:
+                continue  # the patch fails (NotFound, or its uid precondition): logged, next claim
+            try:
+                pl.cluster.update_status(copy_with(latest, drop))
+            except API_ERRORS:
+                continue  # "postfilter unreserving claim" logged: retried with the pod
             return Status.unresolvable("ResourceClaim unreserved for PodGroup")
     return None

@@ -77,13 +77,20 @@ class ProcessView:
     def list(self, kind: str, namespace: Optional[str] = None):
         if self._seen is None:
             return self._cluster.list(kind, namespace)
-        objs = sorted(((k[1], o) for k, o in self._seen.items() if k[0] == kind), key=lambda x: x[0])
-        return [o for _, o in objs if namespace is None or o.namespace == namespace]
+        keys = self._cluster.read_keys(kind)
+        objs = sorted(((k[1], keys.index(k[0]), o) for k, o in self._seen.items() if k[0] in keys),
+                      key=lambda x: x[:2])
+        return [o for _, _, o in objs if namespace is None or o.namespace == namespace]
 
     def get(self, kind: str, namespace: str, name: str):
         if self._seen is None:
             return self._cluster.get(kind, namespace, name)
-        return self._seen.get((kind, f"{namespace}/{name}" if namespace else name))
+        key = f"{namespace}/{name}" if namespace else name
+        for store in self._cluster.read_keys(kind):
+            got = self._seen.get((store, key))
+            if got is not None:
+                return got
+        return None
 
     def kinds(self):
         if self._seen is None:
@@ -164,10 +171,10 @@ class ProcessView:
         for key, obj in now.items():
             old = seen.get(key)
             if old is None or old is not obj:
-                self._on_event(key[0], old, obj)
+                self._on_event(obj.kind, old, obj)  # (key[0]: the store's `Kind.group` for a custom kind)
         for key, old in seen.items():
             if key not in now:
-                self._on_event(key[0], old, None)
+                self._on_event(old.kind, old, None)
 
     def close(self) -> None:
         self._listeners.clear()

@@ -11,6 +11,7 @@ from typing import AbstractSet, Any, Dict, List, Optional, Union
 
 import copy
 
+from ..api.group_kind import store_kind
 from ..api.object_update import validate_object_update
 from .pod_groups import pod_group_outcomes
 from ..api.object_validation import SYSTEM_PRIORITY_CLASSES
@@ -230,7 +231,7 @@ class CaseRun:
         self.api.default_object(obj, key, self.index)
         self.index += 1
         o = make_object(obj)
-        k = (o.kind, o.namespace, o.name)
+        k = (store_kind(o.kind, o.api_version), o.namespace, o.name)  # a kind in its API group
         if k in self.seen:
             raise CaseError(f"duplicate {o.kind} {o.key}", file=self.case.path, key=key)
         self.seen.add(k)
@@ -301,7 +302,7 @@ class CaseRun:
         for j, obj in enumerate(step.value):
             key = f"{step.key}[{j}]"
             kind, ns, name = object_ref(obj, self.api.namespaced(obj["kind"]))
-            old = self.cluster.get(kind, ns, name)
+            old = self.cluster.get(store_kind(kind, obj.get("apiVersion") or ""), ns, name)
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
             raw = carry_over_update(obj, old.raw)
@@ -327,7 +328,7 @@ class CaseRun:
                 raise CaseError(f'priorityclasses.scheduling.k8s.io "{ref["name"]}" is forbidden: this is '
                                 f'a system priority class and cannot be deleted', file=self.case.path,
                                 key=f"{step.key}[{j}]")
-            obj = self.cluster.get(kind, ns, ref["name"])
+            obj = self.cluster.get(store_kind(kind, ref.get("apiVersion") or ""), ns, ref["name"])
             if obj is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{ref["name"]}" to delete',
                                 file=self.case.path, key=f"{step.key}[{j}]")
@@ -338,7 +339,7 @@ class CaseRun:
                 self._deleting = False
             if kind == "PriorityClass":
                 self.api.forget_priority_class(obj.name)
-            self.seen.discard((obj.kind, obj.namespace, obj.name))
+            self.seen.discard((store_kind(obj.kind, obj.api_version), obj.namespace, obj.name))
 
     def _step_advance(self, step: Step) -> None:
         pass  # the time passes in apply()

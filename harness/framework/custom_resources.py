@@ -38,6 +38,13 @@ class CustomResource:
         return f"{self.group}/{self.version}"
 
     @property
+    def store_kind(self) -> str:
+        """What the simulated API server files its objects under: `Kind.group`
+        (harness.api.group_kind), apart from a built-in kind of the same name."""
+        from ..api.group_kind import store_kind
+        return store_kind(self.kind, self.api_version)
+
+    @property
     def event_resource(self) -> str:
         """The fwk.EventResource of this GVK, `<plural>.<version>.<group>`, as a plugin
         registers it and the dynamic informer's handlers deliver it."""
@@ -58,12 +65,12 @@ class DynamicLister:
         self.cr = cr
 
     def list(self, namespace: Optional[str] = None) -> List[Any]:
-        return list(self.cluster.list(self.cr.kind, namespace)) if self.cluster is not None else []
+        return list(self.cluster.list(self.cr.store_kind, namespace)) if self.cluster is not None else []
 
     def get(self, namespace: str, name: str) -> Optional[Any]:
         if self.cluster is None:
             return None
-        return self.cluster.get(self.cr.kind, namespace if self.cr.namespaced else "", name)
+        return self.cluster.get(self.cr.store_kind, namespace if self.cr.namespaced else "", name)
 
 
 def find(crs: Mapping[str, CustomResource], what: str) -> Optional[CustomResource]:

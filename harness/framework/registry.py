@@ -217,7 +217,7 @@ def _core_kinds() -> frozenset:
     """The kinds the simulated API server serves itself, which no custom resource may take. A
     kind served only at alpha versions (the Workload API's Workload, PodGroup behind their gates)
     is left out: scheduler-plugins' Coscheduling declares its own PodGroup (another group), as
-    examples/coscheduling does, and the store keys objects by kind."""
+    examples/coscheduling does (the store keeps the two apart: harness.api.group_kind)."""
     from ..api.fields import KIND_VERSIONS, NAMESPACED_CORE_KINDS as NAMESPACED_KINDS
 
     alpha_only = {k for k, versions in KIND_VERSIONS.items()

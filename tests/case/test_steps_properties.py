@@ -1,18 +1,26 @@
 """Invariants of cases with steps, over random clusters and random step sequences (hypothesis):
 after every step, no node is over-committed when a pod is bound to it, no pod is bound twice or
 to a node its filters reject, every pod of the case is bound, queued, gated or waiting, and the
-same case with the same seed gives the same trace."""
+same case with the same seed gives the same trace; and no value below a Pod's or a Node's
+metadata/spec/status is written in place (sharing's rule, harness/sharing.py)."""
 
 from __future__ import annotations
 
 import copy
 import json
+import os
+import sys
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.case.loader import case_from_data
 from harness.case.runner import CaseRun, StepResult
+
+SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample")
+if SAMPLE not in sys.path:
+    sys.path.insert(0, SAMPLE)
+from shared_values import SharedValuesWatch  # noqa: E402
 
 EXAMPLES = 300
 
@@ -173,6 +181,8 @@ def trace(data):
     case = case_from_data(copy.deepcopy(data), "generated.yaml")
     run = CaseRun(case)
     checker = BindingChecker(run)
+    values = SharedValuesWatch()
+    values.watch(run)
     run.run()
     steps = []
     for step in case.steps:
@@ -180,6 +190,8 @@ def trace(data):
         obs = run.observe()
         steps.append(StepResult(step.index, step.action, obs).to_json())
         assert not checker.problems, (checker.problems, step)
+        written = values.written()  # sharing's rule (harness/sharing.py)
+        assert not written, ("written in place", written[:1], step)
         pods = {p.key: p for p in run.cluster.list("Pod")}
         for key in run.sched.tracked_pods:
             if key in pods:

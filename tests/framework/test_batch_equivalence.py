@@ -14,13 +14,13 @@ from hypothesis import strategies as st  # noqa: E402
 from builtin_plugins import node_sums  # noqa: E402
 from builtin_plugins.podtopologyspread import filtering as pts_filtering  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
-from harness.framework import node_table  # noqa: E402
 from harness.config.defaults import set_defaults  # noqa: E402
 from harness.framework.registry import default_registry  # noqa: E402
 from harness.framework.runtime import Framework  # noqa: E402
-from harness.scheduler import schedule_one  # noqa: E402
 from harness.scheduler.scheduler import Scheduler  # noqa: E402
 from harness.testing import make_node, make_pod  # noqa: E402
+
+from fast_path_runs import fast_and_reference, run_observed  # noqa: E402
 
 REGISTRY = default_registry()
 ZONES = ["z1", "z2", "z3"]
@@ -108,21 +108,6 @@ def _pod(i, d, n_nodes, bound):
                     priority=d["priority"], uid=f"uid-p{i}")
 
 
-def _status(s):
-    return None if s is None else (int(s.code), tuple(s.get_reasons()), s.plugin)
-
-
-def _observed(sched, cluster):
-    """Each pod's cycles (statuses per node, feasible nodes, scores, pick, message) and bindings."""
-    records = {}
-    for key, recs in sched.records.items():
-        records[key] = [(r.attempt, {n: _status(s) for n, s in r.node_statuses.items()}, r.feasible,
-                         [(s.name, s.scores, s.total_score) for s in r.scores], r.picked, r.message)
-                        for r in recs]
-    bindings = {p.key: p.node_name for p in cluster.list("Pod")}
-    return records, bindings
-
-
 def _run(nodes, pods, percentage, batch: bool):
     """batch: the fast paths (batch forms, per-node caches); else the per-node reference."""
     pts_filtering.USE_NODE_COUNTS_CACHE = batch
@@ -132,15 +117,9 @@ def _run(nodes, pods, percentage, batch: bool):
         cluster.create(o, notify=False)
     cfg = set_defaults({"percentageOfNodesToScore": percentage}, REGISTRY)
     sched = Scheduler(cfg, REGISTRY, cluster, seed=7)
-    sched.compact_records = False  # every record whole: _observed compares them node by node
-    for fw in sched.profiles.values():
-        fw.use_batch = batch
-    sched.start()
-    for p in pods:
-        if not (p.node_name and p.raw["metadata"]["name"].startswith("b")):
-            cluster.create(p)
-    sched.run_until_quiet()
-    return _observed(sched, cluster)
+    sched.compact_records = False  # every record whole: observed() compares them node by node
+    pending = [p for p in pods if not (p.node_name and p.raw["metadata"]["name"].startswith("b"))]
+    return run_observed(sched, cluster, pending, batch)
 
 
 @settings(max_examples=1000, deadline=None, derandomize=True,
@@ -159,20 +138,7 @@ def test_batch_and_per_node_paths_agree(nodes, bound, pending, percentage, min_n
     # replicas: pods of the same shape one after the other, as a Deployment's
     shapes = [d for d, n in pending for _ in range(n)]
     pods += [_pod(100 + i, d, len(nodes), None) for i, d in enumerate(shapes)]
-    # a small numFeasibleNodesToFind so that the search stops early, in several chunks
-    saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND
-    schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
-    # the batch run reads the node table however small the cluster, each row checked on use
-    saved_table = node_table.MIN_NODES, node_table.CHECK
-    node_table.MIN_NODES, node_table.CHECK = 0, True
-    try:
-        batch = _run(node_objs, pods, percentage, True)
-        per_node = _run(node_objs, pods, percentage, False)
-    finally:
-        schedule_one.MIN_FEASIBLE_NODES_TO_FIND = saved
-        node_table.MIN_NODES, node_table.CHECK = saved_table
-        pts_filtering.USE_NODE_COUNTS_CACHE = True
-        node_sums.ENABLED = True
+    batch, per_node = fast_and_reference(lambda batch, mp: _run(node_objs, pods, percentage, batch), min_nodes)
     assert batch == per_node
 
 
@@ -374,14 +340,8 @@ def _run2(nodes, bound, pending, percentage, args, batch: bool):
                                       "pluginConfig": [{"name": "InterPodAffinity", "args": args}]}]},
                        REGISTRY)
     sched = Scheduler(cfg, REGISTRY, cluster, seed=7)
-    sched.compact_records = False  # every record whole: _observed compares them node by node
-    for fw in sched.profiles.values():
-        fw.use_batch = batch
-    sched.start()
-    for p in pending:
-        cluster.create(p)
-    sched.run_until_quiet()
-    return _observed(sched, cluster)
+    sched.compact_records = False  # every record whole: observed() compares them node by node
+    return run_observed(sched, cluster, pending, batch)
 
 
 @settings(max_examples=1000, deadline=None, derandomize=True,
@@ -406,16 +366,6 @@ def test_batch_and_per_node_paths_agree_on_affinity_and_spread(nodes, bound, pen
     shapes = [d for d, n in pending for _ in range(n)]
     pending_pods = [_pod2(f"p{100 + i}", d, None) for i, d in enumerate(shapes)]
     args = {"hardPodAffinityWeight": hard_weight, "ignorePreferredTermsOfExistingPods": ignore_preferred}
-    saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND
-    schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
-    saved_table = node_table.MIN_NODES, node_table.CHECK
-    node_table.MIN_NODES, node_table.CHECK = 0, True
-    try:
-        batch = _run2(node_objs, bound_pods, pending_pods, percentage, args, True)
-        per_node = _run2(node_objs, bound_pods, pending_pods, percentage, args, False)
-    finally:
-        schedule_one.MIN_FEASIBLE_NODES_TO_FIND = saved
-        node_table.MIN_NODES, node_table.CHECK = saved_table
-        pts_filtering.USE_NODE_COUNTS_CACHE = True
-        node_sums.ENABLED = True
+    batch, per_node = fast_and_reference(
+        lambda batch, mp: _run2(node_objs, bound_pods, pending_pods, percentage, args, batch), min_nodes)
     assert batch == per_node

@@ -21,16 +21,13 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from builtin_plugins.default_preemption import DefaultPreemption  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
 from harness.config.defaults import set_defaults  # noqa: E402
-from harness.framework import node_table  # noqa: E402
-from harness.framework.preemption import Evaluator  # noqa: E402
 from harness.framework.registry import default_registry  # noqa: E402
-from harness.framework.runtime import Framework  # noqa: E402
-from harness.scheduler import schedule_one  # noqa: E402
 from harness.scheduler.scheduler import Scheduler  # noqa: E402
 from harness.testing import make_node, make_pod  # noqa: E402
+
+from fast_path_runs import fast_and_reference, pod_outcomes, preemption_fast_paths, run_until_quiet  # noqa: E402
 
 REGISTRY = default_registry()
 TAINT = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
@@ -91,54 +88,18 @@ def _objects(nodes, pending):
     return objs, pods
 
 
-def _st(s):
-    return None if s is None else (int(s.code), list(s.get_reasons()), s.plugin)
-
-
 def _run(nodes, pending, percentage, lazy: bool, read: str, mp):
     seen = []
-    orig_pf = Framework.run_post_filter_plugins
-    orig_dry = Evaluator.dry_run_preemption
-
-    def spy_pf(self, state, pod, m):
-        names = [ni.node.name for ni in self.snapshot.list()]
-        before = [(n, _st(m.get(n))) for n in names] if read == "before" else None
-        r, s = orig_pf(self, state, pod, m)
-        after = None
-        if read != "none":  # (else FitError's message counts the reasons of the columns)
-            after = ([(n, _st(x)) for n, x in m.items()], [(n, _st(m.get(n))) for n in names])
-        seen.append(("postfilter", pod.key, before, after, m.length(), _st(m.absent_nodes_status),
-                     None if r is None else r.nominated_node_name, _st(s)))
-        return r, s
-
-    def spy_dry(self, state, pod, potential, pdbs, offset, num):
-        cands, statuses, err = orig_dry(self, state, pod, potential, pdbs, offset, num)
-        seen.append(("dryrun", pod.key, [ni.node.name for ni in potential],
-                     [(c.name, [p.key for p in c.victims.pods], c.victims.num_pdb_violations) for c in cands],
-                     [(n, _st(x)) for n, x in statuses.items()], str(err)))
-        return cands, statuses, err
-
-    mp.setattr(Framework, "run_post_filter_plugins", spy_pf)
-    mp.setattr(Evaluator, "dry_run_preemption", spy_dry)
-    mp.setattr(Framework, "lazy_statuses", lazy)
     # the reference: no memos either (the dry run's answers by row of the node table among them)
-    mp.setattr(Framework, "memo_nominated_filters", lazy)
-    mp.setattr(DefaultPreemption, "memo_dry_run", lazy)
+    preemption_fast_paths(mp, seen, lazy, read)
     objs, pods = _objects(nodes, pending)
     cluster = Cluster()
     for o in objs:
         cluster.create(o, notify=False)
     sched = Scheduler(set_defaults({"percentageOfNodesToScore": percentage}, REGISTRY), REGISTRY, cluster, seed=7)
     sched.keep_records = False  # as in bench: the walk hands its rejections over as columns
-    sched.start()
-    for p in pods:
-        cluster.create(p)
-    sched.run_until_quiet()
-    outcome = sorted((p.key, p.node_name, p.nominated_node_name,
-                      [(c.get("type"), c.get("status"), c.get("reason"), c.get("message"))
-                       for c in p.status.get("conditions") or []])
-                     for p in cluster.list("Pod"))
-    return seen, outcome
+    run_until_quiet(sched, cluster, pods)
+    return seen, pod_outcomes(cluster)
 
 
 @settings(max_examples=500, deadline=None, derandomize=True, database=None,
@@ -148,14 +109,5 @@ def _run(nodes, pending, percentage, lazy: bool, read: str, mp):
        percentage=st.sampled_from([0, 50, 100]), min_nodes=st.sampled_from([1, 2, 3, 100]),
        read=st.sampled_from(["before", "after", "none"]))
 def test_lazy_statuses_match_per_node_statuses(nodes, pending, percentage, min_nodes, read):
-    saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND, node_table.MIN_NODES, node_table.CHECK
-    schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
-    node_table.MIN_NODES, node_table.CHECK = 0, True
-    try:
-        with pytest.MonkeyPatch.context() as mp:
-            fast = _run(nodes, pending, percentage, True, read, mp)
-        with pytest.MonkeyPatch.context() as mp:
-            slow = _run(nodes, pending, percentage, False, read, mp)
-    finally:
-        schedule_one.MIN_FEASIBLE_NODES_TO_FIND, node_table.MIN_NODES, node_table.CHECK = saved
+    fast, slow = fast_and_reference(lambda lazy, mp: _run(nodes, pending, percentage, lazy, read, mp), min_nodes)
     assert fast == slow

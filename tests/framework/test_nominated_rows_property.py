@@ -18,16 +18,13 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from builtin_plugins.default_preemption import DefaultPreemption  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
 from harness.config.defaults import set_defaults  # noqa: E402
-from harness.framework import node_table  # noqa: E402
-from harness.framework.preemption import Evaluator  # noqa: E402
 from harness.framework.registry import default_registry  # noqa: E402
-from harness.framework.runtime import Framework  # noqa: E402
-from harness.scheduler import schedule_one  # noqa: E402
 from harness.scheduler.scheduler import Scheduler  # noqa: E402
 from harness.testing import make_node, make_pod  # noqa: E402
+
+from fast_path_runs import fast_and_reference, pod_outcomes, preemption_fast_paths  # noqa: E402
 
 REGISTRY = default_registry()
 
@@ -37,33 +34,9 @@ wave_st = st.tuples(st.sampled_from(["1", "2500m", "3"]),  # cpu
                     st.sampled_from([None, None, None, 0, 1, 2, "gone"]))  # nominated to
 
 
-def _st(s):
-    return None if s is None else (int(s.code), list(s.get_reasons()), s.plugin)
-
-
 def _run(n_nodes, fill, waves, percentage, fast: bool, mp, extra=None):
     seen = []
-    orig_pf = Framework.run_post_filter_plugins
-    orig_dry = Evaluator.dry_run_preemption
-
-    def spy_pf(self, state, pod, m):
-        r, s = orig_pf(self, state, pod, m)
-        seen.append(("postfilter", pod.key, [(n, _st(x)) for n, x in m.items()], m.length(),
-                     None if r is None else r.nominated_node_name, _st(s)))
-        return r, s
-
-    def spy_dry(self, state, pod, potential, pdbs, offset, num):
-        cands, statuses, err = orig_dry(self, state, pod, potential, pdbs, offset, num)
-        seen.append(("dryrun", pod.key, [ni.node.name for ni in potential],
-                     [(c.name, [p.key for p in c.victims.pods], c.victims.num_pdb_violations) for c in cands],
-                     [(n, _st(x)) for n, x in statuses.items()], statuses.length(), str(err)))
-        return cands, statuses, err
-
-    mp.setattr(Framework, "run_post_filter_plugins", spy_pf)
-    mp.setattr(Evaluator, "dry_run_preemption", spy_dry)
-    mp.setattr(Framework, "lazy_statuses", fast)
-    mp.setattr(Framework, "memo_nominated_filters", fast)
-    mp.setattr(DefaultPreemption, "memo_dry_run", fast)
+    preemption_fast_paths(mp, seen, fast)
     cluster = Cluster()
     for i in range(n_nodes):
         cluster.create(make_node(f"n{i}", labels={"kubernetes.io/hostname": f"n{i}"},
@@ -92,11 +65,7 @@ def _run(n_nodes, fill, waves, percentage, fast: bool, mp, extra=None):
         if w % 2:
             sched.run_until_quiet()  # some waves meet the nominations of the earlier ones
     sched.run_until_quiet()
-    outcome = sorted((p.key, p.node_name, p.nominated_node_name,
-                      [(c.get("type"), c.get("status"), c.get("reason"), c.get("message"))
-                       for c in p.status.get("conditions") or []])
-                     for p in cluster.list("Pod"))
-    return seen, outcome
+    return seen, pod_outcomes(cluster)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None,
@@ -126,17 +95,8 @@ def _fill(prio=0):
 
 def _both(extra, n_nodes=4, fill=None, percentage=100, waves=(), min_nodes=None):
     """The run with the fast paths (node table at any size, checked) and without: the same."""
-    saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND, node_table.MIN_NODES, node_table.CHECK
-    if min_nodes is not None:
-        schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
-    node_table.MIN_NODES, node_table.CHECK = 0, True
-    try:
-        with pytest.MonkeyPatch.context() as mp:
-            fast = _run(n_nodes, fill or _fill(), waves, percentage, True, mp, extra)
-        with pytest.MonkeyPatch.context() as mp:
-            slow = _run(n_nodes, fill or _fill(), waves, percentage, False, mp, extra)
-    finally:
-        schedule_one.MIN_FEASIBLE_NODES_TO_FIND, node_table.MIN_NODES, node_table.CHECK = saved
+    fast, slow = fast_and_reference(lambda on, mp: _run(n_nodes, fill or _fill(), waves, percentage, on, mp, extra),
+                                    min_nodes)
     assert fast == slow
     return slow
 

@@ -19,11 +19,11 @@ from builtin_plugins.podtopologyspread import filtering as pts_filtering  # noqa
 from harness.api.objects import make_object  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
 from harness.config.defaults import set_defaults  # noqa: E402
-from harness.framework import node_table  # noqa: E402
 from harness.framework.registry import default_registry  # noqa: E402
-from harness.scheduler import schedule_one  # noqa: E402
 from harness.scheduler.scheduler import Scheduler  # noqa: E402
 from harness.testing import make_node, make_pod  # noqa: E402
+
+from fast_path_runs import fast_and_reference, run_observed, status_key as _status  # noqa: E402
 from harness.versions import case_features  # noqa: E402
 
 
@@ -69,18 +69,6 @@ strategy_st = st.one_of(
     st.tuples(st.sampled_from(["LeastAllocated", "MostAllocated"]), resources_st, st.none()),
     st.tuples(st.just("RequestedToCapacityRatio"), resources_st, shape_st),
 )
-
-
-def _status(s):
-    return None if s is None else (int(s.code), tuple(s.get_reasons()), s.plugin)
-
-
-def _observed(sched, cluster):
-    """Each pod's cycles (statuses per node, feasible nodes, scores, pick, message) and bindings."""
-    records = {key: [(r.attempt, {n: _status(s) for n, s in r.node_statuses.items()}, r.feasible,
-                      [(s.name, s.scores, s.total_score) for s in r.scores], r.picked, r.message)
-                     for r in recs] for key, recs in sched.records.items()}
-    return records, {p.key: p.node_name for p in cluster.list("Pod")}
 
 
 def _node(i, d):
@@ -158,13 +146,7 @@ def _run(version, nodes, bound, pending, cfg, device_class, batch: bool):
     for o in nodes + bound:
         cluster.create(o, notify=False)
     sched = Scheduler(set_defaults(cfg, REGISTRY, features), REGISTRY, cluster, seed=7, features=features)
-    for fw in sched.profiles.values():
-        fw.use_batch = batch
-    sched.start()
-    for p in pending:
-        cluster.create(p)
-    sched.run_until_quiet()
-    return _observed(sched, cluster)
+    return run_observed(sched, cluster, pending, batch)
 
 
 @settings(max_examples=500, deadline=None, derandomize=True,
@@ -183,18 +165,8 @@ def test_resource_fast_paths_agree_with_per_node_hooks(version, nodes, bound, pe
     shapes = [d for d, n in pending for _ in range(n)]
     pending_pods = [_pod(f"p{100 + i}", d) for i, d in enumerate(shapes)]
     cfg = _config(strategy, balanced, ignored)
-    saved = schedule_one.MIN_FEASIBLE_NODES_TO_FIND
-    schedule_one.MIN_FEASIBLE_NODES_TO_FIND = min_nodes
-    saved_table = node_table.MIN_NODES, node_table.CHECK
-    node_table.MIN_NODES, node_table.CHECK = 0, True
-    try:
-        batch = _run(version, node_objs, bound_pods, pending_pods, cfg, device_class, True)
-        per_node = _run(version, node_objs, bound_pods, pending_pods, cfg, device_class, False)
-    finally:
-        schedule_one.MIN_FEASIBLE_NODES_TO_FIND = saved
-        node_table.MIN_NODES, node_table.CHECK = saved_table
-        pts_filtering.USE_NODE_COUNTS_CACHE = True
-        node_sums.ENABLED = True
+    batch, per_node = fast_and_reference(
+        lambda batch, mp: _run(version, node_objs, bound_pods, pending_pods, cfg, device_class, batch), min_nodes)
     assert batch == per_node
 
 

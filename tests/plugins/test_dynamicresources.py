@@ -388,3 +388,74 @@ def test_structured_ignore_allocated_admin_access():
     c = Ctx([klass(), claim(), _admin(claim("other", allocated_on="worker")), slice_("worker", "instance-1")])
     _, res = c.run_until_filter(pod_with_claim_name())
     assert res["worker"] is None
+
+
+# ---- claim writes through the status subresource -----------------------------------------------
+# Upstream writes a claim's status through the status subresource, where the API server runs the
+# status-update validation (harness/api/claim_status.py): PostFilter's deallocation with
+# UpdateStatus, Unreserve's removal of the pod with a strategic-merge patch of "status"
+# (dynamicresources.go, v1.34.9 to v1.36.3). Each test runs the path twice: with the API server
+# accepting (the write lands) and refusing every ResourceClaim status write (as it refuses one
+# that breaks validation: nothing is stored, and the plugin does what upstream does on an error).
+
+def _status_writes(monkeypatch, refuse: bool) -> List[str]:
+    """The names of the ResourceClaims whose status the API server was asked to update."""
+    import harness.cluster as cluster_module
+    from harness.apierrors import Invalid
+
+    seen: List[str] = []
+
+    def check(name, status):
+        seen.append(name)
+        if refuse:
+            raise Invalid("ResourceClaim.resource.k8s.io", name, ["status: Invalid value: refused by the test"])
+
+    monkeypatch.setattr(cluster_module, "check_resource_claim_status_update", check)
+    return seen
+
+
+@pytest.mark.parametrize("refuse", [False, True])
+def test_postfilter_deallocation_is_a_status_update(monkeypatch, refuse):
+    c = Ctx([klass(), claim(allocated_on="worker-3")])
+    pod = pod_with_claim_name()
+    c.run_until_filter(pod)
+    writes = _status_writes(monkeypatch, refuse)
+    _, st = c.pl.post_filter(c.state, pod, None)
+    assert writes == ["my-pod-my-resource"]
+    if refuse:  # statusError(err): the attempt ends with an Error, the claim stays allocated
+        assert st.code == Code.Error and "refused by the test" in st.message()
+        assert c.claim().status["allocation"]["devices"]["results"][0]["pool"] == "worker-3"
+    else:
+        assert st == Status(Code.Unschedulable, "deallocation of ResourceClaim completed")
+        assert "allocation" not in c.claim().status
+
+
+@pytest.mark.parametrize("refuse", [False, True])
+def test_unreserve_drops_the_pod_through_the_status_subresource(monkeypatch, refuse):
+    c = Ctx([klass(), claim(allocated_on="worker", reserved_for=["other:other-uid", f"my-pod:{POD_UID}"]),
+             slice_("worker", "instance-1")])
+    pod = pod_with_claim_name()
+    c.run_until_filter(pod)
+    c.pl.reserve(c.state, pod, "worker")
+    writes = _status_writes(monkeypatch, refuse)
+    assert c.pl.unreserve(c.state, pod, "worker") is None  # an error is logged, never returned
+    assert writes == ["my-pod-my-resource"]
+    kept = [r["uid"] for r in c.claim().status["reservedFor"]]
+    assert kept == (["other-uid", POD_UID] if refuse else ["other-uid"])
+
+
+def test_prebind_adds_the_finalizer_with_an_update_then_writes_the_status(monkeypatch):
+    """bindClaim: the delete-protection finalizer in a plain Update (the status subresource
+    leaves metadata alone), then the allocation and the reservation with UpdateStatus: a watcher
+    sees two updates, the finalizer first."""
+    c = Ctx([klass(), claim(), slice_("worker", "instance-1")])
+    pod = pod_with_claim_name()
+    c.run_until_filter(pod)
+    c.pl.reserve(c.state, pod, "worker")
+    seen = []
+    c.handle.cluster.subscribe(lambda kind, old, new: seen.append(new) if kind == "ResourceClaim" else None)
+    writes = _status_writes(monkeypatch, False)
+    assert c.pl.pre_bind(c.state, pod, "worker") is None
+    assert [(bool(o.raw["metadata"].get("finalizers")), "allocation" in o.status) for o in seen] == \
+        [(True, False), (True, True)]
+    assert writes == ["my-pod-my-resource"]  # the second write alone is a status update

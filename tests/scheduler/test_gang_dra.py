@@ -77,11 +77,9 @@ def test_a_pod_of_the_cycle_reuses_the_pending_allocation_without_the_gate(tmp_p
     assert claim.status["allocation"]["devices"]["results"][0]["device"] == "link-0"
 
 
-def test_postfilter_unreserves_the_podgroup_claim_when_no_member_is_placed(tmp_path, capsys):
-    # the claim was allocated on a node since gone and reserved for the PodGroup; no pod of the
-    # group is placed: the first PostFilter drops the PodGroup from reservedFor ("ResourceClaim
-    # unreserved for PodGroup"), the next pod's PostFilter deallocates the claim, no longer
-    # reserved for anyone, and the group is placed anew with the claim reserved for it again
+def _stale_podgroup_claim_case(tmp_path):
+    """gang-dra-podgroup-claim-v136 with the PodGroup's claim allocated on a node since gone and
+    reserved for the PodGroup."""
     data = load("gang-dra-podgroup-claim-v136.yaml")
     pg = next(o for o in data["cluster"] if o["kind"] == "PodGroup")
     pg["spec"]["resourceClaims"] = [{"name": "link", "resourceClaimName": "link"}]
@@ -99,7 +97,15 @@ def test_postfilter_unreserves_the_podgroup_claim_when_no_member_is_placed(tmp_p
     for p in data["pods"]:
         p["spec"]["resourceClaims"] = [{"name": "link", "resourceClaimName": "link"}]
     data["expect"] = {}
-    path = write(tmp_path, data)
+    return write(tmp_path, data)
+
+
+def test_postfilter_unreserves_the_podgroup_claim_when_no_member_is_placed(tmp_path, capsys):
+    # the claim was allocated on a node since gone and reserved for the PodGroup; no pod of the
+    # group is placed: the first PostFilter drops the PodGroup from reservedFor ("ResourceClaim
+    # unreserved for PodGroup"), the next pod's PostFilter deallocates the claim, no longer
+    # reserved for anyone, and the group is placed anew with the claim reserved for it again
+    path = _stale_podgroup_claim_case(tmp_path)
     assert main(["explain", path]) == 0
     out = capsys.readouterr().out
     assert "PostFilter: UnschedulableAndUnresolvable: ResourceClaim unreserved for PodGroup" in out
@@ -109,6 +115,31 @@ def test_postfilter_unreserves_the_podgroup_claim_when_no_member_is_placed(tmp_p
                                             "name": "team", "uid": "pg-uid"}]
     assert "nodeSelector" not in claim.status["allocation"]  # allocated anew on the fabric device
     assert all(p.node_name for p in res.scheduler.cluster.list("Pod"))
+
+
+def test_the_podgroup_unreserve_is_a_status_patch(tmp_path, monkeypatch):
+    """Upstream removes the PodGroup from reservedFor with a strategic-merge patch of the claim's
+    status subresource, where the API server validates the status update
+    (harness/api/claim_status.py); when it refuses, the error is logged and the next claim
+    tried: PostFilter ends "still not schedulable", the claim keeps its reservation."""
+    import harness.cluster as cluster_module
+    from harness.apierrors import Invalid
+
+    path = _stale_podgroup_claim_case(tmp_path)
+    writes = []
+
+    def refuse(name, status):
+        writes.append((name, [r["resource"] for r in status.get("reservedFor") or []]))
+        raise Invalid("ResourceClaim.resource.k8s.io", name, ["status: Invalid value: refused by the test"])
+
+    monkeypatch.setattr(cluster_module, "check_resource_claim_status_update", refuse)
+    res = run_case(path, explain=True)
+    assert ("link", []) in writes  # the PodGroup's entry dropped, through the status update
+    claim = claims(res)["link"]
+    assert claim.status["reservedFor"][0]["uid"] == "pg-uid"
+    messages = {str(st) for recs in res.scheduler.records.values() for r in recs
+                for st in [r.post_filter] if st is not None}
+    assert messages and not any("unreserved for PodGroup" in m for m in messages), messages
 
 
 @pytest.mark.parametrize("claims_, fragment", [

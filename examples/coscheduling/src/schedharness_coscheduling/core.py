@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from harness.framework import Resource, virtual_seconds
 
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"  # v1alpha1.PodGroupLabel
-POD_GROUP_KIND = "PodGroup"
+POD_GROUP_KIND = "PodGroup.scheduling.x-k8s.io"  # the kind in its group: not the Workload API's PodGroup
 DEFAULT_WAIT_TIME = 60.0  # util.DefaultWaitTime
 
 # Manager.Permit results (core.Status)
