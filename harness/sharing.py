@@ -19,12 +19,24 @@ Pod and Node (DynamicResources' objects are defaulted deeply) are copied whole.
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 # kinds whose objects share their values below metadata/spec/status
 SHARED_KINDS = frozenset(("Pod", "Node"))
 # entries before the tables are started again (a bound on their own memory while a case loads)
 _MAX_ENTRIES = 4_000_000
+
+
+class _Strings(dict):
+    """The table's strings: each maps to itself; a missing one is added by looking it up."""
+
+    def __missing__(self, key: str) -> str:
+        self[key] = key
+        return key
+
+
+class DuplicateKey(ValueError):
+    """A mapping of decoded JSON names a key twice (YAML refuses it: the line is left to YAML)."""
 
 
 class ValueTable:
@@ -36,7 +48,7 @@ class ValueTable:
     __slots__ = ("_strs", "_dicts", "_lists", "_decoded")
 
     def __init__(self) -> None:
-        self._strs: Dict[str, str] = {}
+        self._strs: Dict[str, str] = _Strings()
         self._dicts: Dict[Tuple[Any, ...], Dict[str, Any]] = {}
         self._lists: Dict[Tuple[Any, ...], List[Any]] = {}
         self._decoded: Set[int] = set()  # ids of the objects the JSON decoder built with the table
@@ -45,17 +57,31 @@ class ValueTable:
     def pairs_hook(self, pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
         """json's object_pairs_hook: the mapping of `pairs` (their mapping values already shared,
         lists shared here), the table's own when an equal one was built before; a new one holds
-        the table's strings (most mappings are not new: their strings are left to be freed)."""
-        keys = tuple([k for k, _ in pairs])
-        vals = [x for _, x in pairs]
-        t = (keys, self._values_key(vals))
+        the table's strings (most mappings are not new: their strings are left to be freed).
+        A key given twice raises DuplicateKey (a ValueError: the decoding fails)."""
+        keys, vals = zip(*pairs) if pairs else ((), ())
+        types = tuple(map(type, vals))
+        if dict in types or list in types or float in types:
+            vals = list(vals)  # (its lists replaced by the table's)
+            t: Tuple[Any, ...] = (keys, self._values_key(vals))
+        else:  # strings, integers, booleans, nulls: the values and their types say it all
+            t = (keys, types, vals)
         got = self._dicts.get(t)
         if got is None:
             strs = self._strs
-            got = self._dicts[t] = {k: strs.setdefault(x, x) if type(x) is str else x for k, x in zip(keys, vals)}
+            got = {strs.setdefault(k, k): strs.setdefault(x, x) if type(x) is str else x
+                   for k, x in zip(keys, vals)}
+            if len(got) != len(keys):
+                raise DuplicateKey(next(k for i, k in enumerate(keys) if k in keys[:i]))
+            self._dicts[t] = got
             if len(self._dicts) > _MAX_ENTRIES:
                 self._dicts.clear()
         return got
+
+    def interner(self) -> Callable[[str], str]:
+        """A function giving the table's string equal to its argument (the argument, kept,
+        when the table has none)."""
+        return self._strs.__getitem__
 
     def shared_list(self, v: List[Any]) -> List[Any]:
         """A list the JSON decoder built (its mappings already shared): its lists shared in

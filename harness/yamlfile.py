@@ -27,6 +27,7 @@ import yaml
 
 from .errors import UserError
 from .gcpause import collector_paused
+from .json_pieces import PieceReader
 
 if TYPE_CHECKING:
     from .sharing import ValueTable
@@ -348,6 +349,12 @@ def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optio
     return _split_lines(text.split("\n"), values)
 
 
+def _plain_text(text: str) -> bool:
+    """No backslash and only printable characters (str.isprintable: no control character,
+    nothing of _YAML_UNSAFE): every string of the text is written as canonical JSON writes it."""
+    return "\\" not in text and text.isprintable()
+
+
 def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str]]:
     """_split_json_lines over the text's lines (split at "\\n" alone, in order: a list, or a
     file read line by line, _stream_json_lines), each candidate line decoded in batches as it
@@ -355,6 +362,8 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
     import secrets
 
     decoder = _decoder(values)
+    # with a value table, lines are read piece by piece (harness/json_pieces.py)
+    reader = None if values is None else PieceReader(values, decoder.scan_once, _canonical)
     mark = f"schedharness-json-line-{secrets.token_hex(12)}"
     placeholder = f'- "{mark}"'
     out: List[str] = []  # the skeleton's lines
@@ -366,16 +375,28 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
         nonlocal bound
         bodies = [out[i][2:] for i in batch]
         joined = ", ".join(bodies)
-        try:  # one decode per batch: its keys are shared strings (the decoder's memo)
-            decoded = decoder.decode("[" + joined + "]")
-        except ValueError:
-            decoded = None
+        decoded = None
+        if reader is None:
+            try:  # one decode per batch: its keys are shared strings (the decoder's memo)
+                decoded = decoder.decode("[" + joined + "]")
+            except ValueError:
+                pass
+        clean = reader is not None and _plain_text(joined)
         # no line of the batch has a long key when the batch has no candidate for one
         long_keys = len(joined) > 900 and ('\\"' in joined or _LONG_RUN.search(joined) is not None)
         # the batch's bound covers its lines (and, over-counting, those left to YAML)
         bound += _json_values_bound(joined)
         for j, i in enumerate(batch):
             body = bodies[j]
+            if body.count("{") + body.count("[") > 100 or (long_keys and _long_key(body)):
+                continue  # left to YAML
+            if reader is not None and (clean or _plain_text(body)):
+                value = reader.read(body)  # canonical when not None (json_pieces.py)
+                if value is not None:
+                    out[i] = placeholder
+                    values.decoded(value)  # type: ignore[union-attr]
+                    objs.append(value)
+                    continue
             if decoded is not None:
                 value = decoded[j]
             else:
@@ -383,8 +404,7 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
                     value = decoder.decode(body)
                 except ValueError:
                     continue  # left to YAML
-            if (body.count("{") + body.count("[") > 100 or (long_keys and _long_key(body))
-                    or _canonical(value) != body):
+            if _canonical(value) != body:
                 continue  # left to YAML
             out[i] = placeholder
             if values is not None:

@@ -25,6 +25,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Dict, Optional, Tuple
 
+from . import valid_memo
+
 __all__ = ["KIND_VERSIONS", "FIELDS_ADDED", "check_api_version", "unknown_field"]
 
 # kind -> the group/versions whose objects the harness reads (the API server serves them)
@@ -444,7 +446,7 @@ def unknown_field(obj: Dict[str, Any], kind: str, minor: int = 34) -> Optional[s
     table = _compiled(minor)
     if struct not in table:
         return None  # a kind this minor does not have (the Workload API: v1.35 on)
-    bad = _find(obj, table[struct], table, True)
+    bad = _find(obj, table[struct], table, True, valid_memo.table())
     return None if bad is None else _path(bad)
 
 
@@ -469,9 +471,11 @@ def _compiled(minor: int) -> Dict[str, _Compiled]:
     return out
 
 
-def _find(value: Any, fields: _Compiled, table: Dict[str, _Compiled], top: bool) -> Optional[list]:
+def _find(value: Any, fields: _Compiled, table: Dict[str, _Compiled], top: bool,
+          memo: Optional[Dict[Any, Any]] = None) -> Optional[list]:
     """The first unknown field below value (a struct), as its path's segments in reverse, or
-    None; no path is built on the way (what made the walk cost most)."""
+    None; no path is built on the way (what made the walk cost most). `memo`: the values below
+    metadata/spec/status found free of unknown fields (shared values: api/valid_memo.py)."""
     if not isinstance(value, dict):
         return None  # a wrong type is the type check's to report
     for k, v in value.items():
@@ -482,28 +486,34 @@ def _find(value: Any, fields: _Compiled, table: Dict[str, _Compiled], top: bool)
             return [k]
         shape, inner = spec
         sub = table[inner]
+        if memo is not None and not top:  # below metadata/spec/status: maybe shared
+            mkey = (shape, inner, id(v))
+            if memo.get(mkey) is v:
+                continue
         if shape == ".":
             internal = top and k == "metadata"
             if internal and isinstance(v, dict) and "x-creationIndex" in v:
                 v = {mk: mv for mk, mv in v.items() if mk != "x-creationIndex"}
-            bad = _find(v, sub, table, False)
+            bad = _find(v, sub, table, False, memo)
             if bad is not None:
                 bad.append(k)
                 return bad
         elif shape == "[":
             if isinstance(v, list):
                 for i, item in enumerate(v):
-                    bad = _find(item, sub, table, False)
+                    bad = _find(item, sub, table, False, memo)
                     if bad is not None:
                         bad.append(f"{k}[{i}]")
                         return bad
         elif isinstance(v, dict):
             for mk, item in v.items():
-                bad = _find(item, sub, table, False)
+                bad = _find(item, sub, table, False, memo)
                 if bad is not None:
                     bad.append(mk)
                     bad.append(k)
                     return bad
+        if memo is not None and not top:
+            memo[mkey] = v
     return None
 
 

@@ -26,6 +26,7 @@ from .field_checks import (_bool, _child, _dns_label, _dns_subdomain, _duplicate
                            _required, short_value, _str, _str_map, _strs, _time, _unsupported,
                            _wrong_type)
 from .dra_validation import BY_KIND as DRA_BY_KIND
+from .valid_memo import found_valid, known_valid
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
                          is_qualified_name, is_valid_label_value)
 from .workload import BY_KIND as WORKLOAD_BY_KIND, api_version_problem, validate_pod_fields
@@ -115,13 +116,11 @@ def _object_meta(obj: Mapping, kind: str) -> Dict[str, Any]:
     ns = _str(md, "namespace", "metadata")
     if ns:
         _dns_label(ns, "metadata.namespace")
-    _labels(md, "labels", "metadata")
-    annotations = _str_map(md, "annotations", "metadata")
-    for k in annotations:
-        _label_name(k.lower(), "metadata.annotations")
-    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
-    if size > TOTAL_ANNOTATION_SIZE_LIMIT_B:
-        _fail("metadata.annotations", f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT_B} bytes")
+    labels, annotations = md.get("labels"), md.get("annotations")
+    if not known_valid(_labels, labels, annotations):  # (shared values: api/valid_memo.py)
+        _labels(md, "labels", "metadata")
+        _annotations(md)
+        found_valid(_labels, labels, annotations)
     controllers = 0
     for p, ref in _maps(md, "ownerReferences", "metadata"):
         for field in ("apiVersion", "kind", "name", "uid"):
@@ -136,6 +135,16 @@ def _object_meta(obj: Mapping, kind: str) -> Dict[str, Any]:
             isinstance(rv, str) and rv.isdigit()):
         _invalid("metadata.resourceVersion", rv, "must be an integer string, as the API server sets it")
     return md
+
+
+def _annotations(md: Mapping) -> None:
+    """ValidateAnnotations: keys are qualified names, the total size is bounded."""
+    annotations = _str_map(md, "annotations", "metadata")
+    for k in annotations:
+        _label_name(k.lower(), "metadata.annotations")
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT_B:
+        _fail("metadata.annotations", f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT_B} bytes")
 
 
 def _pod_affinity_term(term: Mapping, path: str) -> None:
@@ -470,16 +479,8 @@ def _volume_source(vol: Mapping, vp: str) -> None:
         _bool(claim, "readOnly", pp)
 
 
-# -- kinds --------------------------------------------------------------------------------------
-def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
-    """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
-    spec = _map(obj, "spec", "")
-    if obj.get("spec") is None:
-        _required("spec", "")
-    p = "spec"
-    if features is None:
-        from ..versions import DEFAULT as features
-    _containers(spec, p, restart_rules=features.version.minor >= 35)
+def _volumes(spec: Mapping, p: str) -> None:
+    """The pod's volumes: names (DNS labels, unique) and sources (validateVolumes)."""
     seen_volumes: Set[str] = set()
     for vp, vol in _maps(spec, "volumes", p):
         name = _str(vol, "name", vp)
@@ -490,6 +491,27 @@ def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
             _duplicate(_child(vp, "name"), name)
         seen_volumes.add(name)
         _volume_source(vol, vp)
+
+
+# -- kinds --------------------------------------------------------------------------------------
+def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
+    """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
+    spec = _map(obj, "spec", "")
+    if obj.get("spec") is None:
+        _required("spec", "")
+    p = "spec"
+    if features is None:
+        from ..versions import DEFAULT as features
+    # the checks of values a big cluster's pods share, once per shared value (api/valid_memo.py)
+    restart_rules = features.version.minor >= 35
+    ctrs, inits = spec.get("containers"), spec.get("initContainers")
+    if not known_valid(_containers, ctrs, inits, restart_rules):
+        _containers(spec, p, restart_rules=restart_rules)
+        found_valid(_containers, ctrs, inits, restart_rules)
+    vols = spec.get("volumes")
+    if not known_valid(_volumes, vols):
+        _volumes(spec, p)
+        found_valid(_volumes, vols)
     _resource_claims(spec)
     nn = _str(spec, "nodeName", p)
     if nn:
@@ -507,9 +529,16 @@ def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
     ns = _map(spec, "nodeSelector", p)
     if ns:
         _labels(spec, "nodeSelector", p)
-    _tolerations(spec, p, toleration_operator_options(features))
-    _affinity(spec, p)
-    _topology_spread(spec, p)
+    known, allow = toleration_operator_options(features)
+    tols = spec.get("tolerations")
+    if not known_valid(_tolerations, tols, known, allow):
+        _tolerations(spec, p, (known, allow))
+        found_valid(_tolerations, tols, known, allow)
+    for check, key in ((_affinity, "affinity"), (_topology_spread, "topologySpreadConstraints")):
+        value = spec.get(key)
+        if not known_valid(check, value):
+            check(spec, p)
+            found_valid(check, value)
     _resource_list(spec, "overhead", p, _container_resource_name)
     _resource_requirements(spec, p)  # pod-level spec.resources (PodLevelResources)
     gates: Set[str] = set()

@@ -17,6 +17,7 @@ from .pod_groups import pod_group_outcomes
 from ..api.object_validation import SYSTEM_PRIORITY_CLASSES
 from ..api.objects import KubeObject, Pod, make_object
 from ..api.pod_update import validate_pod_update
+from ..api.valid_memo import remembering
 from ..cluster import Cluster
 from ..config import loader as config_loader
 from ..config.defaults import set_defaults
@@ -142,7 +143,9 @@ class CaseRun:
     and what the case did to them (steps)."""
 
     def __init__(self, case: Case, registry=None, explain: Union[bool, AbstractSet[str]] = False):
-        with collector_paused(freeze=True):  # a big cluster's objects and cache at once (gcpause)
+        # a big cluster's objects and cache at once (gcpause); the checks of the values its pods
+        # share, once per value (api/valid_memo.py)
+        with collector_paused(freeze=True), remembering():
             self._build(case, registry, explain)
 
     def _build(self, case: Case, registry, explain: Union[bool, AbstractSet[str]]) -> None:

@@ -1,0 +1,63 @@
+"""Validation of a shared value remembered while a cluster is built (not an upstream piece).
+
+A big case's pods hold their equal values once (harness/sharing.py): the 300 replicas of a
+Deployment point at one container list, one toleration list, one affinity. The API server's
+checks of such a value (strict decoding's unknown fields, validateContainers, ...) depend on the
+value alone, so while `remembering()` is on, a check that found a value valid records it, and the
+same check of the same object passes at once. Only passing checks are recorded: a value that
+fails is checked again, and its error names the path of the object at hand, as before.
+
+The record is keyed by the values' identities and holds the values themselves (an identity is
+never reused while its object lives), and is dropped when `remembering()` ends: outside it every
+check runs in full.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Dict, Hashable, Iterator, Optional, Tuple
+
+# (check, ids...) -> the values checked (kept alive: their ids stay theirs)
+_valid: Optional[Dict[Tuple[Hashable, ...], Tuple[Any, ...]]] = None
+
+
+@contextmanager
+def remembering() -> Iterator[None]:
+    """Checks that pass are remembered per checked object until the outermost use ends."""
+    global _valid
+    outer = _valid is None
+    if outer:
+        _valid = {}
+    try:
+        yield
+    finally:
+        if outer:
+            _valid = None
+
+
+def table() -> Optional[Dict[Any, Any]]:
+    """The record itself while remembering (else None), for a walk that checks many values
+    (fields._find): `table.get(key) is v` when the check found `v` valid, recorded by
+    `table[key] = v`, its key a tuple naming the check and ending with id(v)."""
+    return _valid
+
+
+def known_valid(check: Hashable, *values: Any) -> bool:
+    """Did `check` find these very objects valid (while remembering)?"""
+    memo = _valid
+    if memo is None:
+        return False
+    got = memo.get((check, *[id(v) for v in values]))
+    if got is None:
+        return False
+    for a, b in zip(got, values):
+        if a is not b:
+            return False
+    return True
+
+
+def found_valid(check: Hashable, *values: Any) -> None:
+    """`check` found these objects valid (recorded while remembering)."""
+    memo = _valid
+    if memo is not None:
+        memo[(check, *[id(v) for v in values])] = values

@@ -1,0 +1,61 @@
+"""The API server's validation gives the same answer for every object whether the checks of
+shared values are remembered (api/valid_memo.py, on while a case's cluster is built) or not."""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import given, settings, strategies as st
+
+from harness.api.object_validation import validate_object
+from harness.api.valid_memo import remembering
+
+_CONTAINERS = [
+    [{"name": "app", "image": "img", "resources": {"requests": {"cpu": "100m"}, "limits": {"cpu": "1"}}}],
+    [{"name": "app", "image": "img", "ports": [{"containerPort": 80, "name": "http"}]}],
+    [{"name": "Bad_Name", "image": "img"}],  # not a DNS label
+    [{"name": "app", "image": ""}],  # image required
+    [{"name": "app", "image": "img", "resoruces": {}}],  # unknown field
+    [{"name": "app", "image": "img", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}],
+    [],
+]
+_TOLERATIONS = [None, [{"key": "a", "operator": "Exists"}], [{"key": "a", "operator": "Equal", "value": "b c"}],
+                [{"operator": "Equal", "value": "x"}]]
+_AFFINITY = [None, {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}},
+             {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                 {"weight": 5, "preference": {"matchExpressions": [{"key": "z", "operator": "In", "values": ["a"]}]}}]}}]
+_SPREAD = [None, [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}],
+           [{"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]]
+_LABELS = [None, {"app": "a"}, {"app": "bad value!"}, {"-bad": "x"}]
+_ANNOTATIONS = [None, {"a": "b"}, {"bad key!": "x"}]
+_VOLUMES = [None, [{"name": "v", "emptyDir": {}}], [{"name": "v"}, {"name": "v"}]]
+
+
+def _pod(i: int, c: int, t: int, a: int, s: int, lab: int, ann: int, v: int) -> dict:
+    """A pod whose values below metadata/spec are the pools' own objects (shared, as the case
+    loader shares them), with a name and spec of its own."""
+    spec = {"containers": _CONTAINERS[c], "tolerations": _TOLERATIONS[t], "affinity": _AFFINITY[a],
+            "topologySpreadConstraints": _SPREAD[s], "volumes": _VOLUMES[v]}
+    md = {"name": f"p{i}", "namespace": "default", "labels": _LABELS[lab], "annotations": _ANNOTATIONS[ann]}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {k: x for k, x in md.items() if x is not None},
+            "spec": {k: x for k, x in spec.items() if x is not None}}
+
+
+_PODS = st.lists(st.tuples(st.integers(0, len(_CONTAINERS) - 1), st.integers(0, len(_TOLERATIONS) - 1),
+                           st.integers(0, len(_AFFINITY) - 1), st.integers(0, len(_SPREAD) - 1),
+                           st.integers(0, len(_LABELS) - 1), st.integers(0, len(_ANNOTATIONS) - 1),
+                           st.integers(0, len(_VOLUMES) - 1)), min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PODS)
+def test_remembered_checks_give_the_same_answers(choices):
+    pods = [_pod(i, *c) for i, c in enumerate(choices)]
+    plain = [validate_object(copy.deepcopy(p)) for p in pods]  # nothing shared, nothing remembered
+    with remembering():
+        remembered = [validate_object(p) for p in pods]
+        again = [validate_object(p) for p in pods]
+    assert remembered == plain
+    assert again == plain
+    assert [validate_object(p) for p in pods] == plain  # and after: every check runs again
