@@ -107,3 +107,26 @@ def test_writes_of_one_group_leave_the_other_alone():
 ])
 def test_store_keys(kind, api_version, key):
     assert store_kind(kind, api_version) == key
+
+
+def test_steps_find_an_undeclared_kind_in_the_namespace_it_was_stored_in():
+    """A kind no package declares is stored as written, namespace and all; a step's update or
+    delete names it the same way (it used to look it up without its namespace and fail)."""
+    def namespaced_widget(size):
+        w = widget("a.example.com", size=size)
+        w["metadata"]["namespace"] = "team-a"
+        return w
+
+    run = CaseRun(_case([namespaced_widget(1)],
+                        [{"update": [namespaced_widget(7)]}]))
+    run.run()
+    for step in run.case.steps:
+        run.apply(step)
+    assert [(o.namespace, o.spec["size"]) for o in run.cluster.list("Widget")] == [("team-a", 7)]
+    run = CaseRun(_case([namespaced_widget(1)],
+                        [{"delete": [{"apiVersion": "a.example.com/v1", "kind": "Widget", "name": "w",
+                                      "namespace": "team-a"}]}]))
+    run.run()
+    for step in run.case.steps:
+        run.apply(step)
+    assert run.cluster.list("Widget") == []

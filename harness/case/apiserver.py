@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional
 
-from ..api.fields import NAMESPACED_CORE_KINDS
+from ..api.fields import KIND_VERSIONS, NAMESPACED_CORE_KINDS
 from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, ObjectInvalid, validate_object
 from ..api.workload import check_priority
 from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resource_name,
@@ -146,6 +146,14 @@ class ApiServerDefaults:
         """Is the kind namespaced (a built-in kind, or a declared custom resource)?"""
         cr = self.custom_resources.get(kind)
         return cr.namespaced if cr is not None else kind in _NAMESPACED
+
+    def reference_namespace(self, kind: str, written: Optional[str]) -> str:
+        """The namespace a step's update or delete names, as the object was stored: a namespaced
+        kind's, else "default"; a cluster-scoped kind's none; a kind no package declares and the
+        harness does not serve, what the step wrote (the store kept it as written)."""
+        if self.custom_resources.get(kind) is None and kind not in KIND_VERSIONS and kind not in _NAMESPACED:
+            return written or ""
+        return (written or "default") if self.namespaced(kind) else ""
 
     def _admit_custom(self, obj: Dict[str, Any], cr: CustomResource, key: str) -> None:
         """A custom resource's object: served only at its CRD's group/version (the RESTMapper's

@@ -37,7 +37,7 @@ from .controllers import claim_outcomes, start_controllers
 from .loader import Case, load_case, plugin_modules
 from ..leaderelection.kube_scheduler import check_leader_elector_config
 from .replicas import World
-from .steps import Step, carry_over_update, object_ref
+from .steps import Step, carry_over_update
 
 
 @dataclass
@@ -301,7 +301,9 @@ class CaseRun:
     def _step_update(self, step: Step) -> None:
         for j, obj in enumerate(step.value):
             key = f"{step.key}[{j}]"
-            kind, ns, name = object_ref(obj, self.api.namespaced(obj["kind"]))
+            md = obj.get("metadata") or {}
+            kind, name = obj["kind"], md["name"]
+            ns = self.api.reference_namespace(kind, md.get("namespace"))
             old = self.cluster.get(store_kind(kind, obj.get("apiVersion") or ""), ns, name)
             if old is None:
                 raise CaseError(f'no {kind} "{ns + "/" if ns else ""}{name}" to update', file=self.case.path, key=key)
@@ -323,7 +325,7 @@ class CaseRun:
     def _step_delete(self, step: Step) -> None:
         for j, ref in enumerate(step.value):
             kind = ref["kind"]
-            ns = (ref.get("namespace") or "default") if self.api.namespaced(kind) else ""
+            ns = self.api.reference_namespace(kind, ref.get("namespace"))
             if kind == "PriorityClass" and ref["name"] in SYSTEM_PRIORITY_CLASSES:
                 raise CaseError(f'priorityclasses.scheduling.k8s.io "{ref["name"]}" is forbidden: this is '
                                 f'a system priority class and cannot be deleted', file=self.case.path,
