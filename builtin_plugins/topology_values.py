@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from itertools import repeat
 from operator import is_
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
+
+from harness.framework import node_table
 
 from . import node_sums
 
 
 class TopologyValues:
-    __slots__ = ("_snap", "_list", "_epoch", "_pos", "_index", "_by_name", "_columns", "_pair_columns")
+    __slots__ = ("_snap", "_list", "_epoch", "_pos", "_index", "_by_name", "_columns", "_pair_columns",
+                 "_code_columns")
 
     def __init__(self) -> None:
         self._snap: Any = None
@@ -31,6 +34,9 @@ class TopologyValues:
         self._columns: Dict[str, List[Optional[str]]] = {}
         # per key, the (key, value) pairs of the column (a topology pair, as counts key them)
         self._pair_columns: Dict[str, List[tuple]] = {}
+        # per key, the column as integer codes (numpy int64; 0: no such label) and the codes'
+        # values (values[code], values[0] None), for the batch forms on the node table
+        self._code_columns: Dict[str, Tuple[Any, List[Optional[str]], Dict[Optional[str], int]]] = {}
 
     def _sync(self, snap: Any) -> bool:
         """Make the columns those of snap.node_info_list as it is now; False when the snapshot
@@ -56,6 +62,8 @@ class TopologyValues:
                     col[i] = labels.get(key)
                 for key, col in self._pair_columns.items():
                     col[i] = (key, labels.get(key))
+                for key, (codes, values, code_of) in self._code_columns.items():
+                    codes[i] = _code(labels.get(key), values, code_of)
             self._pos = len(journal)
         return True
 
@@ -65,6 +73,7 @@ class TopologyValues:
         self._by_name = {ni.node.name: i for i, ni in enumerate(lst) if ni.node is not None}
         self._columns = {}
         self._pair_columns = {}
+        self._code_columns = {}
 
     def _column(self, key: str) -> List[Optional[str]]:
         col = self._columns.get(key)
@@ -107,6 +116,38 @@ class TopologyValues:
             col = self._pair_columns[key] = list(zip(repeat(key), self._column(key)))
         return _at(col, where, n)
 
+    def codes_at(self, where, key: str, n: int):
+        """The values of `key` at `where` (from positions) for n nodes as (int64 codes, values):
+        values[code] is the value (values[0] None: no such label)."""
+        entry = self._code_columns.get(key)
+        if entry is None:
+            np = node_table.numpy()
+            values: List[Optional[str]] = [None]
+            code_of: Dict[Optional[str], int] = {None: 0}
+            codes = np.array([_code(v, values, code_of) for v in self._column(key)], dtype=np.int64)
+            entry = self._code_columns[key] = (codes, values, code_of)
+        codes, values, _ = entry
+        start, idx = where
+        if idx is None:
+            out = codes[start:start + n]
+            if len(out) < n:
+                out = node_table.numpy().concatenate((out, codes[:n - len(out)]))
+            return out, values
+        return codes[idx], values
+
+    def rows_where(self, snap: Any, nodes: Any):
+        """positions() for a NodeRows of the snapshot's node table: its rows, without comparing
+        the nodes one by one (the table's rows are snap.node_info_list's positions); None when
+        `nodes` is not one or the columns cannot follow the snapshot."""
+        if nodes.__class__ is not node_table.NodeRows or not node_sums.ENABLED or not self._sync(snap):
+            return None
+        if nodes.table.nodes is not self._list or nodes.table.epoch != snap.journal_epoch:
+            return None
+        rows = nodes.rows
+        if rows.__class__ is slice:
+            return (rows.start, None)
+        return (None, rows.tolist())
+
     def values(self, snap: Any, nodes: List[Any], key: str) -> Optional[List[Optional[str]]]:
         """Each node's value of label `key` (None: no such label), or None (see positions)."""
         where = self.positions(snap, nodes)
@@ -134,7 +175,11 @@ class NodeColumns:
         self.nodes = nodes
         snap = getattr(getattr(plugin, "handle", None), "snapshot", None)
         self._tv = topology_values(plugin) if snap is not None else None
-        self._where = self._tv.positions(snap, nodes) if self._tv is not None else None
+        self._where = None
+        if self._tv is not None:
+            self._where = self._tv.rows_where(snap, nodes)
+            if self._where is None:
+                self._where = self._tv.positions(snap, nodes)
         self._labels: Optional[List[Dict[str, str]]] = None
         self._cache: Dict[str, List[Optional[str]]] = {}
 
@@ -161,6 +206,13 @@ class NodeColumns:
             return self._tv.pairs_at(self._where, key, len(self.nodes))
         return list(zip(repeat(key), self.get(key)))
 
+    def codes(self, key: str):
+        """Each node's value of `key` as (int64 codes, values: values[code] the value, values[0]
+        None), or None when the nodes are not the snapshot's (read get() instead)."""
+        if self._where is None:
+            return None
+        return self._tv.codes_at(self._where, key, len(self.nodes))
+
     def tuples(self, keys) -> List:
         """Each node's value of the one key in `keys`, or its tuple of values of the keys."""
         if len(keys) == 1:
@@ -169,6 +221,15 @@ class NodeColumns:
 
 
 __all__ = ["TopologyValues", "topology_values", "NodeColumns"]
+
+
+def _code(value: Optional[str], values: List[Optional[str]], code_of: Dict[Optional[str], int]) -> int:
+    """value's code in a code column (a new one for a value not seen yet)."""
+    c = code_of.get(value)
+    if c is None:
+        c = code_of[value] = len(values)
+        values.append(value)
+    return c
 
 
 def _at(col: List[Any], where, n: int) -> List[Any]:

@@ -10,6 +10,8 @@ from typing import Dict, List, Optional, Set
 
 from harness.framework import MAX_NODE_SCORE, CycleState, NotFoundError, Status
 
+from harness.framework.node_table import NodeRows, numpy
+
 from ..topology_values import NodeColumns
 from . import filtering
 from .common import (LABEL_HOSTNAME, TopologySpreadConstraint, count_pods_match_selector, matching_nodes,
@@ -299,6 +301,10 @@ def score_nodes(cycle_state: CycleState, pod, nodes, plugin=None):
               c.max_skew, s.topology_normalizing_weight[i], {}) for i, c in enumerate(s.constraints)]
     ns = pod.namespace
     if not any(p[1] for p in parts):
+        if not ignored and nodes.__class__ is NodeRows:
+            out = _score_rows(plugin, parts, nodes)
+            if out is not None:
+                return out
         scored = [ni for ni in nodes if ni.node.name not in ignored] if ignored else nodes
         values = NodeColumns(plugin, scored).tuples([p[0] for p in parts])
         one = len(parts) == 1
@@ -338,6 +344,33 @@ def score_nodes(cycle_state: CycleState, pod, nodes, plugin=None):
     return out
 
 
+def _score_rows(plugin, parts, nodes):
+    """score_nodes on rows of the node table with no hostname constraint and no ignored node:
+    per constraint, the term of each topology value (code) once, then each node's sum taken in
+    constraint order from 0.0 (float64, as score's loop adds them; a node without the label
+    adds nothing) and rounded half away from zero; an int64 column. None when the values are
+    not at hand as codes."""
+    cols = NodeColumns(plugin, nodes)
+    np = numpy()
+    total = None
+    for key, _, _, counts, max_skew, weight, _ in parts:
+        at = cols.codes(key)
+        if at is None:
+            return None
+        codes, values = at
+        terms = np.array([0.0 if v is None else (score_for_count(counts[v], max_skew, weight) if v in counts
+                                                 else np.nan) for v in values], dtype=np.float64)
+        col = terms[codes]
+        total = col if total is None else total + col
+    if total is None:
+        return np.zeros(len(nodes), dtype=np.int64)
+    if np.isnan(total).any():  # a value PreScore did not count: score's own lookup decides
+        return None
+    t = np.trunc(total)
+    t += np.copysign(1.0, total) * (np.abs(total - t) >= 0.5)
+    return t.astype(np.int64)
+
+
 def normalize_scores(cycle_state: CycleState, pod, scores):
     """normalize_score on plain scores (the batch form), when no node is ignored (ignored nodes
     are known by name: None lets the framework call normalize_score); the formula once per
@@ -348,6 +381,8 @@ def normalize_scores(cycle_state: CycleState, pod, scores):
         return None
     if s is None or s.ignored_nodes:
         return None
+    if hasattr(scores, "dtype"):
+        return _normalize_column(scores)
     if not scores:
         return []
     min_score = min(MAX_INT64, min(scores))
@@ -361,6 +396,23 @@ def normalize_scores(cycle_state: CycleState, pod, scores):
         else:
             memo[sc] = _go_div(MAX_NODE_SCORE * (max_score + min_score - sc), max_score)
     return [memo[sc] for sc in scores]
+
+
+def _normalize_column(scores):
+    """normalize_scores on an int64 column (score_nodes' own, small numbers): the same formula
+    with Go's truncating division."""
+    np = numpy()
+    if not len(scores):
+        return scores
+    min_score = min(MAX_INT64, int(scores.min()))
+    max_score = max(0, int(scores.max()))
+    if max_score == 0:
+        out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+    else:
+        a = MAX_NODE_SCORE * (max_score + min_score - scores)
+        out = np.where(a >= 0, a // max_score, -((-a) // max_score))
+    out[scores == INVALID_SCORE] = 0
+    return out
 
 
 def _go_div(a: int, b: int) -> int:

@@ -369,3 +369,22 @@ def test_batch_and_per_node_paths_agree_on_affinity_and_spread(nodes, bound, pen
     batch, per_node = fast_and_reference(
         lambda batch, mp: _run2(node_objs, bound_pods, pending_pods, percentage, args, batch), min_nodes)
     assert batch == per_node
+
+
+# Every node carries every topology key, so PodTopologySpread ignores none and its Score and
+# NormalizeScore give node table columns (the codes of each key's values, one term per value).
+labelled_node_st = node2_st.map(lambda d: dict(d, zone=d["zone"] or "z1", hostname=True, region=True))
+soft_spread_st = spread_st.map(lambda d: dict(d, when="ScheduleAnyway"))
+soft_pod_st = pod2_st.map(lambda d: dict(d, affinity=[], anti_affinity=[])).flatmap(
+    lambda d: st.lists(soft_spread_st, min_size=1, max_size=3, unique_by=lambda c: c["key"]).map(
+        lambda sp: dict(d, spread=sp)))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(nodes=st.lists(labelled_node_st, min_size=1, max_size=8), bound=st.lists(pod2_st, max_size=5),
+       pending=st.lists(st.tuples(soft_pod_st, st.integers(1, 4)), min_size=1, max_size=3),
+       percentage=st.sampled_from([0, 50, 100]), min_nodes=st.sampled_from([1, 3, 100]))
+def test_soft_spreading_on_labelled_nodes_agrees_with_per_node_hooks(nodes, bound, pending, percentage, min_nodes):
+    test_batch_and_per_node_paths_agree_on_affinity_and_spread.hypothesis.inner_test(
+        nodes, bound, pending, percentage, min_nodes, 1, False)
