@@ -188,7 +188,16 @@ _FIT_KINDS = [None] + [(Code.UnschedulableAndUnresolvable if key & 16 else Code.
 
 
 def _fit_key(t, r, cpu: int, mem: int, eph: int):
-    """_fit_rows' key over rows r of table t (bits of _KEY_REASONS, 16: unresolvable)."""
+    """_fit_rows' key over rows r of table t (bits of _KEY_REASONS, 16: unresolvable): from
+    the table's derived column of these requests (the nodes' keys kept across cycles, only
+    the rows refreshed since recomputed)."""
+    key = t.derived(("NodeResourcesFit", cpu, mem, eph), lambda rows: _fit_key_at(t, rows, cpu, mem, eph),
+                    lambda i: _fit_key_one(t, i, cpu, mem, eph))[r]
+    return key.copy() if r.__class__ is slice else key  # (the caller's own: never a view of the table)
+
+
+def _fit_key_at(t, r, cpu: int, mem: int, eph: int):
+    """_fit_key computed at rows r."""
     key = (t.num_pods[r] + 1 > t.alloc_pods[r]).astype(numpy().int64)
     for bit, req, alloc, used in ((2, cpu, t.alloc_cpu, t.req_cpu), (4, mem, t.alloc_mem, t.req_mem),
                                   (8, eph, t.alloc_eph, t.req_eph)):
@@ -197,6 +206,20 @@ def _fit_key(t, r, cpu: int, mem: int, eph: int):
             short = req > a - used[r]
             key |= short * bit
             key |= (short & (req > a)) * 16
+    return key
+
+
+def _fit_key_one(t, i: int, cpu: int, mem: int, eph: int) -> int:
+    """_fit_key_at at row i, in Python."""
+    key = 1 if int(t.num_pods[i]) + 1 > int(t.alloc_pods[i]) else 0
+    for bit, req, alloc, used in ((2, cpu, t.alloc_cpu, t.req_cpu), (4, mem, t.alloc_mem, t.req_mem),
+                                  (8, eph, t.alloc_eph, t.req_eph)):
+        if req > 0:
+            a = int(alloc[i])
+            if req > a - int(used[i]):
+                key |= bit
+                if req > a:
+                    key |= 16
     return key
 
 

@@ -198,14 +198,11 @@ class ResourceAllocationScorer:
             if (columns is not None and nodes.__class__ is NodeRows and nodes
                     and -node_table.LIMIT < pc < node_table.LIMIT and -node_table.LIMIT < pm < node_table.LIMIT):
                 t, r = nodes.table, nodes.rows
-                acpu = t.alloc_cpu[r]
-                amem = t.alloc_mem[r]
-                if acpu.min() > 0 and amem.min() > 0:
-                    bcpu = (t.req_cpu if use_requested else t.nz_cpu)[r]
-                    bmem = (t.req_mem if use_requested else t.nz_mem)[r]
-                    if with_allocated:
-                        return columns(bcpu + pc, acpu, bmem + pm, amem, bcpu, bmem)
-                    return columns(bcpu + pc, acpu, bmem + pm, amem)
+                col = t.derived((columns, use_requested, with_allocated, pc, pm),
+                                lambda rows: _cpu_memory_at(t, rows, columns, use_requested, with_allocated, pc, pm),
+                                lambda i: _cpu_memory_one(t, i, fast, use_requested, with_allocated, pc, pm))[r]
+                if col.min() > _NO_SCORE:  # every node has both allocatables
+                    return col.copy() if r.__class__ is slice else col  # (never a view of the table)
         if nodes.__class__ is NodeRows and nodes:
             col = self._score_rows(nodes, pod_request_list)
             if col is not None:
@@ -331,3 +328,40 @@ class ResourceAllocationScorer:
     def is_best_effort_pod(pod_request_list: Sequence[int]) -> bool:
         """isBestEffortPod: no configured resource is requested."""
         return all(r == 0 for r in pod_request_list)
+
+
+# a derived column's entry for a node lacking a positive cpu or memory allocatable
+_NO_SCORE = -(1 << 63)
+
+
+def _cpu_memory_at(t, r, columns, use_requested: bool, with_allocated: bool, pc: int, pm: int):
+    """The cpu/memory scorer's `columns` form at rows r of table t, for a pod requesting pc and
+    pm; _NO_SCORE where the node's cpu or memory allocatable is not positive (score's general
+    path decides there)."""
+    np = node_table.numpy()
+    acpu = t.alloc_cpu[r]
+    amem = t.alloc_mem[r]
+    bcpu = (t.req_cpu if use_requested else t.nz_cpu)[r]
+    bmem = (t.req_mem if use_requested else t.nz_mem)[r]
+    ok = (acpu > 0) & (amem > 0)
+    if not ok.all():  # (the scorer's divisions kept away from them)
+        acpu = np.where(ok, acpu, 1)
+        amem = np.where(ok, amem, 1)
+    if with_allocated:
+        out = columns(bcpu + pc, acpu, bmem + pm, amem, bcpu, bmem)
+    else:
+        out = columns(bcpu + pc, acpu, bmem + pm, amem)
+    return np.where(ok, out, _NO_SCORE)
+
+
+def _cpu_memory_one(t, i: int, fast, use_requested: bool, with_allocated: bool, pc: int, pm: int) -> int:
+    """_cpu_memory_at at row i, with the cpu/memory scorer itself (in Python)."""
+    acpu = int(t.alloc_cpu[i])
+    amem = int(t.alloc_mem[i])
+    if acpu <= 0 or amem <= 0:
+        return _NO_SCORE
+    bcpu = int((t.req_cpu if use_requested else t.nz_cpu)[i])
+    bmem = int((t.req_mem if use_requested else t.nz_mem)[i])
+    if with_allocated:
+        return fast(bcpu + pc, acpu, bmem + pm, amem, bcpu, bmem)
+    return fast(bcpu + pc, acpu, bmem + pm, amem)

@@ -24,7 +24,7 @@ plugins take their Python path, which computes with unbounded integers as before
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 # Tables are built for snapshots of at least this many nodes: below it the plain loops are as
 # fast and numpy's import (~0.1 s) is not paid. Tests set it to 0 to run the table everywhere.
@@ -35,6 +35,9 @@ CHECK = os.environ.get("SCHEDHARNESS_CHECK_NODE_TABLE") == "1"
 # numbers the columns take: below it, (allocatable - requested) * 100 and a weighted sum of
 # scores stay inside int64
 LIMIT = 1 << 55
+
+# derived columns kept per table (see NodeTable.derived)
+DERIVED_KEEP = 16
 
 # column order of the data array
 COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
@@ -78,7 +81,7 @@ class NodeTable:
     """Columns over snapshot.node_info_list (see the module docstring)."""
 
     __slots__ = ("nodes", "names", "epoch", "pos", "row_of", "data", "safe", "unsafe_rows", "node_objs",
-                 "node_version", "_versions", "scalars") + COLUMNS
+                 "node_version", "_versions", "scalars", "changed", "_derived") + COLUMNS
 
     def __init__(self, snap: Any) -> None:
         np = numpy()
@@ -103,6 +106,38 @@ class NodeTable:
         self._versions = 0
         # scalar resource name -> (allocatable, requested, named in allocatable) columns
         self.scalars: Dict[str, tuple] = {}
+        # the rows catch_up refreshed, in order (derived() brings its columns up to date from it)
+        self.changed: List[int] = []
+        # key -> [column over every row, position in `changed` it is up to date with, fn, one]
+        self._derived: Dict[Any, list] = {}
+
+    def derived(self, key: Any, fn: Callable[[Any], Any], one: Callable[[int], int]):
+        """A column computed from the table's own columns, over every row, kept across cycles:
+        `fn(rows)` gives its values at `rows` (a slice or an int array), `one(i)` the value at
+        row i (the same, in Python: a few rows cost less that way than numpy's calls); both
+        must read nothing but this table's columns at those rows and what `key` names (e.g. a
+        pod's requests). It is computed once for all rows, then only for the rows refreshed
+        since (the node a pod was bound to). At most DERIVED_KEEP keys are kept (the oldest
+        dropped)."""
+        entry = self._derived.get(key)
+        changed = self.changed
+        if entry is None:
+            if len(self._derived) >= DERIVED_KEEP:
+                del self._derived[next(iter(self._derived))]
+            with numpy().errstate(all="ignore"):
+                entry = self._derived[key] = [fn(slice(0, len(self.names))), len(changed), fn, one]
+        elif entry[1] != len(changed):
+            col = entry[0]
+            if len(changed) - entry[1] <= 8:
+                for i in set(changed[entry[1]:]):
+                    col[i] = one(i)
+            else:
+                np = numpy()
+                rows = np.unique(np.asarray(changed[entry[1]:], dtype=np.intp))
+                with np.errstate(all="ignore"):
+                    col[rows] = fn(rows)
+            entry[1] = len(changed)
+        return entry[0]
 
     def scalar(self, name: str) -> tuple:
         """The columns of one scalar resource (allocatable, requested: int64; has: whether the
@@ -158,13 +193,25 @@ class NodeTable:
                     self.unsafe_rows.discard(i)
             else:
                 self.unsafe_rows.add(i)
+            self.changed.append(i)
         self.safe = not self.unsafe_rows
         self.pos = len(journal)
+        if len(self.changed) > 4 * len(nodes) + 1024:
+            self.changed = []
+            self._derived = {}  # (their positions no longer mean anything: made again on use)
 
     def check(self) -> None:
-        """Every row against its NodeInfo (SCHEDHARNESS_CHECK_NODE_TABLE=1)."""
+        """Every row against its NodeInfo (SCHEDHARNESS_CHECK_NODE_TABLE=1), and every derived
+        column against its function over all rows."""
         if not self.safe:
             return
+        np = numpy()
+        for key, (_, _, fn, one) in list(self._derived.items()):
+            col = self.derived(key, fn, one)
+            with np.errstate(all="ignore"):
+                fresh = fn(slice(0, len(self.names)))
+            if not np.array_equal(fresh, col):
+                raise AssertionError(f"node table derived column {key!r} is stale")
         for i, ni in enumerate(self.nodes):
             if ni.node is not self.node_objs[i]:
                 raise AssertionError(f"node table row {i} ({ni.node.name}) holds an old Node object")
