@@ -7,6 +7,9 @@ from typing import Dict, List, Optional
 
 from harness.framework import CycleState, NotFoundError, Status
 
+from harness.framework.lazy_status import StatusColumn
+from harness.framework.node_table import NodeRows, numpy
+
 from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, rejection
 from ..topology_values import NodeColumns
 from .common import (MAX_INT32, TopologySpreadConstraint,
@@ -331,7 +334,12 @@ def filter_nodes(cycle_state, pod, nodes, plugin=None):
             self_match_num = 1 if c.selector.matches(pod.labels) else 0
         checks.append((c.topology_key, s.tp_value_to_match_num[i],
                        self_match_num - s.min_match_num(i, c.min_domains), c.max_skew))
-    values = NodeColumns(plugin, nodes).tuples([ch[0] for ch in checks])
+    cols = NodeColumns(plugin, nodes)
+    if nodes.__class__ is NodeRows:
+        out = _filter_rows(cols, checks)
+        if out is not None:
+            return out
+    values = cols.tuples([ch[0] for ch in checks])
     memo = {}
     rejected = False
     for vs in set(values):
@@ -349,3 +357,27 @@ def filter_nodes(cycle_state, pod, nodes, plugin=None):
     if not rejected:
         return [None] * len(nodes)
     return [None if r is None else rejection(*r) for r in map(memo.__getitem__, values)]
+
+
+# StatusColumn kinds of _filter_rows: 0 the node passes, then filter_node's two rejections
+_ROW_KINDS = (None, (UNRESOLVABLE, (ERR_REASON_NODE_LABEL_NOT_MATCH,)),
+              (UNSCHEDULABLE, (ERR_REASON_CONSTRAINTS_NOT_MATCH,)))
+
+
+def _filter_rows(cols: NodeColumns, checks) -> Optional[StatusColumn]:
+    """filter_nodes on rows of the node table, as a StatusColumn: per constraint, each topology
+    value's verdict (code) once (1: the node lacks the key, 2: the skew would pass maxSkew),
+    a node's verdict that of its first constraint that rejects it, as filter_node's loop. None
+    when the values are not at hand as codes."""
+    np = numpy()
+    out = None
+    for key, m, delta, max_skew in checks:
+        at = cols.codes(key)
+        if at is None:
+            return None
+        codes, values = at
+        verdicts = np.array([1 if v is None else (2 if m.get(v, 0) + delta > max_skew else 0) for v in values],
+                            dtype=np.int64)
+        col = verdicts[codes]
+        out = col if out is None else np.where(out == 0, col, out)
+    return StatusColumn(out, _ROW_KINDS)
