@@ -93,13 +93,20 @@ class NodeScoreColumns(Sequence):
     NodePluginScores built only when something reads them (reports); selectHost reads the
     totals column (see schedule_one.select_host)."""
 
-    __slots__ = ("nodes", "totals", "columns", "_items")
+    __slots__ = ("nodes", "totals", "raw_columns", "weights", "_items")
 
-    def __init__(self, nodes: List[Any], totals: Any, columns: List[Tuple[str, Any]]):
+    def __init__(self, nodes: List[Any], totals: Any, columns: List[Tuple[str, Any]],
+                 weights: Optional[List[int]] = None):
         self.nodes = nodes
         self.totals = totals
-        self.columns = columns
+        self.raw_columns = columns  # each plugin's column before its weight
+        self.weights = weights if weights is not None else [1] * len(columns)
         self._items: Optional[List[NodePluginScores]] = None
+
+    @property
+    def columns(self) -> List[Tuple[str, Any]]:
+        """Each plugin's weighted column."""
+        return [(name, col if w == 1 else col * w) for (name, col), w in zip(self.raw_columns, self.weights)]
 
     def items(self) -> List[NodePluginScores]:
         if self._items is None:

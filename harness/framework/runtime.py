@@ -860,10 +860,7 @@ class Framework:
         for name, scores in columns:
             if scores and (max(scores) > MAX_NODE_SCORE or min(scores) < MIN_NODE_SCORE):
                 bad = next(sc for sc in scores if sc > MAX_NODE_SCORE or sc < MIN_NODE_SCORE)
-                return [], Status(Code.Error, err=RuntimeError(
-                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
-                    f'invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, '
-                    f'{MAX_NODE_SCORE}] after normalizing'), plugin=name)
+                return [], _invalid_score(name, bad)
             w = self.score_plugin_weight[name]
             col = scores if w == 1 else [sc * w for sc in scores]
             weighted.append((name, col))
@@ -874,21 +871,35 @@ class Framework:
     def _weigh_columns(self, nodes: List[NodeInfo], columns) -> Tuple[Any, Optional[Status]]:
         """The end of run_score_plugins when every plugin gave an int64 column (batch forms on
         the node table): the same range check and weighted totals, with the scores given as a
-        NodeScoreColumns that builds its NodePluginScores only when they are read."""
-        weighted = []
+        NodeScoreColumns that builds its NodePluginScores (and weighs each column) only when
+        they are read. The columns are checked and weighed as one matrix; a column out of range
+        is then named in the plugins' order, as the loop over them does."""
+        np = numpy()
+        weights = [self.score_plugin_weight[name] for name, _ in columns]
+        if len(nodes) == 0 or any(sc.dtype != np.int64 for _, sc in columns):
+            return self._weigh_columns_one_by_one(nodes, columns)
+        m = np.stack([sc for _, sc in columns]) if len(columns) > 1 else columns[0][1].reshape(1, -1)
+        if int(m.max()) > MAX_NODE_SCORE or int(m.min()) < MIN_NODE_SCORE:
+            for name, scores in columns:
+                if int(scores.max()) > MAX_NODE_SCORE or int(scores.min()) < MIN_NODE_SCORE:
+                    bad = next(sc for sc in scores.tolist() if sc > MAX_NODE_SCORE or sc < MIN_NODE_SCORE)
+                    return [], _invalid_score(name, bad)
+        totals = np.asarray(weights, dtype=np.int64) @ m
+        return NodeScoreColumns(nodes, totals, columns, weights), None
+
+    def _weigh_columns_one_by_one(self, nodes: List[NodeInfo], columns) -> Tuple[Any, Optional[Status]]:
+        """_weigh_columns column by column (no nodes, or a column that is not int64)."""
+        weights = []
         totals = None
         for name, scores in columns:
             if len(scores) and (int(scores.max()) > MAX_NODE_SCORE or int(scores.min()) < MIN_NODE_SCORE):
                 bad = next(sc for sc in scores.tolist() if sc > MAX_NODE_SCORE or sc < MIN_NODE_SCORE)
-                return [], Status(Code.Error, err=RuntimeError(
-                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
-                    f'invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, '
-                    f'{MAX_NODE_SCORE}] after normalizing'), plugin=name)
+                return [], _invalid_score(name, bad)
             w = self.score_plugin_weight[name]
+            weights.append(w)
             col = scores if w == 1 else scores * w
-            weighted.append((name, col))
             totals = col if totals is None else totals + col
-        return NodeScoreColumns(nodes, totals, weighted), None
+        return NodeScoreColumns(nodes, totals, columns, weights), None
 
     def run_reserve_plugins_reserve(self, state, pod, node_name: str) -> Optional[Status]:
         """RunReservePluginsReserve."""
@@ -1145,3 +1156,10 @@ class Framework:
                 pc.fn(state, pod, node_name)
             except Exception:
                 pass
+
+
+def _invalid_score(plugin: str, bad: int) -> Status:
+    """RunScorePlugins' error for a score out of [MinNodeScore, MaxNodeScore] after normalizing."""
+    return Status(Code.Error, err=RuntimeError(
+        f'applying score defaultWeights on Score plugins: plugin "{plugin}" returns an invalid score {bad}, '
+        f'it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing'), plugin=plugin)

@@ -99,11 +99,9 @@ def heap_root(top: Sequence[int]) -> int:
         return int(top[0])
     if hasattr(top, "dtype") or len(top) > 16:
         np = node_table.numpy()
-        v = np.asarray(top, dtype=np.int64) + 1
-        bits = np.frexp(v.astype(np.float64))[1].astype(np.int64)  # bit_length (exact below 2**53)
-        aligned = v << (int(bits.max()) - bits)
-        first = (aligned == aligned.min()).nonzero()[0]
-        return int(v[first[int(np.argmin(bits[first]))]]) - 1
+        top = np.asarray(top, dtype=np.int64)
+        keys = _heap_keys(int(top.max()) + 1)
+        return int(top[int(np.argmin(keys[top]))])
     width = (max(int(i) for i in top) + 1).bit_length()
 
     def path(i: int):
@@ -111,6 +109,26 @@ def heap_root(top: Sequence[int]) -> int:
         return (i + 1) << (width - b), b
 
     return min((int(i) for i in top), key=path)
+
+
+# heap index -> its pre-order key (see _heap_keys), for indices below len(_HEAP_KEYS)
+_HEAP_KEYS: Any = None
+_HEAP_WIDTH = 56  # bits of an aligned path: indices below 2**50 (a key also holds the length)
+
+
+def _heap_keys(n: int):
+    """Each heap index's place in a pre-order walk of the heap's tree, as an int64 key: its
+    binary path (bin(i + 1) without the leading 1) left-aligned to _HEAP_WIDTH bits, then its
+    bit length (a prefix first). Computed once for the indices below n (rounded up to a power of
+    two) and kept."""
+    global _HEAP_KEYS
+    if _HEAP_KEYS is None or len(_HEAP_KEYS) < n:
+        np = node_table.numpy()
+        size = 1 << max(n - 1, 1).bit_length()
+        v = np.arange(1, size + 1, dtype=np.int64)
+        bits = np.frexp(v.astype(np.float64))[1].astype(np.int64)  # bit_length (exact below 2**53)
+        _HEAP_KEYS = ((v << (_HEAP_WIDTH - bits)) << 6) | bits
+    return _HEAP_KEYS
 
 
 class ScoreHeap:

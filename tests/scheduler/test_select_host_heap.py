@@ -35,3 +35,15 @@ def test_the_first_pop_is_the_pre_order_first_of_the_greatest(totals, with_rando
     keys = totals if rands is None else list(zip(totals, rands))
     # successive Pops never go up in (TotalScore, Randomizer)
     assert all(keys[a] >= keys[b] for a, b in zip(order, order[1:]))
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.integers(min_value=1, max_value=3000), st.integers(min_value=1, max_value=6), st.randoms(use_true_random=False))
+def test_the_root_of_many_ties_on_a_column(n, spread, rnd):
+    # the node table's totals column: heap_root over the indices of its greatest entries (a
+    # numpy array, the pre-order keys kept across calls) is the first Pop
+    import numpy as np
+    from harness.scheduler.schedule_one import heap_root
+    totals = [rnd.randrange(spread) for _ in range(n)]
+    col = np.asarray(totals, dtype=np.int64)
+    assert heap_root((col == col.max()).nonzero()[0]) == heap_order(totals)[0]
