@@ -43,6 +43,10 @@ DERIVED_KEEP = 16
 COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
            "num_pods", "nz_cpu", "nz_mem", "unschedulable", "tainted", "has_images", "generation")
 
+# the 0/1 columns plugins look up the set rows of (NodeRows.flagged)
+FLAGS = ("unschedulable", "tainted", "has_images")
+_FLAG_AT = tuple((name, COLUMNS.index(name)) for name in FLAGS)
+
 _np: Any = None
 
 
@@ -81,7 +85,7 @@ class NodeTable:
     """Columns over snapshot.node_info_list (see the module docstring)."""
 
     __slots__ = ("nodes", "names", "epoch", "pos", "row_of", "data", "safe", "unsafe_rows", "node_objs",
-                 "node_version", "_versions", "scalars", "changed", "_derived") + COLUMNS
+                 "node_version", "_versions", "scalars", "changed", "_derived", "flag_counts") + COLUMNS
 
     def __init__(self, snap: Any) -> None:
         np = numpy()
@@ -99,6 +103,8 @@ class NodeTable:
         data = np.array(rows, dtype=np.int64) if self.safe and rows else np.zeros((len(rows), len(COLUMNS)), np.int64)
         self.data = np.ascontiguousarray(data.reshape(len(rows), len(COLUMNS)).T)
         self._bind_columns()
+        # how many rows have each flag column set (NodeRows.flagged answers [] at once at 0)
+        self.flag_counts: Dict[str, int] = {name: int(getattr(self, name).sum()) for name in FLAGS}
         # node_version[i] changes whenever row i's Node object is replaced (an update of the
         # node), for plugins that keep per-node answers that read only the Node object
         self.node_objs = [ni.node for ni in nodes]
@@ -181,6 +187,10 @@ class NodeTable:
             row = _row(ni)
             ok = _safe(row)
             if ok:
+                counts = self.flag_counts
+                for name, k in _FLAG_AT:
+                    if row[k] != data[k, i]:
+                        counts[name] += row[k] - int(data[k, i])
                 data[:, i] = row
             for name, (alloc, req, has) in self.scalars.items():
                 v = _scalar_row(ni, name)
@@ -206,6 +216,9 @@ class NodeTable:
         if not self.safe:
             return
         np = numpy()
+        for name, count in self.flag_counts.items():
+            if count != int(getattr(self, name).sum()):
+                raise AssertionError(f"node table count of {name} rows is stale: {count}")
         for key, (_, _, fn, one) in list(self._derived.items()):
             col = self.derived(key, fn, one)
             with np.errstate(all="ignore"):
@@ -258,6 +271,8 @@ class NodeRows(list):
 
     def flagged(self, column: str) -> List[int]:
         """The positions in this list whose row has a non-zero `column` (e.g. "tainted")."""
+        if not self.table.flag_counts.get(column, 1):
+            return []  # no row of the table has it
         return getattr(self.table, column)[self.rows].nonzero()[0].tolist()
 
     def take(self, positions: List[int]) -> "NodeRows":

@@ -2,9 +2,10 @@
 test, hypothesis): NodeResourcesFit's Filter key and the cpu/memory scorers of every strategy
 and of BalancedAllocation (v1.34's and v1.36's), kept across cycles, only the rows refreshed
 since recomputed (in Python for a few rows, with numpy for more). Nodes and pods are sized so
-that pods fill nodes exactly (requests equal to what is free, pod counts at the limit), and
-after every change each derived column must equal its function over every row (the table's
-check) and each batch form the plugin's per-node answers."""
+that pods fill nodes exactly (requests equal to what is free, pod counts at the limit), nodes
+gain and lose taints and unschedulable, and after every change each derived column and the
+flag counts must equal what the columns give (the table's check) and each batch form the
+plugin's per-node answers."""
 
 from __future__ import annotations
 
@@ -68,7 +69,8 @@ def _plugin(version, cls_name, args):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(version=st.sampled_from(["v1.34", "v1.36"]), nodes=st.lists(node_st, min_size=1, max_size=12),
        pods=st.lists(request_st, min_size=1, max_size=3), strategy=strategy_st,
-       steps=st.lists(st.tuples(st.integers(0, 11), request_st), min_size=1, max_size=14),
+       steps=st.lists(st.tuples(st.integers(0, 11), request_st, st.sampled_from([None, None, 0, 1, 2, 3])),
+                      min_size=1, max_size=14),
        batch=st.sampled_from([1, 1, 3, 10]))
 def test_derived_columns_follow_the_nodes(version, nodes, pods, strategy, steps, batch):
     infos = []
@@ -101,11 +103,15 @@ def test_derived_columns_follow_the_nodes(version, nodes, pods, strategy, steps,
         table.check()
 
     compare()
-    for k, (at, d) in enumerate(steps):
+    for k, (at, d, flags) in enumerate(steps):
         # `batch` placements between two reads: a few rows (Python) or many (numpy)
         for j in range(batch):
             ni = infos[(at + j) % len(infos)]
             ni.add_pod(_pod(f"x{k}-{j}", d, ni.node.name))
+            if flags is not None:  # the node updated: tainted and/or unschedulable, or neither
+                ni.set_node(make_node(ni.node.name, allocatable=nodes[(at + j) % len(infos)],
+                                      taints=[{"key": "k", "effect": "PreferNoSchedule"}] if flags & 1 else [],
+                                      spec={"unschedulable": True} if flags & 2 else {}))
             snap.journal.append(ni.node.name)
         table.catch_up(snap)
         compare()
