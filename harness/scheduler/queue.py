@@ -577,8 +577,7 @@ class SchedulingQueue:
         # the profile's rows whose event covers this one, in their order (hint_map is fixed)
         known = self._matching_rows.get((name, event))
         if known is None or known[0] is not rows:
-            matching = [(plugin, fn) for ev, plugin, fn in rows if match_cluster_events(ev, event)]
-            known = self._matching_rows[(name, event)] = (rows, matching, frozenset(p for p, _ in matching))
+            known = self._matching(name, rows, event)
         if rejectors.isdisjoint(known[2]):
             return Strategy.QUEUE_SKIP
         strategy = Strategy.QUEUE_SKIP
@@ -603,6 +602,27 @@ class SchedulingQueue:
 
     _worth_requeuing = is_pod_worth_requeuing
 
+    def _matching(self, name: str, rows, event: ClusterEvent):
+        """(rows, the profile's rows whose event covers `event` in their order, their plugins),
+        kept per (profile, event)."""
+        matching = [(plugin, fn) for ev, plugin, fn in rows if match_cluster_events(ev, event)]
+        known = self._matching_rows[(name, event)] = (rows, matching, frozenset(p for p, _ in matching))
+        return known
+
+    def _skipped_plugins(self, event: ClusterEvent):
+        """For move_pods_to_active_or_backoff: scheduler name -> the plugins whose hints could
+        requeue a pod of that profile on `event` (None: is_pod_worth_requeuing decides every
+        pod); a pod that some plugin rejected, none of them among these, is QueueSkip there."""
+        if event.is_wildcard():
+            return None
+        out = {}
+        for name, rows in self.hint_map.items():
+            known = self._matching_rows.get((name, event))
+            if known is None or known[0] is not rows:
+                known = self._matching(name, rows, event)
+            out[name] = known[2]
+        return out
+
     # ------------------------------------------------------------------------------------------
     # cluster events
     # ------------------------------------------------------------------------------------------
@@ -624,9 +644,19 @@ class SchedulingQueue:
         the event is kept for the pods in flight."""
         if not self.is_event_of_interest(event):
             return
-        for pinfo in list(pods):
-            if pinfo.gated() and not any(match_cluster_events(e, event) for e in pinfo.gating_plugin_events):
+        pods = list(pods)
+        # is_pod_worth_requeuing's first answer, QueueSkip for a pod none of whose rejecting
+        # plugins has a hint for this event, given here without the call
+        covered = self._skipped_plugins(event) if len(pods) > 1 else None
+        for pinfo in pods:
+            if pinfo.gating_plugin and not any(match_cluster_events(e, event) for e in pinfo.gating_plugin_events):
                 continue
+            if covered is not None:
+                plugins = covered.get(pinfo.pod.scheduler_name)
+                if plugins is not None:
+                    u, p = pinfo.unschedulable_plugins, pinfo.pending_plugins
+                    if (u or p) and u.isdisjoint(plugins) and p.isdisjoint(plugins):
+                        continue
             strategy = self.is_pod_worth_requeuing(pinfo, event, old, new)
             if strategy == Strategy.QUEUE_SKIP:
                 continue
