@@ -107,13 +107,17 @@ class ChunkVerdicts:
         sel = keys[mask]
         if not len(sel):
             return mask
-        uniq, inv = np.unique(sel, return_inverse=True)
+        # the kinds used, in the kinds' order, numbered from `base` (a count per kind: the
+        # kinds are few, no sort of the keys needed)
+        uniq = np.bincount(sel, minlength=len(kinds)).nonzero()[0]
         made = [(kinds[k][0], kinds[k][1], plugin) for k in uniq.tolist()]
         if any(m[0] not in REJECTED_CODES for m in made):
             return None
         base = len(self.kinds)
         self.kinds.extend(made)
-        self.kind_of[positions[mask]] = inv.reshape(-1) + base
+        remap = np.zeros(len(kinds), dtype=np.int64)
+        remap[uniq] = np.arange(base, base + len(uniq), dtype=np.int64)
+        self.kind_of[positions[mask]] = remap[sel]
         return mask
 
     def add_kinds(self, positions, kind, kinds: Sequence[Any]) -> None:
