@@ -87,13 +87,16 @@ class PodTopologySpread(Plugin):
 
     def build_default_constraints(self, pod, action: str) -> List[TopologySpreadConstraint]:
         """buildDefaultConstraints: the default constraints of `action` with the selector of the
-        Services, ReplicationControllers, ReplicaSets and StatefulSets selecting the pod."""
-        constraints = self.filter_topology_spread_constraints(self.default_constraints, pod.labels, action)
-        if not constraints:
+        Services, ReplicationControllers, ReplicaSets and StatefulSets selecting the pod. The
+        selector is looked up before the constraints are parsed (upstream parses them first):
+        either being empty gives none, and default constraints cannot fail to parse (their
+        args forbid a labelSelector), so the order shows nothing; most pods have no selector."""
+        if not any((c.get("whenUnsatisfiable") or "") == action for c in self.default_constraints):
             return []
         selector = default_selector(pod, getattr(self.handle, "cluster", None))
         if selector.empty():
             return []
+        constraints = self.filter_topology_spread_constraints(self.default_constraints, pod.labels, action)
         for c in constraints:
             c.selector = selector
         return constraints
