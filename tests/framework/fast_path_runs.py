@@ -119,3 +119,23 @@ def spy_dry_runs(mp, seen: list) -> None:
         return cands, statuses, err
 
     mp.setattr(Evaluator, "dry_run_preemption", spy)
+
+
+class TableSnapshot:
+    """What NodeTable reads of a snapshot: a node list and a journal (tests append the names
+    of the nodes they change, then call the table's catch_up)."""
+
+    def __init__(self, infos):
+        self.node_info_list = infos
+        self.journal = []
+        self.journal_epoch = 0
+
+
+def plugin_on_its_own(registry, version: str, cls_name: str, args):
+    """An in-tree plugin made outside a scheduler: the version's feature gates and a cluster of
+    its own, no snapshot."""
+    from harness.cluster import Cluster
+    from harness.versions import case_features
+    features = case_features(version, None)
+    handle = type("H", (), {"feature_gates": features, "cluster": Cluster(features), "snapshot": None})()
+    return registry[cls_name](args, handle)

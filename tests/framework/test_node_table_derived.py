@@ -15,15 +15,13 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from harness.cluster import Cluster  # noqa: E402
 from harness.framework import NodeInfo  # noqa: E402
 from harness.framework.cycle_state import CycleState  # noqa: E402
 from harness.framework.node_table import NodeRows, NodeTable  # noqa: E402
 from harness.framework.registry import default_registry  # noqa: E402
 from harness.testing import make_node, make_pod  # noqa: E402
-from harness.versions import case_features  # noqa: E402
 
-from fast_path_runs import status_key  # noqa: E402
+from fast_path_runs import TableSnapshot, plugin_on_its_own, status_key  # noqa: E402
 
 REGISTRY = default_registry()
 
@@ -43,15 +41,6 @@ strategy_st = st.sampled_from([
 ])
 
 
-class _Snap:
-    """What NodeTable reads of a snapshot."""
-
-    def __init__(self, infos):
-        self.node_info_list = infos
-        self.journal = []
-        self.journal_epoch = 0
-
-
 def _pod(name, d, node_name=""):
     req = {k: v for k, v in d.items() if v is not None}
     return make_pod(name, node_name=node_name,
@@ -59,10 +48,7 @@ def _pod(name, d, node_name=""):
 
 
 def _plugin(version, cls_name, args):
-    from harness.framework.runtime import Framework  # noqa: F401  (the registry's plugins)
-    features = case_features(version, None)
-    handle = type("H", (), {"feature_gates": features, "cluster": Cluster(features), "snapshot": None})()
-    return REGISTRY[cls_name](args, handle)
+    return plugin_on_its_own(REGISTRY, version, cls_name, args)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True,
@@ -78,7 +64,7 @@ def test_derived_columns_follow_the_nodes(version, nodes, pods, strategy, steps,
         ni = NodeInfo()
         ni.set_node(make_node(f"n{i}", allocatable=d))
         infos.append(ni)
-    snap = _Snap(infos)
+    snap = TableSnapshot(infos)
     table = NodeTable(snap)
     rows = NodeRows(infos, table, slice(0, len(infos)))
     fit = _plugin(version, "NodeResourcesFit", {"scoringStrategy": dict(strategy, resources=[

@@ -23,7 +23,8 @@ from harness.framework.registry import default_registry  # noqa: E402
 from harness.scheduler.scheduler import Scheduler  # noqa: E402
 from harness.testing import make_node, make_pod  # noqa: E402
 
-from fast_path_runs import fast_and_reference, run_observed, status_key as _status  # noqa: E402
+from fast_path_runs import (TableSnapshot, fast_and_reference, plugin_on_its_own, run_observed,  # noqa: E402
+                            status_key as _status)
 from harness.versions import case_features  # noqa: E402
 
 
@@ -176,15 +177,6 @@ def test_resource_fast_paths_agree_with_per_node_hooks(version, nodes, bound, pe
 # nodes), every strategy, BalancedAllocation before and after v1.36's change, against the
 # per-node hooks on the same NodeInfos. Faster than whole schedulers, so many more examples.
 # ---------------------------------------------------------------------------------------------
-class _Snap:
-    """What NodeTable reads of a snapshot."""
-
-    def __init__(self, infos):
-        self.node_info_list = infos
-        self.journal = []
-        self.journal_epoch = 0
-
-
 small_node_st = node_st.map(lambda d: d)
 placed_st = st.lists(pod_st, max_size=4)
 
@@ -202,10 +194,7 @@ def _node_infos(nodes, placed):
 
 
 def _plugin(version, cls_name, args):
-    from harness.framework.runtime import Framework  # noqa: F401  (the registry's plugins)
-    features = case_features(version, None)
-    handle = type("H", (), {"feature_gates": features, "cluster": Cluster(features), "snapshot": None})()
-    return REGISTRY[cls_name](args, handle)
+    return plugin_on_its_own(REGISTRY, version, cls_name, args)
 
 
 @settings(max_examples=1500, deadline=None, derandomize=True,
@@ -217,7 +206,7 @@ def test_column_forms_agree_node_by_node(version, nodes, placed, pod, strategy, 
     from harness.framework.cycle_state import CycleState
     from harness.framework.node_table import NodeRows, NodeTable
     infos = _node_infos(nodes, placed)
-    table = NodeTable(_Snap(infos))
+    table = NodeTable(TableSnapshot(infos))
     if not table.safe:
         return
     rows = NodeRows(infos, table, slice(0, len(infos)))
