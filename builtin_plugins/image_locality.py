@@ -111,6 +111,11 @@ class ImageLocality(Plugin):
     def score_nodes(self, state, pod, nodes):
         """score on each node (the batch form the framework calls)."""
         iv = self.image_volumes
+        if nodes.__class__ is NodeRows and not nodes.table.flag_counts["has_images"]:
+            # no node has images: every node scores as one without any (the pod's image names
+            # are not needed)
+            base = calculate_priority(0, len(pod.init_containers) + len(pod.containers))
+            return numpy().full(len(nodes), base, dtype=numpy().int64)
         pi = _pod_images(pod, iv)
         base = pi.score_without_images
         total_num_nodes = len(self.handle.snapshot.list())
