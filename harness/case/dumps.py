@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Type
 import yaml
 
 from ..errors import UserError
+from .dump_lines import read_item
 from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _MERGE_TAG, _NotYaml, _StrictLoader, _YAML_UNSAFE,
                          _long_key, _parse_constant, _parse_float, _yaml_problem, check_regular_file,
                          go_yaml_key, load_yaml_file)
@@ -150,7 +151,15 @@ def _fast_list_items(path: str):
 
 
 def _fast_item(text: bytes) -> Any:
-    """One entry's text (`- ...` with its lines) as _construct_item reads it, or _Fallback."""
+    """One entry's text (`- ...` with its lines) as _construct_item reads it, or _Fallback: in
+    kubectl's own form read line by line (dump_lines), else composed by libyaml."""
+    if len(text) <= MAX_ITEM_VALUES // 8:  # too few values to exceed the bound
+        try:
+            value = read_item(text.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise _Fallback from None
+        if value is not None:
+            return value
     if (text.count(b"[") + text.count(b"{") > _FAST_MAX_BRACKETS or _DEEP_INDENT.search(text)
             or _LONG_INDICATOR_RUN.search(text)):
         raise _Fallback  # possibly deeper than libyaml's composer can recurse
