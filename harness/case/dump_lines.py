@@ -157,26 +157,34 @@ def _classify(line: str) -> Tuple[int, int, Optional[str], Any]:
     return ind, K_VALUE, _key(k), _value(v)
 
 
+_ASCII_OK = bytes(range(0x20, 0x7f))  # printable ASCII: all a line of ASCII may hold
+
+
+def _line_info(line: bytes) -> Tuple[int, int, Optional[str], Any]:
+    """_classify of one line of the file (with its newline), or _BAD."""
+    if line[-1:] != b"\n":
+        return _BAD
+    data = line[:-1]
+    try:
+        if data.isascii():
+            if data.translate(None, _ASCII_OK):
+                return _BAD
+            text = data.decode("ascii")
+        else:
+            text = data.decode("utf-8")
+            if _ODD.search(text):
+                return _BAD
+        return _classify(text)
+    except (_NotForm, IndexError, UnicodeDecodeError):
+        return _BAD
+
+
 class _Lines:
     """The item's lines, each as _classify gives it, read by recursive descent."""
 
     __slots__ = ("info", "i", "n")
 
-    def __init__(self, lines: List[str]):
-        info = []
-        cache = _LINE
-        for line in lines:
-            t = cache.get(line)
-            if t is None:
-                try:
-                    t = _classify(line)
-                except (_NotForm, IndexError):
-                    t = _BAD
-                if len(cache) < _LINE_CACHE:
-                    cache[line] = t
-            if t is _BAD:
-                raise _NotForm
-            info.append(t)
+    def __init__(self, info: List[Tuple[int, int, Optional[str], Any]]):
         self.info, self.i, self.n = info, 0, len(info)
 
 
@@ -256,16 +264,32 @@ def _sequence(r: _Lines, indent: int, under_key: bool, depth: int) -> List[Any]:
             out.append(_mapping(r, indent + 2, depth + 1))
 
 
-def read_item(text: str) -> Optional[Any]:
-    """The item (`- ` and its lines, with the final newline) as YAML reads it, or None when it is
-    not in kubectl's form."""
-    if _ODD.search(text) or not text.startswith("- ") or not text.endswith("\n"):
+def read_lines(lines: List[bytes]) -> Optional[Any]:
+    """The item (its lines: `- ...` and the lines under it, each with its newline) as YAML reads
+    it, or None when it is not in kubectl's form."""
+    if not lines or lines[0][:2] != b"- ":
         return None
+    info = []
+    cache = _LINE
+    for line in lines:
+        t = cache.get(line)
+        if t is None:
+            t = _line_info(line)
+            if len(cache) < _LINE_CACHE:
+                cache[line] = t
+        if t is _BAD:
+            return None
+        info.append(t)
+    r = _Lines(info)
     try:
-        r = _Lines(text[:-1].split("\n"))
         value = _sequence(r, 0, False, 0)
     except _NotForm:
         return None
     if r.i != r.n or len(value) != 1:
         return None
     return value[0]
+
+
+def read_item(text: str) -> Optional[Any]:
+    """read_lines of an item's text."""
+    return read_lines([line.encode("utf-8", "surrogatepass") for line in text.splitlines(keepends=True)])

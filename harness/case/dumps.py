@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Type
 import yaml
 
 from ..errors import UserError
-from .dump_lines import read_item
+from .dump_lines import read_lines
 from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _MERGE_TAG, _NotYaml, _StrictLoader, _YAML_UNSAFE,
                          _long_key, _parse_constant, _parse_float, _yaml_problem, check_regular_file,
                          go_yaml_key, load_yaml_file)
@@ -46,8 +46,9 @@ def iter_dump_items(path: str, error_cls: Type[UserError], fast: bool = True):
     bounded by MAX_ITEM_VALUES values and MAX_DEPTH levels. Raises error_cls naming the item.
 
     A regular file in `kubectl get -o yaml`'s own form is read by _fast_list_items (each item's
-    text cut at its `- `, composed by libyaml and built by _build: 1.8x faster than composing
-    event by event in Python), and one in `kubectl get -o json`'s form by _fast_json_items; at the first thing not in that form, or an item that does not load, the stream
+    lines cut at its `- ` and read line by line by dump_lines, or, not in kubectl's narrow
+    form, composed by libyaml and built by _build: 1.8x faster than composing event by event in
+    Python), and one in `kubectl get -o json`'s form by _fast_json_items; at the first thing not in that form, or an item that does not load, the stream
     is read again here (its first items, already yielded, are read and skipped), so results
     and errors are those of this reader."""
     skip = 0
@@ -94,8 +95,8 @@ def _fast_list_items(path: str):
     """iter_dump_items for a file in kubectl's form: top-level lines `apiVersion: v1`, `kind:
     List`, `metadata:` (with simple `  key: value` lines) and one `items:` whose entries start
     at column 0 with `- `. Each entry's lines (up to the next line at column 0 that is not a
-    comment or blank) are one YAML document of one sequence entry, composed by libyaml
-    (yaml.CSafeLoader) and constructed by _StrictLoader's rules. Raises _Fallback at the first
+    comment or blank) are one YAML document of one sequence entry, read by dump_lines.read_lines
+    or else composed by libyaml (yaml.CSafeLoader) and constructed by _StrictLoader's rules. Raises _Fallback at the first
     line not in that form or entry that does not load alone as one entry."""
     with open(path, "rb") as f:
         if f.peek(3)[:3] == codecs.BOM_UTF8:
@@ -125,7 +126,7 @@ def _fast_list_items(path: str):
                 if line[1:2] not in (b" ", b"\n", b"\r", b""):
                     raise _Fallback  # `---`, `-x`: left to YAML
                 if chunk:
-                    yield f"items[{i}]", _fast_item(b"".join(chunk))
+                    yield f"items[{i}]", _fast_item(chunk)
                     i += 1
                 chunk = [line]
             elif c in (b" ", b"#", b"\n", b"\r"):
@@ -136,7 +137,7 @@ def _fast_list_items(path: str):
                 tail = line
                 break
         if chunk:
-            yield f"items[{i}]", _fast_item(b"".join(chunk))
+            yield f"items[{i}]", _fast_item(chunk)
         if not chunk:
             raise _Fallback  # `items:` with no block entries (`items: []` is not this form)
         meta = False
@@ -150,16 +151,19 @@ def _fast_list_items(path: str):
             tail = f.readline() or None
 
 
-def _fast_item(text: bytes) -> Any:
-    """One entry's text (`- ...` with its lines) as _construct_item reads it, or _Fallback: in
-    kubectl's own form read line by line (dump_lines), else composed by libyaml."""
-    if len(text) <= MAX_ITEM_VALUES // 8:  # too few values to exceed the bound
-        try:
-            value = read_item(text.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise _Fallback from None
+def _fast_item(chunk: List[bytes]) -> Any:
+    """One entry's lines (`- ...` and the lines under it) as _construct_item reads them, or
+    _Fallback: in kubectl's own form read line by line (dump_lines.read_lines), else composed by
+    libyaml."""
+    if sum(map(len, chunk)) <= MAX_ITEM_VALUES // 8:  # too few values to exceed the bound
+        value = read_lines(chunk)
         if value is not None:
             return value
+    return _composed_item(b"".join(chunk))
+
+
+def _composed_item(text: bytes) -> Any:
+    """_fast_item's entry composed by libyaml (and built by _build or _StrictLoader)."""
     if (text.count(b"[") + text.count(b"{") > _FAST_MAX_BRACKETS or _DEEP_INDENT.search(text)
             or _LONG_INDICATOR_RUN.search(text)):
         raise _Fallback  # possibly deeper than libyaml's composer can recurse
