@@ -1,6 +1,6 @@
 """Explain's whole records kept as columns (harness/case/record_columns.py, what `run -v` and
 `explain` use) print the same text, give the same attempts and the same history as the whole
-records, for every case."""
+records, for every case and every verified case."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from harness.errors import UserError
 from harness.reports.text import explain, explain_pods, view_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CASES = sorted(glob.glob(os.path.join(ROOT, "cases", "**", "*.yaml"), recursive=True))
+VERIFIED = os.path.normpath(os.path.join(ROOT, "..", "shared", "verified-versions"))
+CASES = sorted(glob.glob(os.path.join(ROOT, "cases", "**", "*.yaml"), recursive=True)) + sorted(
+    glob.glob(os.path.join(VERIFIED, "**", "*.yaml"), recursive=True))
 
 
 def _attempts(res):
@@ -40,7 +42,7 @@ def _texts(res):
             "history": json.dumps(history(sched, pods), default=str)}
 
 
-@pytest.mark.parametrize("path", CASES, ids=lambda p: os.path.relpath(p, ROOT))
+@pytest.mark.parametrize("path", CASES, ids=lambda p: os.path.relpath(p, os.path.dirname(ROOT)))
 def test_columns_print_what_the_whole_records_print(path):
     try:
         whole = run_case(load_case(path), explain=True)
