@@ -99,3 +99,30 @@ def test_kubectl_form_is_read_by_lines(tmp_path):
     if "\nitems:\n- " in shop:
         parts = ["- " + p + "\n" for p in shop.split("\nitems:\n- ", 1)[1].rstrip("\n").split("\n- ")]
         assert any(read_item(p) is not None for p in parts)
+
+
+def _json_dump_text(items) -> str:
+    import json
+
+    return json.dumps({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}},
+                      indent=4) + "\n"
+
+
+def test_json_items_checked_line_by_line_read_as_the_slow_reader(tmp_path):
+    """A `kubectl get -o json` entry's checks are made line by line (lines met before pass at
+    once): deep entries, long lines, tabs, refused characters and floats read as before."""
+    deep: object = "x"
+    for _ in range(MAX_DEPTH_PLUS):
+        deep = {"a": deep}
+    cases = [[{"kind": "Node", "metadata": {"name": "n"}, "d": deep}],
+             [{"kind": "Node", "metadata": {"name": "n"}, "s": "x" * 1000}],
+             [{"kind": "Node", "metadata": {"name": "n\u0085"}}],
+             [{"kind": "Node", "metadata": {"name": "n"}, "f": 1e5}],
+             [{"kind": "Node", "metadata": {"name": "n"}}] * 3]
+    for items in cases:
+        path = tmp_path / "d.json"
+        path.write_text(_json_dump_text(items), encoding="utf-8")
+        assert _read(str(path), True) == _read(str(path), False)
+
+
+MAX_DEPTH_PLUS = 205

@@ -192,8 +192,10 @@ _JSON_HEAD = re.compile(rb'\{\n|    "[A-Za-z]+": (?:"[A-Za-z0-9./-]*"|\{\}),?\n|
 _JSON_STR = rb'"(?:[^"\\\n]|\\.)*"'
 # the lines of one item as `kubectl get -o json` prints them: each value, `{`, `[` or closing
 # bracket on its own line, `"key": ` with one space
-_JSON_ITEM = re.compile(rb"(?: *(?:" + _JSON_STR + rb": )?(?:" + _JSON_STR
-                        + rb"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|[\[{]|\{\}|\[\]|[}\]])?,?\n)*")
+_JSON_LINE_TEXT = (rb" *(?:" + _JSON_STR + rb": )?(?:" + _JSON_STR
+                   + rb"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|[\[{]|\{\}|\[\]|[}\]])?,?\n")
+_JSON_ITEM = re.compile(rb"(?:" + _JSON_LINE_TEXT + rb")*")
+_JSON_LINE = re.compile(_JSON_LINE_TEXT)  # one line of _JSON_ITEM (no line holds a newline but its last)
 _LONG_LINE = re.compile(rb"[^\n]{900}")  # a key too long for YAML needs a line this long
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -225,7 +227,7 @@ def _fast_json_items(f):
             chunk = [line]
         elif chunk and line in (b"        },\n", b"        }\n"):
             chunk.append(b"        }\n")
-            yield f"items[{i}]", _fast_json_item(b"".join(chunk))
+            yield f"items[{i}]", _fast_json_lines(chunk)
             i += 1
             chunk = []
             last = line == b"        }\n"
@@ -277,6 +279,48 @@ def _json_depth(obj: Any, depth: int = 1) -> int:
         elif isinstance(v, (dict, list)):
             deepest = max(deepest, depth + 1)
     return deepest
+
+
+_JSON_OK: Dict[bytes, bool] = {}  # lines that passed _fast_json_item's checks, one by one
+_JSON_OK_LINES = 100_000
+
+
+def _json_line_ok(line: bytes) -> bool:
+    """Does the line pass each of _fast_json_item's checks of the text, as a line: in
+    _JSON_ITEM's form, shorter than a long key's line, no tab, surrogate escape or character
+    YAML refuses?"""
+    if len(line) > 900 or b"\t" in line or _SURROGATE_ESCAPE.search(line) or not _JSON_LINE.fullmatch(line):
+        return False
+    if line.isascii():
+        return b"\x7f" not in line
+    try:
+        return not _YAML_UNSAFE.search(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return False
+
+
+def _fast_json_lines(chunk: List[bytes]) -> Any:
+    """_fast_json_item of an entry's lines: its checks of the text made line by line (each line
+    met before passes at once), the JSON decoded, and its depth counted only when the entry has
+    more brackets than MAX_DEPTH; an entry any of whose lines does not pass goes through
+    _fast_json_item itself."""
+    ok = _JSON_OK
+    for line in chunk:
+        if line not in ok:
+            if not _json_line_ok(line):
+                return _fast_json_item(b"".join(chunk))
+            if len(ok) < _JSON_OK_LINES:
+                ok[line] = True
+    text = b"".join(chunk)
+    if len(text) > MAX_ITEM_VALUES:
+        raise _Fallback
+    try:
+        obj = _strict_json(text)
+        if text.count(b"{") + text.count(b"[") > MAX_DEPTH and _json_depth(obj) > MAX_DEPTH:
+            raise _Fallback
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        raise _Fallback from None
+    return obj
 
 
 def _fast_json_item(text: bytes) -> Any:
