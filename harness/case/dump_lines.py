@@ -264,6 +264,12 @@ def _sequence(r: _Lines, indent: int, under_key: bool, depth: int) -> List[Any]:
             out.append(_mapping(r, indent + 2, depth + 1))
 
 
+def forget() -> None:
+    """Let go of the lines and scalars remembered (a dump is read)."""
+    _LINE.clear()
+    _PLAIN.clear()
+
+
 def read_lines(lines: List[bytes]) -> Optional[Any]:
     """The item (its lines: `- ...` and the lines under it, each with its newline) as YAML reads
     it, or None when it is not in kubectl's form."""

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Type
 import yaml
 
 from ..errors import UserError
-from .dump_lines import read_lines
+from .dump_lines import forget, read_lines
 from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _MERGE_TAG, _NotYaml, _StrictLoader, _YAML_UNSAFE,
                          _long_key, _parse_constant, _parse_float, _yaml_problem, check_regular_file,
                          go_yaml_key, load_yaml_file)
@@ -62,6 +62,9 @@ def iter_dump_items(path: str, error_cls: Type[UserError], fast: bool = True):
             pass
         except OSError:  # read again below, whose error says why
             pass
+        finally:  # what the fast readers remembered of the lines (about 50 MB)
+            forget()
+            _JSON_OK.clear()
     for n, (key, obj) in enumerate(_iter_dump_items(path, error_cls)):
         if n >= skip:
             yield key, obj
