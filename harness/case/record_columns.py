@@ -106,8 +106,7 @@ class RecordColumns:
     filter_nodes: np.ndarray
     filter_rows: np.ndarray
     status_nodes: np.ndarray
-    status_ids: np.ndarray
-    lazy_statuses: bool  # node_statuses was a LazyStatusMap (given back as a dict: the same items)
+    status_ids: np.ndarray  # node_statuses (a LazyStatusMap given back as a dict of the same items)
     feasible: np.ndarray
     nominated: List[Tuple[int, Tuple[str, ...], int]]  # nominated_filter_table: (node, keys, row)
     score_nodes: Optional[np.ndarray] = None
@@ -124,7 +123,7 @@ class RecordColumns:
         ns = rec.node_statuses
         cols = RecordColumns(
             t, nodes(ft), _small([t.filter_row(rows) for rows in ft.values()]),
-            nodes(ns), _small([t.status(st) for st in ns.values()]), not isinstance(ns, dict),
+            nodes(ns), _small([t.status(st) for st in ns.values()]),
             nodes(rec.feasible),
             [(t.node(n), tuple(keys), t.filter_row(rows)) for n, (keys, rows) in rec.nominated_filter_table.items()])
         cols._scores(rec.scores, nodes)
