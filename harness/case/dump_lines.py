@@ -5,7 +5,7 @@ kubectl writes YAML in one narrow form (go-yaml's block style: `key: value` and 
 `- ` entries, a sequence under a key at the key's own indentation, plain or single-quoted
 scalars on one line, `{}` and `[]`). An item in that form is read here by its indentation,
 each distinct plain scalar resolved once by the same rules the YAML reader applies
-(dumps._build over _StrictLoader's resolver): 3-4x faster than composing the item's YAML events.
+(_build over _StrictLoader's resolver): 3-4x faster than composing the item's YAML events.
 Anything else (a scalar over several lines, a block literal, a double-quoted scalar with an
 escape, a quoted or complex key, a comment, an anchor, a tag, a flow collection, a duplicate
 key, a tab, characters YAML refuses, an indentation YAML would read otherwise) answers None and
@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
 
-from ..yamlfile import MAX_DEPTH, _StrictLoader, go_yaml_key
+from ..yamlfile import _MERGE_TAG, MAX_DEPTH, _StrictLoader, go_yaml_key
 
 # characters a line in the form never holds: tabs, \r, control characters, what YAML refuses or
 # reads as a line break (\x85, \u2028, \u2029), surrogates, non-characters
@@ -34,19 +34,75 @@ class _NotForm(Exception):
     """The item is not in the form read here."""
 
 
+class _Generic(Exception):
+    """A node _build leaves to _StrictLoader's constructor."""
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_BOOL_VALUES = yaml.constructor.SafeConstructor.bool_values
+
+
+def _build(loader, node, depth: int) -> Any:
+    """What _StrictLoader constructs of a composed node with no aliases, for the tags a dump
+    holds (str, null, bool, int, float, timestamp kept as text, map, seq), without the
+    constructor's generic machinery (3x faster); raises _Generic for anything else (merge keys,
+    other tags, duplicate or unhashable keys, nesting deeper than MAX_DEPTH)."""
+    if depth > MAX_DEPTH:
+        raise _Generic
+    cls = node.__class__
+    tag = node.tag
+    if cls is yaml.ScalarNode:
+        if tag == _STR_TAG:
+            return node.value
+        if tag == "tag:yaml.org,2002:int":
+            v = node.value
+            if v.isdigit() and (v[0] != "0" or v == "0"):
+                return int(v)
+            return loader.construct_yaml_int(node)
+        if tag == "tag:yaml.org,2002:null":
+            return None
+        if tag == "tag:yaml.org,2002:bool":
+            return _BOOL_VALUES[node.value.lower()]
+        if tag == "tag:yaml.org,2002:float":
+            return loader.construct_yaml_float(node)
+        if tag == "tag:yaml.org,2002:timestamp":
+            return node.value
+        raise _Generic
+    depth += 1
+    if cls is yaml.MappingNode:
+        if tag != _MAP_TAG:
+            raise _Generic
+        out = {}
+        for key_node, value_node in node.value:
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag == _MERGE_TAG:
+                raise _Generic
+            key = _build(loader, key_node, depth)
+            if key.__class__ is not str:
+                key = go_yaml_key(key)
+                if key is None or key.__class__ is not str:
+                    raise _Generic
+            if key in out:
+                raise _Generic
+            out[key] = _build(loader, value_node, depth)
+        return out
+    if cls is yaml.SequenceNode and tag == _SEQ_TAG:
+        return [_build(loader, c, depth) for c in node.value]
+    raise _Generic
+
+
 _PLAIN: Dict[str, Tuple[Any]] = {}  # a plain scalar's text -> (its value,)
 _LOADER: List[Any] = []
 
 
 def _plain(text: str) -> Any:
-    """A plain scalar's value, as dumps._build makes it of the node YAML composes."""
+    """A plain scalar's value, as _build makes it of the node YAML composes."""
     hit = _PLAIN.get(text)
     if hit is not None:
         return hit[0]
     if not _LOADER:
         _LOADER.append(_StrictLoader(""))
-    from .dumps import _Generic, _build
-
     loader = _LOADER[0]
     tag = loader.resolve(yaml.ScalarNode, text, (True, False))
     try:

@@ -15,10 +15,9 @@ from typing import Any, Dict, List, Type
 import yaml
 
 from ..errors import UserError
-from .dump_lines import forget, read_lines
-from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _MERGE_TAG, _NotYaml, _StrictLoader, _YAML_UNSAFE,
-                         _long_key, _parse_constant, _parse_float, _yaml_problem, check_regular_file,
-                         go_yaml_key, load_yaml_file)
+from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _NotYaml, _StrictLoader, _YAML_UNSAFE, _long_key,
+                         _parse_constant, _parse_float, _yaml_problem, check_regular_file, load_yaml_file)
+from .dump_lines import _Generic, _build, forget, read_lines
 
 
 def _node_values(node, memo: dict, depth: int = 0) -> int:
@@ -340,64 +339,6 @@ def _fast_json_item(text: bytes) -> Any:
     except (ValueError, RecursionError):
         raise _Fallback from None
     return obj
-
-
-class _Generic(Exception):
-    """A node _build leaves to _StrictLoader's constructor."""
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-_BOOL_VALUES = yaml.constructor.SafeConstructor.bool_values
-
-
-def _build(loader, node, depth: int) -> Any:
-    """What _StrictLoader constructs of a composed node with no aliases, for the tags a dump
-    holds (str, null, bool, int, float, timestamp kept as text, map, seq), without the
-    constructor's generic machinery (3x faster); raises _Generic for anything else (merge keys,
-    other tags, duplicate or unhashable keys, nesting deeper than MAX_DEPTH)."""
-    if depth > MAX_DEPTH:
-        raise _Generic
-    cls = node.__class__
-    tag = node.tag
-    if cls is yaml.ScalarNode:
-        if tag == _STR_TAG:
-            return node.value
-        if tag == "tag:yaml.org,2002:int":
-            v = node.value
-            if v.isdigit() and (v[0] != "0" or v == "0"):
-                return int(v)
-            return loader.construct_yaml_int(node)
-        if tag == "tag:yaml.org,2002:null":
-            return None
-        if tag == "tag:yaml.org,2002:bool":
-            return _BOOL_VALUES[node.value.lower()]
-        if tag == "tag:yaml.org,2002:float":
-            return loader.construct_yaml_float(node)
-        if tag == "tag:yaml.org,2002:timestamp":
-            return node.value
-        raise _Generic
-    depth += 1
-    if cls is yaml.MappingNode:
-        if tag != _MAP_TAG:
-            raise _Generic
-        out = {}
-        for key_node, value_node in node.value:
-            if key_node.__class__ is not yaml.ScalarNode or key_node.tag == _MERGE_TAG:
-                raise _Generic
-            key = _build(loader, key_node, depth)
-            if key.__class__ is not str:
-                key = go_yaml_key(key)
-                if key is None or key.__class__ is not str:
-                    raise _Generic
-            if key in out:
-                raise _Generic
-            out[key] = _build(loader, value_node, depth)
-        return out
-    if cls is yaml.SequenceNode and tag == _SEQ_TAG:
-        return [_build(loader, c, depth) for c in node.value]
-    raise _Generic
 
 
 def _iter_dump_items(path: str, error_cls: Type[UserError]):
