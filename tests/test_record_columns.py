@@ -60,3 +60,17 @@ def test_a_run_keeps_the_columns_not_the_tables():
     recs = [r for rs in res.scheduler.records.values() for r in rs]
     assert recs and all(isinstance(r.columns, RecordColumns) for r in recs)
     assert all(not r.filter_table and not r.score_detail and not r.node_statuses and not r.scores for r in recs)
+
+
+def test_a_record_of_an_unknown_shape_stays_whole():
+    """A Filter row the columns cannot hold (here a Status whose reasons cannot be hashed) leaves
+    that record whole: explain prints it as before."""
+    from harness.case.record_columns import RecordTables, keep_record_columns
+    from harness.framework.status import Code, Status
+    from harness.scheduler.cycle_records import CycleRecord
+
+    st = Status(Code.Unschedulable, "too small")
+    st.reasons = [["not", "hashable"]]
+    rec = CycleRecord("default/p", 1, filter_table={"n1": [("Odd", st)]}, node_statuses={"n1": st})
+    keep_record_columns(RecordTables())(rec, [rec])
+    assert rec.columns is None and rec.filter_table == {"n1": [("Odd", st)]}

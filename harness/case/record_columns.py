@@ -235,7 +235,10 @@ def keep_record_columns(tables: RecordTables):
     """The scheduler's `record_columns` callback: the finished cycle's explained record as
     RecordColumns, then compacted."""
     def done(rec, records: Optional[List[Any]] = None) -> None:
-        cols = RecordColumns.of(rec, tables)
+        try:
+            cols = RecordColumns.of(rec, tables)
+        except (TypeError, ValueError, AttributeError):  # a plugin's result of a shape not known here
+            return  # the record stays whole
         compact_record(rec)
         rec.columns = cols
         rec.filter_table, rec.nominated_filter_table, rec.score_detail = {}, {}, {}
