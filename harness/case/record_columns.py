@@ -20,6 +20,7 @@ plugin's own Status type) is kept as it is.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -217,12 +218,31 @@ def _detail(d, nodes: _Nodes) -> Any:
             weight)
 
 
+class _NodeScores(Sequence):
+    """A plugin's NodeScore list over its columns, each NodeScore made when read (the text
+    report reads the shown nodes' only)."""
+
+    def __init__(self, names: List[str], nodes: np.ndarray, scores: np.ndarray):
+        self._names, self._nodes, self._scores = names, nodes, scores
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return NodeScore(self._names[int(self._nodes[i])], int(self._scores[i]))
+
+    def __iter__(self):
+        names = self._names
+        return (NodeScore(names[n], s) for n, s in zip(self._nodes.tolist(), self._scores.tolist()))
+
+
 def _restore_detail(d, names: List[str]) -> Any:
     if d[0] == "kept":
         return d[1]
     _, raw_nodes, raw, norm_nodes, norm, weight = d
-    return ([NodeScore(names[n], s) for n, s in zip(raw_nodes.tolist(), raw.tolist())],
-            [NodeScore(names[n], s) for n, s in zip(norm_nodes.tolist(), norm.tolist())], weight)
+    return (_NodeScores(names, raw_nodes, raw), _NodeScores(names, norm_nodes, norm), weight)
 
 
 def whole(rec):
