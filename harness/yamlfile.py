@@ -349,16 +349,21 @@ def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optio
     return _split_lines(text.split("\n"), values)
 
 
-def _plain_text(text: str) -> bool:
-    """No backslash and only printable characters (str.isprintable: no control character,
-    nothing of _YAML_UNSAFE): every string of the text is written as canonical JSON writes it."""
-    return "\\" not in text and text.isprintable()
+_LEFT = object()  # a line left to YAML
+
+
+def _decode_line(decoder: Any, body: str) -> Any:
+    """The value of one JSON text, or _LEFT."""
+    try:
+        return decoder.decode(body)
+    except ValueError:
+        return _LEFT
 
 
 def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str]]:
     """_split_json_lines over the text's lines (split at "\\n" alone, in order: a list, or a
-    file read line by line, _stream_json_lines), each candidate line decoded in batches as it
-    comes: a file is never held whole."""
+    file read line by line, _stream_json_lines), each candidate line decoded as it comes (in
+    batches without a value table): a file is never held whole."""
     import secrets
 
     decoder = _decoder(values)
@@ -376,12 +381,10 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
         bodies = [out[i][2:] for i in batch]
         joined = ", ".join(bodies)
         decoded = None
-        if reader is None:
-            try:  # one decode per batch: its keys are shared strings (the decoder's memo)
-                decoded = decoder.decode("[" + joined + "]")
-            except ValueError:
-                pass
-        clean = reader is not None and _plain_text(joined)
+        try:  # one decode per batch: its keys are shared strings (the decoder's memo)
+            decoded = decoder.decode("[" + joined + "]")
+        except ValueError:
+            pass
         # no line of the batch has a long key when the batch has no candidate for one
         long_keys = len(joined) > 900 and ('\\"' in joined or _LONG_RUN.search(joined) is not None)
         # the batch's bound covers its lines (and, over-counting, those left to YAML)
@@ -390,30 +393,31 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
             body = bodies[j]
             if body.count("{") + body.count("[") > 100 or (long_keys and _long_key(body)):
                 continue  # left to YAML
-            if reader is not None and (clean or _plain_text(body)):
-                value = reader.read(body)  # canonical when not None (json_pieces.py)
-                if value is not None:
-                    out[i] = placeholder
-                    values.decoded(value)  # type: ignore[union-attr]
-                    objs.append(value)
-                    continue
-            if decoded is not None:
-                value = decoded[j]
-            else:
-                try:
-                    value = decoder.decode(body)
-                except ValueError:
-                    continue  # left to YAML
-            if _canonical(value) != body:
+            value = decoded[j] if decoded is not None else _decode_line(decoder, body)
+            if value is _LEFT or _canonical(value) != body:
                 continue  # left to YAML
             out[i] = placeholder
-            if values is not None:
-                values.decoded(value)
             objs.append(value)
         batch.clear()
 
     for line in lines:
         if line.startswith("- {") and line.endswith("}"):
+            if reader is not None:  # read at once, in order (json_pieces.py: canonical or None)
+                value = reader.read(line, 2)
+                if value is None:
+                    body = line[2:]
+                    if body.count("{") + body.count("[") > 100 or _long_key(body):
+                        out.append(line)  # left to YAML
+                        continue
+                    value = _decode_line(decoder, body)
+                    if value is _LEFT or _canonical(value) != body:
+                        out.append(line)  # left to YAML
+                        continue
+                    bound += _json_values_bound(body)
+                out.append(placeholder)
+                values.decoded(value)  # type: ignore[union-attr]
+                objs.append(value)
+                continue
             batch.append(len(out))
             out.append(line)
             if len(batch) >= _JSON_LINE_BATCH:
@@ -424,6 +428,8 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
         decode_batch()
     if not objs:
         return None
+    if reader is not None:
+        bound += reader.count
     return "\n".join(out), objs, bound, mark
 
 
