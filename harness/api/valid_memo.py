@@ -15,7 +15,7 @@ check runs in full.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Dict, Hashable, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
 
 # (check, ids...) -> the values checked (kept alive: their ids stay theirs)
 _valid: Optional[Dict[Tuple[Hashable, ...], Tuple[Any, ...]]] = None
@@ -61,3 +61,24 @@ def found_valid(check: Hashable, *values: Any) -> None:
     memo = _valid
     if memo is not None:
         memo[(check, *[id(v) for v in values])] = values
+
+
+def derived(check: Hashable, values: Tuple[Any, ...], compute: Callable[[], Any], extra: Hashable = ()) -> Any:
+    """compute(), a value derived from these very objects alone (and `extra`, hashable), once
+    per identity while remembering (the same check of the same objects answers at once); outside
+    it compute() each time."""
+    memo = _valid
+    if memo is None:
+        return compute()
+    key = (check, extra, *[id(v) for v in values])
+    got = memo.get(key)
+    if got is not None:
+        held, out = got
+        for a, b in zip(held, values):
+            if a is not b:
+                break
+        else:
+            return out
+    out = compute()
+    memo[key] = (values, out)
+    return out

@@ -59,3 +59,40 @@ def test_remembered_checks_give_the_same_answers(choices):
     assert remembered == plain
     assert again == plain
     assert [validate_object(p) for p in pods] == plain  # and after: every check runs again
+
+
+_REQUESTS = [[{"name": "app", "resources": {"requests": {"cpu": "100m"}}}], None,
+             [{"name": "app", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}, "restartPolicy": "Always"}],
+             [{"name": "init", "resources": {"limits": {"cpu": "2"}}}]]
+_STATUSES = [None, [], [{"name": "app", "ready": True}], [{"name": "sidecar"}], [{"name": "app", "resources": {"requests": {"cpu": "1"}}}],
+             [{"name": "app", "allocatedResources": {"cpu": "1"}}], ["odd"], [{"name": 1}]]
+_OVERHEAD = [None, {"cpu": "10m"}]
+_CONDITIONS = [None, [], [{"type": "Ready", "status": "True"}],
+               [{"type": "PodResizePending", "reason": "Infeasible"}], [{"type": "PodResizePending"}], ["odd"]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(0, len(_STATUSES) - 1),
+                          st.integers(0, len(_STATUSES) - 1), st.integers(0, len(_CONDITIONS) - 1),
+                          st.integers(0, 1)), min_size=1, max_size=12))
+def test_remembered_resource_keys_are_the_plain_ones(choices):
+    """What a pod's resource requests are computed from (objects._resources_key), remembered
+    per shared value while remembering, is the plain key."""
+    from harness.api.objects import Pod, _resources_key
+
+    def pod(c, i, cs, ics, cond, ovh):
+        spec = {"containers": _REQUESTS[c], "initContainers": _REQUESTS[i],
+                "overhead": _OVERHEAD[ovh]}
+        status = {"containerStatuses": _STATUSES[cs], "initContainerStatuses": _STATUSES[ics],
+                  "conditions": _CONDITIONS[cond]}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                "spec": {k: x for k, x in spec.items() if x is not None},
+                "status": {k: x for k, x in status.items() if x is not None}}
+
+    raws = [pod(*c) for c in choices]
+    plain = [_resources_key(Pod(copy.deepcopy(r))) for r in raws]
+    with remembering():
+        remembered = [_resources_key(Pod(r)) for r in raws]
+        again = [_resources_key(Pod(r)) for r in raws]
+    assert remembered == plain
+    assert again == plain
