@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 from .api.claim_status import check_resource_claim_status_update
 from .api.group_kind import serves_builtin, store_kind
 from .api.objects import KubeObject, make_object
+from .api.status_update import prepare_status_update
 from .apierrors import AlreadyExists, Conflict, NotFound, StatusError
 
 Listener = Callable[[str, Optional[KubeObject], Optional[KubeObject]], None]
@@ -172,8 +173,14 @@ class Cluster:
 
     # subresources -----------------------------------------------------------------------------
     def update_status(self, obj: KubeObject, notify: bool = True) -> KubeObject:
-        """PUT .../status: the kind's status-update validation runs first (a ResourceClaim's:
-        harness.api.claim_status); a refused update (Invalid, 422) stores nothing."""
+        """PUT .../status: only the status of `obj` is taken, the rest is the stored object's
+        (harness.api.status_update, the kinds' status strategies); then the kind's status-update
+        validation runs (a ResourceClaim's: harness.api.claim_status); a refused update
+        (Invalid, 422) stores nothing. NotFound when no such object is stored."""
+        stored = self._objects.get(store_kind(obj.kind, obj.api_version), {}).get(object_key(obj))
+        if stored is None:
+            raise NotFound(obj.kind, obj.name)
+        obj = make_object(prepare_status_update(obj.raw, stored.raw))
         if obj.kind == "ResourceClaim":
             check_resource_claim_status_update(obj.name, obj.status)
         return self.update(obj, notify)
