@@ -450,12 +450,17 @@ def _file_lines(f, chunk: int = 1 << 23) -> Iterator[str]:
     carry = ""
     while True:
         block = f.read(chunk)
-        try:
-            text = carry + decoder.decode(block, not block)
-        except UnicodeDecodeError:
-            raise _NotStreamed from None
-        if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
-            raise _NotStreamed
+        if block and block.isascii() and not decoder.getstate()[0]:  # (no character cut short)
+            if b"\r" in block:  # (memchr: the other breaks are not ASCII)
+                raise _NotStreamed
+            text = carry + block.decode("ascii")
+        else:
+            try:
+                text = carry + decoder.decode(block, not block)
+            except UnicodeDecodeError:
+                raise _NotStreamed from None
+            if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
+                raise _NotStreamed
         lines = text.split("\n")
         if not block:
             yield from lines
