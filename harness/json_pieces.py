@@ -10,8 +10,9 @@ their scalars read directly, and each of their container values (a "piece": `"co
 [...]`) looked up by its text: a piece whose text was met before is the value decoded then (the
 same shared object), so only new pieces are decoded and checked.
 
-Runs: in a line's object and its metadata/spec/status, the members that read the same as the
-last time at the same place (after the same key, in a line of the same kind) are remembered
+Runs: in a line's object and its metadata/spec/status (and in the mappings of a piece not met
+before: a container status, by the key and index it is at), the members that read the same as
+the last time at the same place (after the same key, in a line of the same kind) are remembered
 together as one run of text with their values; the next line starting the same text there takes
 them in one `str.startswith` (most of a replica's spec and status), and only the members that
 vary are parsed one by one. A run whose text is not there is forgotten (and learnt again).
@@ -265,7 +266,7 @@ class PieceReader:
         self.deepest = depth
         c0 = self.count
         if s[v] == "{":
-            val, e = self._object(s, v, key, depth)
+            val, e = self._object(s, v, key, depth, self._shape((parent,), key))
         else:
             val, e = self._list(s, v, key, depth)
         height = self.deepest - depth
