@@ -31,7 +31,7 @@ scalar), the bound of a case's values. Not an upstream piece.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 # the characters of a string canonical JSON writes as they are (json_line: not `"`, `\`, a
 # control character, nor what yamlfile._canonical escapes for YAML)
@@ -48,6 +48,8 @@ _LITERALS = {"true": True, "false": False, "null": None}
 # containers nested deeper than this in one line are not read here (YAML reads the line and
 # refuses what is nested too deep: yamlfile.MAX_DEPTH)
 MAX_NESTING = 100
+# a member that changed this often from one line to the next is no longer compared (_Shape)
+VARYING = 3
 
 
 class _Bail(Exception):
@@ -58,13 +60,16 @@ class _Shape:
     """The runs of one place (a line's object, or its metadata/spec/status, in lines of one
     kind): `runs` maps the key before a run (None: the mapping's start) to (its text, its
     members, their value count, its last key, whether it closes the mapping); `seen` the text
-    of the member read one by one after each key last time."""
+    of the member read one by one after each key last time. A member that changed VARYING
+    times (a pod's name, its node) is not looked at again: it is read one by one."""
 
-    __slots__ = ("runs", "seen")
+    __slots__ = ("runs", "seen", "changes", "varying")
 
     def __init__(self) -> None:
         self.runs: Dict[Optional[str], Tuple[str, Dict[str, Any], int, str, bool]] = {}
         self.seen: Dict[Optional[str], str] = {}
+        self.changes: Dict[Optional[str], int] = {}  # how often the member after a key changed
+        self.varying: Set[Optional[str]] = set()  # keys whose next member changed VARYING times
 
 
 class PieceReader:
@@ -130,6 +135,7 @@ class PieceReader:
         intern = self.intern
         member = _MEMBER.match
         runs = shape.runs if shape is not None else None
+        varying = shape.varying if shape is not None else None
         parsed: List[Tuple[Optional[str], str, int, int, Any, int]] = []  # members read one by one
         prev: Optional[str] = None
         while True:
@@ -178,7 +184,7 @@ class PieceReader:
                 e += 2
             else:
                 raise _Bail
-            if runs_it:
+            if runs_it and prev not in varying:  # type: ignore[operator]
                 parsed.append((prev, key, p, e, val, self.count - c0))
             prev = key
             p = e
@@ -201,6 +207,10 @@ class PieceReader:
             text = s[a:b]
             same = seen.get(prev) == text
             seen[prev] = text
+            if not same:
+                n = shape.changes[prev] = shape.changes.get(prev, 0) + 1
+                if n >= VARYING:
+                    shape.varying.add(prev)
             if same and group is not None and group[2] == a:
                 group[2] = b
                 group[3][key] = val
