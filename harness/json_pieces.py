@@ -56,6 +56,18 @@ class _Bail(Exception):
     """The line is not read here (the caller reads it the plain way)."""
 
 
+class _Keys(dict):
+    """Mapping keys met, each the value table's string (`intern`)."""
+
+    def __init__(self, intern: Callable[[str], str]) -> None:
+        super().__init__()
+        self.intern = intern
+
+    def __missing__(self, key: str) -> str:
+        got = self[key] = self.intern(key)
+        return got
+
+
 class _Shape:
     """The runs of one place (a line's object, or its metadata/spec/status, in lines of one
     kind): `runs` maps the key before a run (None: the mapping's start) to (its text, its
@@ -85,6 +97,8 @@ class PieceReader:
         self.scan = scan
         self.canonical = canonical
         self.intern = values.interner()  # str -> the table's equal string
+        self.known = values.known()  # (str, default) -> the table's equal string, else default
+        self.keys = _Keys(self.intern)  # the same for mapping keys (few: a small table)
         # a piece's text -> (its (shared) value, the values below it, its nesting)
         self.memo: Dict[str, Tuple[Any, int, int]] = {}
         # the same of each piece text met once, by the text's hash (the text is remembered when
@@ -133,6 +147,8 @@ class PieceReader:
             return out, p + 1
         n = 0
         intern = self.intern
+        keys = self.keys
+        known = self.known
         member = _MEMBER.match
         runs = shape.runs if shape is not None else None
         varying = shape.varying if shape is not None else None
@@ -157,12 +173,16 @@ class PieceReader:
             if m is None:
                 raise _Bail  # not JSON, an escape, a float, a space too many or too few...
             c0 = self.count
-            key = intern(m.group(1))
+            key = m.group(1)
+            key = keys[key]
             kind = m.lastindex
             e = m.end()
             runs_it = shape is not None
             if kind == 2:
-                val: Any = intern(m.group(2))
+                val: Any = m.group(2)
+                # (a string that varies from line to line is most often the line's own: not
+                # added to the table, only taken from it)
+                val = known(val, val) if varying and prev in varying else intern(val)
             elif kind == 5:
                 if s[e - 1] == "{" and depth == 0:
                     of = out.get("kind")
