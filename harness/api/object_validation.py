@@ -26,7 +26,7 @@ from .field_checks import (_bool, _child, _dns_label, _dns_subdomain, _duplicate
                            _required, short_value, _str, _str_map, _strs, _time, _unsupported,
                            _wrong_type)
 from .dra_validation import BY_KIND as DRA_BY_KIND
-from .valid_memo import found_valid, known_valid
+from .valid_memo import found_valid, found_valid_key, known_valid, known_valid_key, members_key
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
                          is_qualified_name, is_valid_label_value)
 from .workload import BY_KIND as WORKLOAD_BY_KIND, api_version_problem, validate_pod_fields
@@ -494,14 +494,41 @@ def _volumes(spec: Mapping, p: str) -> None:
 
 
 # -- kinds --------------------------------------------------------------------------------------
+_SCALARS = (str, int, bool, type(None))
+
+
 def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
-    """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
+    """ValidatePodCreate: ValidatePodSpec's fields the harness reads. While a cluster is built
+    (api/valid_memo.py), a pod whose spec but nodeName and whose status are those of a pod found
+    valid (the same values: a Deployment's replicas) has its nodeName checked alone."""
+    if features is None:
+        from ..versions import DEFAULT as features
+    spec, st = obj.get("spec"), obj.get("status")
+    key = None
+    if type(spec) is dict and (st is None or type(st) is dict):
+        key = members_key(spec, "nodeName")
+        # of the status, what _pod_fields reads
+        phase, nnn, conds = (None, None, None) if st is None else (
+            st.get("phase"), st.get("nominatedNodeName"), st.get("conditions"))
+        if key is not None and type(phase) in _SCALARS and type(nnn) in _SCALARS:
+            key = ((id(features), st is None, phase, nnn, id(conds), key[0]), key[1] + (features, conds))
+            if known_valid_key(_pod, key):
+                nn = _str(spec, "nodeName", "spec")
+                if nn:
+                    _dns_subdomain(nn, "spec.nodeName")
+                return
+        else:
+            key = None
+    _pod_fields(obj, features)
+    found_valid_key(_pod, key)
+
+
+def _pod_fields(obj: Mapping, features: "Features") -> None:
+    """_pod's checks, in order."""
     spec = _map(obj, "spec", "")
     if obj.get("spec") is None:
         _required("spec", "")
     p = "spec"
-    if features is None:
-        from ..versions import DEFAULT as features
     # the checks of values a big cluster's pods share, once per shared value (api/valid_memo.py)
     restart_rules = features.version.minor >= 35
     ctrs, inits = spec.get("containers"), spec.get("initContainers")

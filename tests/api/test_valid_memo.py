@@ -31,21 +31,35 @@ _ANNOTATIONS = [None, {"a": "b"}, {"bad key!": "x"}]
 _VOLUMES = [None, [{"name": "v", "emptyDir": {}}], [{"name": "v"}, {"name": "v"}]]
 
 
-def _pod(i: int, c: int, t: int, a: int, s: int, lab: int, ann: int, v: int) -> dict:
+_NODE_NAMES = [None, "node-1", "node-2", "Bad_Node", 7]
+_PRIORITIES = [None, 1, True, "1", 1.0]
+_STATUS = [None, {}, {"phase": "Running"}, {"phase": 1}, {"phase": True}, {"nominatedNodeName": "bad name"},
+           {"conditions": [{"type": "Ready"}]}, {"conditions": ["odd"]}, "odd"]
+
+
+def _pod(i: int, c: int, t: int, a: int, s: int, lab: int, ann: int, v: int, n: int = 0, pr: int = 0,
+         st: int = 0) -> dict:
     """A pod whose values below metadata/spec are the pools' own objects (shared, as the case
-    loader shares them), with a name and spec of its own."""
+    loader shares them), with a name and spec of its own (a node name, a priority and a status
+    drawn too)."""
     spec = {"containers": _CONTAINERS[c], "tolerations": _TOLERATIONS[t], "affinity": _AFFINITY[a],
-            "topologySpreadConstraints": _SPREAD[s], "volumes": _VOLUMES[v]}
+            "topologySpreadConstraints": _SPREAD[s], "volumes": _VOLUMES[v], "nodeName": _NODE_NAMES[n],
+            "priority": _PRIORITIES[pr]}
     md = {"name": f"p{i}", "namespace": "default", "labels": _LABELS[lab], "annotations": _ANNOTATIONS[ann]}
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {k: x for k, x in md.items() if x is not None},
-            "spec": {k: x for k, x in spec.items() if x is not None}}
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {k: x for k, x in md.items() if x is not None},
+           "spec": {k: x for k, x in spec.items() if x is not None}}
+    if _STATUS[st] is not None:
+        pod["status"] = _STATUS[st]
+    return pod
 
 
 _PODS = st.lists(st.tuples(st.integers(0, len(_CONTAINERS) - 1), st.integers(0, len(_TOLERATIONS) - 1),
                            st.integers(0, len(_AFFINITY) - 1), st.integers(0, len(_SPREAD) - 1),
                            st.integers(0, len(_LABELS) - 1), st.integers(0, len(_ANNOTATIONS) - 1),
-                           st.integers(0, len(_VOLUMES) - 1)), min_size=1, max_size=12)
+                           st.integers(0, len(_VOLUMES) - 1), st.integers(0, len(_NODE_NAMES) - 1),
+                           st.integers(0, len(_PRIORITIES) - 1), st.integers(0, len(_STATUS) - 1)),
+                 min_size=1, max_size=12)
 
 
 @settings(max_examples=300, deadline=None)
@@ -94,5 +108,21 @@ def test_remembered_resource_keys_are_the_plain_ones(choices):
     with remembering():
         remembered = [_resources_key(Pod(r)) for r in raws]
         again = [_resources_key(Pod(r)) for r in raws]
+    assert remembered == plain
+    assert again == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, len(_NODE_NAMES) - 1), st.integers(0, len(_PRIORITIES) - 1),
+                          st.integers(0, len(_STATUS) - 1)), min_size=1, max_size=12))
+def test_replicas_differing_in_node_priority_or_status_give_the_plain_answers(choices):
+    """Replicas (the same containers, volumes...) that differ in their node name, priority or
+    status: a pod's checks but its nodeName are remembered per spec and status, never across
+    a difference."""
+    pods = [_pod(i, 0, 1, 0, 1, 1, 1, v, n, pr, s) for i, (v, n, pr, s) in enumerate(choices)]
+    plain = [validate_object(copy.deepcopy(p)) for p in pods]
+    with remembering():
+        remembered = [validate_object(p) for p in pods]
+        again = [validate_object(p) for p in pods]
     assert remembered == plain
     assert again == plain
