@@ -89,8 +89,8 @@ def derived(check: Hashable, values: Tuple[Any, ...], compute: Callable[[], Any]
 _BY_VALUE = (str, int, bool, float, type(None))
 
 
-def members_key(mapping: Dict[Any, Any], leave_out: Any) -> Optional[Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
-    """A key standing for a mapping's members but `leave_out` (a scalar by its type and value,
+def members_key(mapping: Dict[Any, Any], leave_out: Tuple[Any, ...]) -> Optional[Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
+    """A key standing for a mapping's members but those of `leave_out` (a scalar by its type and value,
     any other value by its identity), and the values it holds by identity; None when not
     remembering."""
     if _valid is None:
@@ -98,7 +98,7 @@ def members_key(mapping: Dict[Any, Any], leave_out: Any) -> Optional[Tuple[Tuple
     key: list = []
     held: list = []
     for k, v in mapping.items():
-        if k == leave_out:
+        if k in leave_out:
             continue
         tv = type(v)
         if tv in _BY_VALUE:

@@ -37,15 +37,21 @@ _STATUS = [None, {}, {"phase": "Running"}, {"phase": 1}, {"phase": True}, {"nomi
            {"conditions": [{"type": "Ready"}]}, {"conditions": ["odd"]}, "odd"]
 
 
+_NAMES = [None, "Bad_Name", 7, ""]
+_UIDS = [None, "u1", 5]
+_VERSIONS = [None, "12", "x", 3, True]
+
+
 def _pod(i: int, c: int, t: int, a: int, s: int, lab: int, ann: int, v: int, n: int = 0, pr: int = 0,
-         st: int = 0) -> dict:
+         st: int = 0, name: int = 0, uid: int = 0, rv: int = 0) -> dict:
     """A pod whose values below metadata/spec are the pools' own objects (shared, as the case
     loader shares them), with a name and spec of its own (a node name, a priority and a status
     drawn too)."""
     spec = {"containers": _CONTAINERS[c], "tolerations": _TOLERATIONS[t], "affinity": _AFFINITY[a],
             "topologySpreadConstraints": _SPREAD[s], "volumes": _VOLUMES[v], "nodeName": _NODE_NAMES[n],
             "priority": _PRIORITIES[pr]}
-    md = {"name": f"p{i}", "namespace": "default", "labels": _LABELS[lab], "annotations": _ANNOTATIONS[ann]}
+    md = {"name": _NAMES[name] if name else f"p{i}", "namespace": "default", "labels": _LABELS[lab],
+          "annotations": _ANNOTATIONS[ann], "uid": _UIDS[uid], "resourceVersion": _VERSIONS[rv]}
     pod = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {k: x for k, x in md.items() if x is not None},
            "spec": {k: x for k, x in spec.items() if x is not None}}
@@ -114,12 +120,16 @@ def test_remembered_resource_keys_are_the_plain_ones(choices):
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, len(_NODE_NAMES) - 1), st.integers(0, len(_PRIORITIES) - 1),
-                          st.integers(0, len(_STATUS) - 1)), min_size=1, max_size=12))
-def test_replicas_differing_in_node_priority_or_status_give_the_plain_answers(choices):
-    """Replicas (the same containers, volumes...) that differ in their node name, priority or
-    status: a pod's checks but its nodeName are remembered per spec and status, never across
-    a difference."""
-    pods = [_pod(i, 0, 1, 0, 1, 1, 1, v, n, pr, s) for i, (v, n, pr, s) in enumerate(choices)]
+                          st.integers(0, len(_STATUS) - 1), st.integers(0, len(_NAMES) - 1),
+                          st.integers(0, len(_UIDS) - 1), st.integers(0, len(_VERSIONS) - 1), st.integers(0, 1)),
+                min_size=1, max_size=12))
+def test_replicas_differing_in_node_priority_status_or_names_give_the_plain_answers(choices):
+    """Replicas (the same containers, volumes...) that differ in their node name, priority,
+    status, name, uid or resourceVersion: a pod's checks but its nodeName are remembered per
+    spec and status, its metadata's but the name, uid and resourceVersion per the rest of its
+    metadata, never across a difference."""
+    pods = [_pod(i, 0, 1, 0, 1, lab, 1, v, n, pr, s, name, uid, rv)
+            for i, (v, n, pr, s, name, uid, rv, lab) in enumerate(choices)]
     plain = [validate_object(copy.deepcopy(p)) for p in pods]
     with remembering():
         remembered = [validate_object(p) for p in pods]
