@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from hypothesis import given, settings, strategies as st
+from test_json_lines import _yaml_values  # what yamlfile._check_bounds counts
 
 from harness import yamlfile
 from harness.json_pieces import PieceReader
@@ -72,15 +73,6 @@ def test_split_lines_gives_the_plain_path_values(objs):
     if plain is not None:
         assert with_table[1] == plain[1]
         assert with_table[0].replace(with_table[3], "M") == plain[0].replace(plain[3], "M")
-
-
-def _yaml_values(value) -> int:
-    """What yamlfile._check_bounds counts: every container, key and scalar."""
-    if isinstance(value, dict):
-        return 1 + len(value) + sum(_yaml_values(v) for v in value.values())
-    if isinstance(value, list):
-        return 1 + sum(_yaml_values(v) for v in value)
-    return 1
 
 
 _PARTS = ("metadata", "spec", "status")
