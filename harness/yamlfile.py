@@ -18,6 +18,7 @@ Every problem is a `error_cls` (a UserError): one line with the file and, where 
 from __future__ import annotations
 
 import codecs
+import itertools
 import os
 import re
 import stat
@@ -337,11 +338,12 @@ def _json_values_bound(body: str) -> int:
     return body.count(":") + body.count(",") + body.count("}") + body.count("]") + 1
 
 
-def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str]]:
-    """The text with each canonical `- {...}` line at column 0 replaced by a placeholder entry,
-    the objects those lines hold (in order), an upper bound of their YAML values and the
-    placeholder; None when the text has no such line or must be read by YAML whole (a character
-    YAML reads as a line break that splitting at newlines would miss)."""
+def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str, List[int]]]:
+    """The text with each canonical `- {...}` line at column 0 replaced by a placeholder entry
+    (a run of them by one), the objects those lines hold (in order), an upper bound of their
+    YAML values, the placeholder and how many objects each placeholder entry stands for; None
+    when the text has no such line or must be read by YAML whole (a character YAML reads as a
+    line break that splitting at newlines would miss)."""
     if "\n- {" not in text and not text.startswith("- {"):
         return None
     if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
@@ -360,7 +362,7 @@ def _decode_line(decoder: Any, body: str) -> Any:
         return _LEFT
 
 
-def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str]]:
+def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str, List[int]]]:
     """_split_json_lines over the text's lines (split at "\\n" alone, in order: a list, or a
     file read line by line, _stream_json_lines), each candidate line decoded as it comes (in
     batches without a value table): a file is never held whole."""
@@ -430,7 +432,22 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
         return None
     if reader is not None:
         bound += reader.count
-    return "\n".join(out), objs, bound, mark
+    # a run of placeholders (entries of one sequence) is one entry standing for as many objects:
+    # YAML reads 155,000 placeholders of a big case as a few
+    skeleton: List[str] = []
+    counts: List[int] = []
+    after = False  # the line before was a placeholder
+    for line in out:
+        if line is placeholder:
+            if after:
+                counts[-1] += 1
+                continue
+            counts.append(1)
+            after = True
+        else:
+            after = False
+        skeleton.append(line)
+    return "\n".join(skeleton), objs, bound, mark, counts
 
 
 # a case file at least this large is read line by line (_stream_json_lines) when its objects are
@@ -486,12 +503,13 @@ def _stream_json_lines(path: str, values: "ValueTable") -> Any:
     return _load_split(split)
 
 
-def _fill_json_lines(data: Any, objs: List[Any], mark: str) -> bool:
+def _fill_json_lines(data: Any, objs: List[Any], mark: str, counts: List[int]) -> bool:
     """Put the objects back where their placeholders are (entries of a sequence at column 0: the
-    document itself or a value of its top-level mapping); False when not every placeholder was
-    found there once."""
+    document itself or a value of its top-level mapping), each placeholder as many as its count;
+    False when not every placeholder was found there once."""
     it = iter(objs)
-    filled = 0
+    runs = iter(counts)
+    filled = found = 0
     seqs = [data] if isinstance(data, list) else \
         [v for v in data.values() if isinstance(v, list)] if isinstance(data, dict) else []
     seen = set()
@@ -499,11 +517,19 @@ def _fill_json_lines(data: Any, objs: List[Any], mark: str) -> bool:
         if id(seq) in seen:
             continue
         seen.add(id(seq))
-        for i, v in enumerate(seq):
+        if mark not in seq:
+            continue
+        entries: List[Any] = []
+        for v in seq:
             if v == mark:
-                seq[i] = next(it, None)
-                filled += 1
-    return filled == len(objs)
+                found += 1
+                got = list(itertools.islice(it, next(runs, 0)))
+                filled += len(got)
+                entries.extend(got)
+            else:
+                entries.append(v)
+        seq[:] = entries
+    return found == len(counts) and filled == len(objs)
 
 
 def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError],
@@ -511,12 +537,12 @@ def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError],
     return _load_split(_split_json_lines(text, values))
 
 
-def _load_split(split: Optional[Tuple[str, List[Any], int, str]]) -> Any:
+def _load_split(split: Optional[Tuple[str, List[Any], int, str, List[int]]]) -> Any:
     """The document of a split text (_split_lines): the skeleton read by YAML, the objects put
     back; _NO_FAST_PATH when YAML must read the text whole (it then says what is wrong)."""
     if split is None:
         return _NO_FAST_PATH
-    skeleton, objs, bound, mark = split
+    skeleton, objs, bound, mark, counts = split
     try:
         if bound > MAX_VALUES or _check_bounds(skeleton, MAX_VALUES - bound):
             return _NO_FAST_PATH  # YAML reads the text whole and says what is wrong
@@ -527,7 +553,7 @@ def _load_split(split: Optional[Tuple[str, List[Any], int, str]]) -> Any:
             loader.dispose()
     except (yaml.YAMLError, RecursionError):
         return _NO_FAST_PATH
-    if not _fill_json_lines(data, objs, mark):
+    if not _fill_json_lines(data, objs, mark, counts):
         return _NO_FAST_PATH
     return data
 
