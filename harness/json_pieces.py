@@ -290,8 +290,15 @@ class PieceReader:
                 found = s.find(nxt, v)
             if found > v:
                 got = self.memo.get(s[v:found])
-                if got is not None:
-                    return self._take(got, depth), found
+                if got is not None:  # (_take, inlined: most pieces are met so)
+                    val, cnt, height = got
+                    height += depth
+                    if height > MAX_NESTING:
+                        raise _Bail
+                    self.count += cnt
+                    if height > self.deepest:
+                        self.deepest = height
+                    return val, found
         outer = self.deepest
         self.deepest = depth
         c0 = self.count
