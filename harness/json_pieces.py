@@ -108,6 +108,7 @@ class PieceReader:
         # end when it ended the line)
         self.after: Dict[Tuple[Optional[str], Any], str] = {}
         self.shapes: Dict[Tuple[Any, Optional[str]], _Shape] = {}  # (kind, parent) -> its runs
+        self.top = self._shape(None, None)  # (a line's object)
         self.count = 0  # the YAML values of the lines read (keys, scalars and containers)
         self.deepest = 0  # the deepest container of the piece being read
 
@@ -116,7 +117,7 @@ class PieceReader:
         count = self.count
         self.deepest = 0
         try:
-            obj, end = self._object(line, start, None, 0, self._shape(None, None))
+            obj, end = self._object(line, start, None, 0, self.top)
         except (_Bail, IndexError, ValueError, StopIteration, RecursionError):
             self.count = count
             return None
@@ -186,7 +187,8 @@ class PieceReader:
             elif kind == 5:
                 if s[e - 1] == "{" and depth == 0:
                     of = out.get("kind")
-                    val, e = self._object(s, e - 1, key, 1, self._shape(of if type(of) is str else None, key))
+                    sk = (of if type(of) is str else None, key)
+                    val, e = self._object(s, e - 1, key, 1, self.shapes.get(sk) or self._shape(*sk))
                     runs_it = False  # (a private mapping: never in a run)
                 else:
                     val, e = self._piece(s, e - 1, parent, key, depth + 1)
@@ -303,7 +305,8 @@ class PieceReader:
         self.deepest = depth
         c0 = self.count
         if s[v] == "{":
-            val, e = self._object(s, v, key, depth, self._shape((parent,), key))
+            sk = ((parent,), key)
+            val, e = self._object(s, v, key, depth, self.shapes.get(sk) or self._shape(*sk))
         else:
             val, e = self._list(s, v, key, depth)
         height = self.deepest - depth
