@@ -115,11 +115,28 @@ def _result(rec) -> str:
     return "scheduled" if rec.picked else "in-flight"
 
 
-def attempt_of(rec) -> Attempt:
-    """The Attempt a CycleRecord holds."""
+def _bare(rec) -> Attempt:
+    """An Attempt's own values, without its per-node tables."""
     a = Attempt(pod=rec.pod, attempt=rec.attempt, time=rec.time, event=rec.event, replica=rec.replica,
                 result=_result(rec), node=rec.picked or None, nominated=rec.nominated or None,
-                message=rec.message, feasible=list(rec.feasible))
+                message=rec.message)
+    a.rejected, a.reasons = rejection_breakdown(rec)
+    return a
+
+
+def summary_of(rec) -> Dict[str, Any]:
+    """attempt_of(rec).summary(), without making the per-node tables."""
+    return _bare(rec).summary()
+
+
+def attempt_of(rec) -> Attempt:
+    """The Attempt a CycleRecord holds (one kept as record_columns.RecordColumns: that of the
+    whole record it gives back)."""
+    columns = getattr(rec, "columns", None)
+    if columns is not None and hasattr(columns, "restore"):
+        return attempt_of(columns.restore(rec))
+    a = _bare(rec)
+    a.feasible = list(rec.feasible)
     for node, rows in rec.filter_table.items():
         a.filter[node] = {p: _verdict(st) for p, st in rows}
     for node, st in rec.node_statuses.items():
@@ -137,7 +154,6 @@ def attempt_of(rec) -> Attempt:
                 a.scores.setdefault(r.name, {})[plugin] = Score(r.score, n.score, weight)
     for nps in rec.scores:
         a.final[nps.name] = nps.total_score
-    a.rejected, a.reasons = rejection_breakdown(rec)
     pre = rec.preemption
     if pre is not None:
         a.preemption = {"candidates": {c.name: [p.key for p in c.victims.pods] for c in pre.get("candidates") or []},
@@ -154,7 +170,7 @@ def attempts_of(engine, pod_key: str) -> List[Attempt]:
 
 def history(engine, pods: List[str]) -> Dict[str, List[Dict[str, Any]]]:
     """Every attempt of each pod, as its summary (run --json's `history`)."""
-    return {k: [attempt_of(r).summary() for r in engine.records.get(k) or []] for k in pods}
+    return {k: [summary_of(r) for r in engine.records.get(k) or []] for k in pods}
 
 
 # --------------------------------------------------------------------------------------------
@@ -487,7 +503,7 @@ class DecisionCheck:
     def history(self, spec: Dict[str, List[Dict[str, Any]]]) -> None:
         for ref, want in spec.items():
             key = _ref(ref)
-            got = [a.summary() for a in attempts_of(self.engine, key)]
+            got = [summary_of(r) for r in self.engine.records.get(key) or []]
             rows = []
             for i in range(max(len(want), len(got))):
                 w = want[i] if i < len(want) else None

@@ -15,9 +15,9 @@ from typing import Any, Dict, List, Type
 import yaml
 
 from ..errors import UserError
-from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _MERGE_TAG, _NotYaml, _StrictLoader, _YAML_UNSAFE,
-                         _long_key, _parse_constant, _parse_float, _yaml_problem, check_regular_file,
-                         go_yaml_key, load_yaml_file)
+from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _NotYaml, _StrictLoader, _YAML_UNSAFE, _long_key,
+                         _parse_constant, _parse_float, _yaml_problem, check_regular_file, load_yaml_file)
+from .dump_lines import _Generic, _build, forget, read_lines
 
 
 def _node_values(node, memo: dict, depth: int = 0) -> int:
@@ -45,8 +45,9 @@ def iter_dump_items(path: str, error_cls: Type[UserError], fast: bool = True):
     bounded by MAX_ITEM_VALUES values and MAX_DEPTH levels. Raises error_cls naming the item.
 
     A regular file in `kubectl get -o yaml`'s own form is read by _fast_list_items (each item's
-    text cut at its `- `, composed by libyaml and built by _build: 1.8x faster than composing
-    event by event in Python), and one in `kubectl get -o json`'s form by _fast_json_items; at the first thing not in that form, or an item that does not load, the stream
+    lines cut at its `- ` and read line by line by dump_lines, or, not in kubectl's narrow
+    form, composed by libyaml and built by _build: 1.8x faster than composing event by event in
+    Python), and one in `kubectl get -o json`'s form by _fast_json_items; at the first thing not in that form, or an item that does not load, the stream
     is read again here (its first items, already yielded, are read and skipped), so results
     and errors are those of this reader."""
     skip = 0
@@ -60,6 +61,9 @@ def iter_dump_items(path: str, error_cls: Type[UserError], fast: bool = True):
             pass
         except OSError:  # read again below, whose error says why
             pass
+        finally:  # what the fast readers remembered of the lines (about 50 MB)
+            forget()
+            _JSON_OK.clear()
     for n, (key, obj) in enumerate(_iter_dump_items(path, error_cls)):
         if n >= skip:
             yield key, obj
@@ -93,8 +97,8 @@ def _fast_list_items(path: str):
     """iter_dump_items for a file in kubectl's form: top-level lines `apiVersion: v1`, `kind:
     List`, `metadata:` (with simple `  key: value` lines) and one `items:` whose entries start
     at column 0 with `- `. Each entry's lines (up to the next line at column 0 that is not a
-    comment or blank) are one YAML document of one sequence entry, composed by libyaml
-    (yaml.CSafeLoader) and constructed by _StrictLoader's rules. Raises _Fallback at the first
+    comment or blank) are one YAML document of one sequence entry, read by dump_lines.read_lines
+    or else composed by libyaml (yaml.CSafeLoader) and constructed by _StrictLoader's rules. Raises _Fallback at the first
     line not in that form or entry that does not load alone as one entry."""
     with open(path, "rb") as f:
         if f.peek(3)[:3] == codecs.BOM_UTF8:
@@ -124,7 +128,7 @@ def _fast_list_items(path: str):
                 if line[1:2] not in (b" ", b"\n", b"\r", b""):
                     raise _Fallback  # `---`, `-x`: left to YAML
                 if chunk:
-                    yield f"items[{i}]", _fast_item(b"".join(chunk))
+                    yield f"items[{i}]", _fast_item(chunk)
                     i += 1
                 chunk = [line]
             elif c in (b" ", b"#", b"\n", b"\r"):
@@ -135,7 +139,7 @@ def _fast_list_items(path: str):
                 tail = line
                 break
         if chunk:
-            yield f"items[{i}]", _fast_item(b"".join(chunk))
+            yield f"items[{i}]", _fast_item(chunk)
         if not chunk:
             raise _Fallback  # `items:` with no block entries (`items: []` is not this form)
         meta = False
@@ -149,8 +153,19 @@ def _fast_list_items(path: str):
             tail = f.readline() or None
 
 
-def _fast_item(text: bytes) -> Any:
-    """One entry's text (`- ...` with its lines) as _construct_item reads it, or _Fallback."""
+def _fast_item(chunk: List[bytes]) -> Any:
+    """One entry's lines (`- ...` and the lines under it) as _construct_item reads them, or
+    _Fallback: in kubectl's own form read line by line (dump_lines.read_lines), else composed by
+    libyaml."""
+    if sum(map(len, chunk)) <= MAX_ITEM_VALUES // 8:  # too few values to exceed the bound
+        value = read_lines(chunk)
+        if value is not None:
+            return value
+    return _composed_item(b"".join(chunk))
+
+
+def _composed_item(text: bytes) -> Any:
+    """_fast_item's entry composed by libyaml (and built by _build or _StrictLoader)."""
     if (text.count(b"[") + text.count(b"{") > _FAST_MAX_BRACKETS or _DEEP_INDENT.search(text)
             or _LONG_INDICATOR_RUN.search(text)):
         raise _Fallback  # possibly deeper than libyaml's composer can recurse
@@ -179,8 +194,10 @@ _JSON_HEAD = re.compile(rb'\{\n|    "[A-Za-z]+": (?:"[A-Za-z0-9./-]*"|\{\}),?\n|
 _JSON_STR = rb'"(?:[^"\\\n]|\\.)*"'
 # the lines of one item as `kubectl get -o json` prints them: each value, `{`, `[` or closing
 # bracket on its own line, `"key": ` with one space
-_JSON_ITEM = re.compile(rb"(?: *(?:" + _JSON_STR + rb": )?(?:" + _JSON_STR
-                        + rb"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|[\[{]|\{\}|\[\]|[}\]])?,?\n)*")
+_JSON_LINE_TEXT = (rb" *(?:" + _JSON_STR + rb": )?(?:" + _JSON_STR
+                   + rb"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|[\[{]|\{\}|\[\]|[}\]])?,?\n")
+_JSON_ITEM = re.compile(rb"(?:" + _JSON_LINE_TEXT + rb")*")
+_JSON_LINE = re.compile(_JSON_LINE_TEXT)  # one line of _JSON_ITEM (no line holds a newline but its last)
 _LONG_LINE = re.compile(rb"[^\n]{900}")  # a key too long for YAML needs a line this long
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -212,7 +229,7 @@ def _fast_json_items(f):
             chunk = [line]
         elif chunk and line in (b"        },\n", b"        }\n"):
             chunk.append(b"        }\n")
-            yield f"items[{i}]", _fast_json_item(b"".join(chunk))
+            yield f"items[{i}]", _fast_json_lines(chunk)
             i += 1
             chunk = []
             last = line == b"        }\n"
@@ -266,6 +283,48 @@ def _json_depth(obj: Any, depth: int = 1) -> int:
     return deepest
 
 
+_JSON_OK: Dict[bytes, bool] = {}  # lines that passed _fast_json_item's checks, one by one
+_JSON_OK_LINES = 100_000
+
+
+def _json_line_ok(line: bytes) -> bool:
+    """Does the line pass each of _fast_json_item's checks of the text, as a line: in
+    _JSON_ITEM's form, shorter than a long key's line, no tab, surrogate escape or character
+    YAML refuses?"""
+    if len(line) > 900 or b"\t" in line or _SURROGATE_ESCAPE.search(line) or not _JSON_LINE.fullmatch(line):
+        return False
+    if line.isascii():
+        return b"\x7f" not in line
+    try:
+        return not _YAML_UNSAFE.search(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return False
+
+
+def _fast_json_lines(chunk: List[bytes]) -> Any:
+    """_fast_json_item of an entry's lines: its checks of the text made line by line (each line
+    met before passes at once), the JSON decoded, and its depth counted only when the entry has
+    more brackets than MAX_DEPTH; an entry any of whose lines does not pass goes through
+    _fast_json_item itself."""
+    ok = _JSON_OK
+    for line in chunk:
+        if line not in ok:
+            if not _json_line_ok(line):
+                return _fast_json_item(b"".join(chunk))
+            if len(ok) < _JSON_OK_LINES:
+                ok[line] = True
+    text = b"".join(chunk)
+    if len(text) > MAX_ITEM_VALUES:
+        raise _Fallback
+    try:
+        obj = _strict_json(text)
+        if text.count(b"{") + text.count(b"[") > MAX_DEPTH and _json_depth(obj) > MAX_DEPTH:
+            raise _Fallback
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        raise _Fallback from None
+    return obj
+
+
 def _fast_json_item(text: bytes) -> Any:
     if (len(text) > MAX_ITEM_VALUES or b"\t" in text or _SURROGATE_ESCAPE.search(text)
             or not _JSON_ITEM.fullmatch(text)):
@@ -280,64 +339,6 @@ def _fast_json_item(text: bytes) -> Any:
     except (ValueError, RecursionError):
         raise _Fallback from None
     return obj
-
-
-class _Generic(Exception):
-    """A node _build leaves to _StrictLoader's constructor."""
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-_BOOL_VALUES = yaml.constructor.SafeConstructor.bool_values
-
-
-def _build(loader, node, depth: int) -> Any:
-    """What _StrictLoader constructs of a composed node with no aliases, for the tags a dump
-    holds (str, null, bool, int, float, timestamp kept as text, map, seq), without the
-    constructor's generic machinery (3x faster); raises _Generic for anything else (merge keys,
-    other tags, duplicate or unhashable keys, nesting deeper than MAX_DEPTH)."""
-    if depth > MAX_DEPTH:
-        raise _Generic
-    cls = node.__class__
-    tag = node.tag
-    if cls is yaml.ScalarNode:
-        if tag == _STR_TAG:
-            return node.value
-        if tag == "tag:yaml.org,2002:int":
-            v = node.value
-            if v.isdigit() and (v[0] != "0" or v == "0"):
-                return int(v)
-            return loader.construct_yaml_int(node)
-        if tag == "tag:yaml.org,2002:null":
-            return None
-        if tag == "tag:yaml.org,2002:bool":
-            return _BOOL_VALUES[node.value.lower()]
-        if tag == "tag:yaml.org,2002:float":
-            return loader.construct_yaml_float(node)
-        if tag == "tag:yaml.org,2002:timestamp":
-            return node.value
-        raise _Generic
-    depth += 1
-    if cls is yaml.MappingNode:
-        if tag != _MAP_TAG:
-            raise _Generic
-        out = {}
-        for key_node, value_node in node.value:
-            if key_node.__class__ is not yaml.ScalarNode or key_node.tag == _MERGE_TAG:
-                raise _Generic
-            key = _build(loader, key_node, depth)
-            if key.__class__ is not str:
-                key = go_yaml_key(key)
-                if key is None or key.__class__ is not str:
-                    raise _Generic
-            if key in out:
-                raise _Generic
-            out[key] = _build(loader, value_node, depth)
-        return out
-    if cls is yaml.SequenceNode and tag == _SEQ_TAG:
-        return [_build(loader, c, depth) for c in node.value]
-    raise _Generic
 
 
 def _iter_dump_items(path: str, error_cls: Type[UserError]):

@@ -23,6 +23,7 @@ def add_parser(sub) -> None:
 
 def cmd_explain(args) -> int:
     from ..case import load_case, run_case
+    from ..case.record_columns import RecordColumnsHook
     from ..case.runner import pod_ref
     from ..progress import Progress
     from ..reports.text import explain
@@ -33,9 +34,11 @@ def cmd_explain(args) -> int:
         case = load_case(args.case)
     progress.tick("case loaded, scheduling", force=True)
     # with a pod named, only its attempts are recorded node by node (a 5000-node case's 300
-    # pending pods would each keep 5000 nodes' filter tables)
+    # pending pods would each keep 5000 nodes' filter tables); each kept as columns once its
+    # cycle ended (record_columns), made whole again while it is printed
     with progress.heartbeat("scheduling"):
-        res = run_case(case, registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True)
+        res = run_case(case, registry_for(case, args), explain={pod_ref(args.pod)} if args.pod else True,
+                       hooks=RecordColumnsHook())
     progress.tick("scheduled, printing", force=True)
     known = set(res.bindings) | set(res.preempted) | {p.key for p in res.scheduler.cluster.list("Pod")}
     if args.pod and pod_ref(args.pod) not in known:  # before the header: the error is the one line

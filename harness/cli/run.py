@@ -76,8 +76,9 @@ def cmd_run(args) -> int:
         from ..framework.coverage import Coverage
         from ..framework.parallelize import RunSettings
         opts = RunSettings(parallel=args.parallel, coverage=Coverage() if args.coverage else None)
-    # the report's decision tables need explain's records; with --html alone, kept as columns
-    # (-v prints them from the whole records)
+    # the report's decision tables need explain's records: with --html alone, kept as columns
+    # of what an Attempt holds (attempt_columns); with -v, as columns of the whole records
+    # (record_columns: its text reads them)
     explain: Union[bool, str] = "columns" if args.html and not args.verbose else bool(args.verbose)
     try:
         total = count_case_files(args.paths)
@@ -177,12 +178,14 @@ def _error_entry(path: str, line: str, name: Optional[str] = None) -> dict:
 
 def _run_with(opts, case, registry, explain: Union[bool, str]):
     """run_case under the run's --parallel/--coverage settings (each case gets its own copy);
-    explain "columns": explain's records kept as columns (harness.case.attempt_columns)."""
+    explain "columns": explain's records kept as columns (harness.case.attempt_columns), True:
+    as columns of the whole records (harness.case.record_columns)."""
     from ..case import run_case
     from ..case.attempt_columns import ColumnsHook
+    from ..case.record_columns import RecordColumnsHook
     from ..framework.parallelize import using
 
-    hooks = ColumnsHook() if explain == "columns" else None
+    hooks = ColumnsHook() if explain == "columns" else RecordColumnsHook() if explain else None
     explain = bool(explain)
     if opts is None:
         return run_case(case, registry, explain=explain, hooks=hooks)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
+from ..case.record_columns import whole
 from ..case.runner import CaseResult, pod_ref
 from ..framework.status import Code
 from ..versions.ties import feasible_order_breaks_ties
@@ -403,15 +404,16 @@ ATTEMPT_SECTIONS: List[Callable] = [_pre_filter_lines, _filter_lines, _extender_
 def history_lines(recs) -> List[str]:
     """The attempt history: one line per attempt (time, requeueing event, result, the plugins
     that rejected how many nodes, the nominated node)."""
-    from ..case.decisions import attempt_of
+    from ..case.decisions import summary_of
 
     lines = ["  history:"]
     for rec in recs:
-        a = attempt_of(rec)
-        parts = [f"#{a.attempt} at {a.time:g}s", f"after {a.event}" if a.event and a.attempt > 1 else "",
-                 a.result + (f" on {a.node}" if a.node and a.result != "unschedulable" else ""),
-                 "rejected by " + ", ".join(f"{p} ({n})" for p, n in a.rejected.items()) if a.rejected else "",
-                 f"nominated {a.nominated}" if a.nominated else ""]
+        a = summary_of(rec)
+        parts = [f"#{a['attempt']} at {a['time']:g}s",
+                 f"after {a['event']}" if a["event"] and a["attempt"] > 1 else "",
+                 a["result"] + (f" on {a['node']}" if a["node"] and a["result"] != "unschedulable" else ""),
+                 "rejected by " + ", ".join(f"{p} ({n})" for p, n in a["rejected"].items()) if a["rejected"] else "",
+                 f"nominated {a['nominated']}" if a["nominated"] else ""]
         lines.append("    " + "; ".join(p for p in parts if p))
     return lines
 
@@ -487,8 +489,8 @@ def explain_records(res: CaseResult, pod: Optional[str] = None, view: Optional[V
             continue
         if len(recs) > 1:
             lines.extend(history_lines(recs))
-        for rec in recs:
-            lines.extend(attempt_lines(rec, view))
+        for rec in recs:  # (one kept as columns made whole while it is printed)
+            lines.extend(attempt_lines(whole(rec), view))
     return lines
 
 
