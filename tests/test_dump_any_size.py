@@ -133,3 +133,14 @@ def test_a_case_far_over_the_bound_stops_early(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="the case would be over"):
         import_dump(dump, str(tmp_path / "case.yaml"), progress=False)
     assert 0 < len(read) < 100
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_item_of_megabytes_in_few_values_stays_on_the_fast_path(tmp_path, as_json):
+    """An item longer than MAX_ITEM_VALUES bytes but of few values (a 2 MB annotation) is read
+    by the fast reader (the event-by-event one would read the whole dump again), as the slow
+    reader reads it."""
+    dump = _dump_with_big_item(tmp_path, as_json, 2_000_000)
+    fast = list(dumps._fast_list_items(dump))  # no _Fallback
+    assert fast == list(dumps.iter_dump_items(dump, UserError, fast=False))
+    assert len(fast[1][1]["metadata"]["annotations"]["a"]) == 2_000_000

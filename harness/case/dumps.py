@@ -1,7 +1,7 @@
 """A `kubectl get -o yaml` (or `-o json`) dump read item by item, for `schedharness import`: a
 dump of a big cluster (785 MB of YAML, 1.9 GB of JSON, 50 million values) is never held whole,
-so a dump has no size bound, only each of its items (MAX_ITEM_BYTES, MAX_ITEM_VALUES, MAX_DEPTH). Files in kubectl's own
-form are read by a fast path (each item's lines cut out and read alone, or decoded as JSON);
+so a dump has no size bound, only each of its items (MAX_ITEM_BYTES, MAX_ITEM_VALUES,
+MAX_DEPTH). Files in kubectl's own form are read by a fast path (each item's lines cut out and read alone, or decoded as JSON);
 anything else YAML allows falls back to reading event by event. Bounds and errors as
 harness.yamlfile's (the one YAML loader, whose strict loader this builds on)."""
 
@@ -352,7 +352,7 @@ def _fast_json_lines(chunk: List[bytes]) -> Any:
             if len(ok) < _JSON_OK_LINES:
                 ok[line] = True
     text = b"".join(chunk)
-    if len(text) > MAX_ITEM_VALUES:
+    if len(chunk) * 2 > MAX_ITEM_VALUES:  # each line in the form holds a key and a value at most
         raise _Fallback
     try:
         obj = _strict_json(text)
@@ -364,7 +364,7 @@ def _fast_json_lines(chunk: List[bytes]) -> Any:
 
 
 def _fast_json_item(text: bytes) -> Any:
-    if (len(text) > MAX_ITEM_VALUES or b"\t" in text or _SURROGATE_ESCAPE.search(text)
+    if (text.count(b"\n") * 2 > MAX_ITEM_VALUES or b"\t" in text or _SURROGATE_ESCAPE.search(text)
             or not _JSON_ITEM.fullmatch(text)):
         raise _Fallback
     try:
