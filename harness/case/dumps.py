@@ -1,8 +1,8 @@
 """A `kubectl get -o yaml` (or `-o json`) dump read item by item, for `schedharness import`: a
 dump of a big cluster (785 MB of YAML, 1.9 GB of JSON, 50 million values) is never held whole,
 so a dump has no size bound, only each of its items (MAX_ITEM_BYTES, MAX_ITEM_VALUES,
-MAX_DEPTH). Files in kubectl's own form are read by a fast path (each item's lines cut out and read alone, or decoded as JSON);
-anything else YAML allows falls back to reading event by event. Bounds and errors as
+MAX_DEPTH). Files in kubectl's own form are read by a fast path (each item's lines cut out and
+read alone, or decoded as JSON); anything else YAML allows falls back to reading event by event. Bounds and errors as
 harness.yamlfile's (the one YAML loader, whose strict loader this builds on)."""
 
 from __future__ import annotations
