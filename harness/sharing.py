@@ -83,6 +83,10 @@ class ValueTable:
         when the table has none)."""
         return self._strs.__getitem__
 
+    def known(self) -> Callable[..., Any]:
+        """The table's strings' `get` (a string the table has not is not added)."""
+        return self._strs.get
+
     def shared_list(self, v: List[Any]) -> List[Any]:
         """A list the JSON decoder built (its mappings already shared): its lists shared in
         place, then the table's own equal list if there is one (a new one holds the table's

@@ -18,6 +18,7 @@ Every problem is a `error_cls` (a UserError): one line with the file and, where 
 from __future__ import annotations
 
 import codecs
+import itertools
 import os
 import re
 import stat
@@ -337,11 +338,12 @@ def _json_values_bound(body: str) -> int:
     return body.count(":") + body.count(",") + body.count("}") + body.count("]") + 1
 
 
-def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str]]:
-    """The text with each canonical `- {...}` line at column 0 replaced by a placeholder entry,
-    the objects those lines hold (in order), an upper bound of their YAML values and the
-    placeholder; None when the text has no such line or must be read by YAML whole (a character
-    YAML reads as a line break that splitting at newlines would miss)."""
+def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str, List[int]]]:
+    """The text with each canonical `- {...}` line at column 0 replaced by a placeholder entry
+    (a run of them by one), the objects those lines hold (in order), an upper bound of their
+    YAML values, the placeholder and how many objects each placeholder entry stands for; None
+    when the text has no such line or must be read by YAML whole (a character YAML reads as a
+    line break that splitting at newlines would miss)."""
     if "\n- {" not in text and not text.startswith("- {"):
         return None
     if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
@@ -349,16 +351,21 @@ def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optio
     return _split_lines(text.split("\n"), values)
 
 
-def _plain_text(text: str) -> bool:
-    """No backslash and only printable characters (str.isprintable: no control character,
-    nothing of _YAML_UNSAFE): every string of the text is written as canonical JSON writes it."""
-    return "\\" not in text and text.isprintable()
+_LEFT = object()  # a line left to YAML
 
 
-def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str]]:
+def _decode_line(decoder: Any, body: str) -> Any:
+    """The value of one JSON text, or _LEFT."""
+    try:
+        return decoder.decode(body)
+    except ValueError:
+        return _LEFT
+
+
+def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str, List[int]]]:
     """_split_json_lines over the text's lines (split at "\\n" alone, in order: a list, or a
-    file read line by line, _stream_json_lines), each candidate line decoded in batches as it
-    comes: a file is never held whole."""
+    file read line by line, _stream_json_lines), each candidate line decoded as it comes (in
+    batches without a value table): a file is never held whole."""
     import secrets
 
     decoder = _decoder(values)
@@ -376,12 +383,10 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
         bodies = [out[i][2:] for i in batch]
         joined = ", ".join(bodies)
         decoded = None
-        if reader is None:
-            try:  # one decode per batch: its keys are shared strings (the decoder's memo)
-                decoded = decoder.decode("[" + joined + "]")
-            except ValueError:
-                pass
-        clean = reader is not None and _plain_text(joined)
+        try:  # one decode per batch: its keys are shared strings (the decoder's memo)
+            decoded = decoder.decode("[" + joined + "]")
+        except ValueError:
+            pass
         # no line of the batch has a long key when the batch has no candidate for one
         long_keys = len(joined) > 900 and ('\\"' in joined or _LONG_RUN.search(joined) is not None)
         # the batch's bound covers its lines (and, over-counting, those left to YAML)
@@ -390,30 +395,31 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
             body = bodies[j]
             if body.count("{") + body.count("[") > 100 or (long_keys and _long_key(body)):
                 continue  # left to YAML
-            if reader is not None and (clean or _plain_text(body)):
-                value = reader.read(body)  # canonical when not None (json_pieces.py)
-                if value is not None:
-                    out[i] = placeholder
-                    values.decoded(value)  # type: ignore[union-attr]
-                    objs.append(value)
-                    continue
-            if decoded is not None:
-                value = decoded[j]
-            else:
-                try:
-                    value = decoder.decode(body)
-                except ValueError:
-                    continue  # left to YAML
-            if _canonical(value) != body:
+            value = decoded[j] if decoded is not None else _decode_line(decoder, body)
+            if value is _LEFT or _canonical(value) != body:
                 continue  # left to YAML
             out[i] = placeholder
-            if values is not None:
-                values.decoded(value)
             objs.append(value)
         batch.clear()
 
     for line in lines:
         if line.startswith("- {") and line.endswith("}"):
+            if reader is not None:  # read at once, in order (json_pieces.py: canonical or None)
+                value = reader.read(line, 2)
+                if value is None:
+                    body = line[2:]
+                    if body.count("{") + body.count("[") > 100 or _long_key(body):
+                        out.append(line)  # left to YAML
+                        continue
+                    value = _decode_line(decoder, body)
+                    if value is _LEFT or _canonical(value) != body:
+                        out.append(line)  # left to YAML
+                        continue
+                    bound += _json_values_bound(body)
+                out.append(placeholder)
+                values.decoded(value)  # type: ignore[union-attr]
+                objs.append(value)
+                continue
             batch.append(len(out))
             out.append(line)
             if len(batch) >= _JSON_LINE_BATCH:
@@ -424,7 +430,24 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
         decode_batch()
     if not objs:
         return None
-    return "\n".join(out), objs, bound, mark
+    if reader is not None:
+        bound += reader.count
+    # a run of placeholders (entries of one sequence) is one entry standing for as many objects:
+    # YAML reads 155,000 placeholders of a big case as a few
+    skeleton: List[str] = []
+    counts: List[int] = []
+    after = False  # the line before was a placeholder
+    for line in out:
+        if line is placeholder:
+            if after:
+                counts[-1] += 1
+                continue
+            counts.append(1)
+            after = True
+        else:
+            after = False
+        skeleton.append(line)
+    return "\n".join(skeleton), objs, bound, mark, counts
 
 
 # a case file at least this large is read line by line (_stream_json_lines) when its objects are
@@ -444,12 +467,17 @@ def _file_lines(f, chunk: int = 1 << 23) -> Iterator[str]:
     carry = ""
     while True:
         block = f.read(chunk)
-        try:
-            text = carry + decoder.decode(block, not block)
-        except UnicodeDecodeError:
-            raise _NotStreamed from None
-        if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
-            raise _NotStreamed
+        if block and block.isascii() and not decoder.getstate()[0]:  # (no character cut short)
+            if b"\r" in block:  # (memchr: the other breaks are not ASCII)
+                raise _NotStreamed
+            text = carry + block.decode("ascii")
+        else:
+            try:
+                text = carry + decoder.decode(block, not block)
+            except UnicodeDecodeError:
+                raise _NotStreamed from None
+            if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
+                raise _NotStreamed
         lines = text.split("\n")
         if not block:
             yield from lines
@@ -475,12 +503,13 @@ def _stream_json_lines(path: str, values: "ValueTable") -> Any:
     return _load_split(split)
 
 
-def _fill_json_lines(data: Any, objs: List[Any], mark: str) -> bool:
+def _fill_json_lines(data: Any, objs: List[Any], mark: str, counts: List[int]) -> bool:
     """Put the objects back where their placeholders are (entries of a sequence at column 0: the
-    document itself or a value of its top-level mapping); False when not every placeholder was
-    found there once."""
+    document itself or a value of its top-level mapping), each placeholder as many as its count;
+    False when not every placeholder was found there once."""
     it = iter(objs)
-    filled = 0
+    runs = iter(counts)
+    filled = found = 0
     seqs = [data] if isinstance(data, list) else \
         [v for v in data.values() if isinstance(v, list)] if isinstance(data, dict) else []
     seen = set()
@@ -488,11 +517,19 @@ def _fill_json_lines(data: Any, objs: List[Any], mark: str) -> bool:
         if id(seq) in seen:
             continue
         seen.add(id(seq))
-        for i, v in enumerate(seq):
+        if mark not in seq:
+            continue
+        entries: List[Any] = []
+        for v in seq:
             if v == mark:
-                seq[i] = next(it, None)
-                filled += 1
-    return filled == len(objs)
+                found += 1
+                got = list(itertools.islice(it, next(runs, 0)))
+                filled += len(got)
+                entries.extend(got)
+            else:
+                entries.append(v)
+        seq[:] = entries
+    return found == len(counts) and filled == len(objs)
 
 
 def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError],
@@ -500,12 +537,12 @@ def _load_with_json_lines(text: str, source: str, error_cls: Type[UserError],
     return _load_split(_split_json_lines(text, values))
 
 
-def _load_split(split: Optional[Tuple[str, List[Any], int, str]]) -> Any:
+def _load_split(split: Optional[Tuple[str, List[Any], int, str, List[int]]]) -> Any:
     """The document of a split text (_split_lines): the skeleton read by YAML, the objects put
     back; _NO_FAST_PATH when YAML must read the text whole (it then says what is wrong)."""
     if split is None:
         return _NO_FAST_PATH
-    skeleton, objs, bound, mark = split
+    skeleton, objs, bound, mark, counts = split
     try:
         if bound > MAX_VALUES or _check_bounds(skeleton, MAX_VALUES - bound):
             return _NO_FAST_PATH  # YAML reads the text whole and says what is wrong
@@ -516,7 +553,7 @@ def _load_split(split: Optional[Tuple[str, List[Any], int, str]]) -> Any:
             loader.dispose()
     except (yaml.YAMLError, RecursionError):
         return _NO_FAST_PATH
-    if not _fill_json_lines(data, objs, mark):
+    if not _fill_json_lines(data, objs, mark, counts):
         return _NO_FAST_PATH
     return data
 

@@ -97,3 +97,44 @@ def test_keys_as_long_as_yaml_allows():
         except yaml.YAMLError:
             want = None
         assert line is None or want == [{key: 1}]
+
+
+_ENTRY = st.one_of(_obj.map(lambda o: "- " + (json_line(o) or "{}")), st.just("- plain"), st.just("- {a: 1}"),
+                   st.just("# a comment"), st.just(""), st.just("-   {}"), st.just('  - {"nested": 1}'))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["cluster", "pods", "extra", "cluster"]),
+                          st.lists(_ENTRY, max_size=6)), min_size=1, max_size=4),
+       st.booleans(), st.booleans())
+def test_runs_of_json_lines_in_several_sequences_read_as_yaml_reads_them(parts, top_list, table):
+    """JSON lines in runs, in several sequences and the document's own, between YAML entries,
+    comments and blank lines (a run of placeholders stands for its lines): YAML's value or
+    error, with the value table (the piece reader) or without."""
+    from harness.sharing import ValueTable
+
+    if top_list:
+        text = "\n".join(e for _, entries in parts for e in entries) + "\n"
+    else:
+        text = "".join(f"{k}:\n" + "".join(e + "\n" for e in entries) for k, entries in parts)
+    try:
+        want = _yaml(text)
+    except yaml.YAMLError:
+        want = UserError
+    try:
+        got = load_yaml_text(text, "t.yaml", UserError, values=ValueTable() if table else None)
+    except UserError:
+        got = UserError
+    assert got == want
+
+
+def test_runs_of_json_lines_take_the_fast_path():
+    from harness import yamlfile
+    from harness.sharing import ValueTable
+
+    text = ('kind: K\ncluster:\n- {"a": 1}\n- {"a": 2}\n- {"a": 3}\n- plain\n- {"a": 4}\n'
+            'pods:\n# c\n- {"b": 1}\n\n- {"b": 2}\n')
+    for values in (None, ValueTable()):
+        split = yamlfile._split_json_lines(text, values)
+        assert split[4] == [3, 1, 1, 1]  # (a comment or a blank line ends a run)
+        assert yamlfile._load_split(split) == _yaml(text)

@@ -604,7 +604,7 @@ def estimate_cost(expression: str) -> int:
     """The worst-case cost of a device selector, in cel-go's cost units (see above); an
     expression that does not parse costs 0 here (its compile error is reported instead)."""
     try:
-        tree = _ENV.compile(expression)
+        tree = _env().compile(expression)
     except Exception:
         return 0
     try:
@@ -682,7 +682,16 @@ class _CostedRunner(celpy.InterpretedRunner):
         return e.evaluate(context)
 
 
-_ENV = celpy.Environment(runner_class=_CostedRunner)
+_ENV: Optional[celpy.Environment] = None
+
+
+def _env() -> celpy.Environment:
+    """The CEL environment, built when first needed (its grammar takes a tenth of a second to
+    build: every case would pay it at start, most have no device selector)."""
+    global _ENV
+    if _ENV is None:
+        _ENV = celpy.Environment(runner_class=_CostedRunner)
+    return _ENV
 
 
 def _static_check(tree: "lark.Tree", expression: str) -> Optional[str]:
@@ -806,7 +815,7 @@ def _output_type(node: Any) -> Optional[str]:
 def compile_expression(expression: str) -> CompilationResult:
     """compiler.CompileCELExpression for a device selector."""
     try:
-        tree = _ENV.compile(expression)
+        tree = _env().compile(expression)
     except celpy.CELParseError as e:
         line = getattr(e, "line", None) or 1
         col = getattr(e, "column", None) or 1
@@ -820,7 +829,7 @@ def compile_expression(expression: str) -> CompilationResult:
     out = _output_type(tree)
     if out is not None and out != "bool":
         return CompilationResult(expression, error=f"must evaluate to bool or the unknown type, not {out}")
-    return CompilationResult(expression, program=_ENV.program(tree, functions=FUNCTIONS))
+    return CompilationResult(expression, program=_env().program(tree, functions=FUNCTIONS))
 
 
 class CELCache:

@@ -23,7 +23,7 @@ decode as they are.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import valid_memo
 
@@ -478,14 +478,16 @@ def _find(value: Any, fields: _Compiled, table: Dict[str, _Compiled], top: bool,
     metadata/spec/status found free of unknown fields (shared values: api/valid_memo.py)."""
     if not isinstance(value, dict):
         return None  # a wrong type is the type check's to report
-    for k, v in value.items():
-        spec = fields.get(k, _UNKNOWN) if isinstance(k, str) else _UNKNOWN
-        if spec is None or v is None:
-            continue
-        if spec is _UNKNOWN:
+    pk = (id(fields), tuple(value))
+    plan = _PLANS.get(pk)
+    if plan is None:
+        plan = _plan(value, fields, table, pk)
+    for k, shape, inner, sub in plan:
+        if shape is _UNKNOWN:
             return [k]
-        shape, inner = spec
-        sub = table[inner]
+        v = value[k]
+        if v is None:
+            continue
         if memo is not None and not top:  # below metadata/spec/status: maybe shared
             mkey = (shape, inner, id(v))
             if memo.get(mkey) is v:
@@ -518,6 +520,30 @@ def _find(value: Any, fields: _Compiled, table: Dict[str, _Compiled], top: bool,
 
 
 _UNKNOWN: Any = object()
+# (a struct's compiled fields, a value's keys in order) -> _plan's steps (the keys of replicas'
+# metadata/spec/status repeat)
+_PLANS: Dict[Tuple[int, Tuple[Any, ...]], List[Tuple[Any, Any, str, Any]]] = {}
+
+
+def _plan(value: Dict[Any, Any], fields: _Compiled, table: Dict[str, _Compiled],
+          pk: Tuple[int, Tuple[Any, ...]]) -> List[Tuple[Any, Any, str, Any]]:
+    """What _find does with a value's keys, in order: walk a field that holds structs (key,
+    shape, struct, its compiled fields; leaves are skipped), or stop at the first key that is no
+    field (key, _UNKNOWN, "", None). Remembered for keys that are all strings (a tuple of them
+    equals no other tuple of keys)."""
+    steps: List[Tuple[Any, Any, str, Any]] = []
+    plain = True
+    for k in value:
+        spec = fields.get(k, _UNKNOWN) if isinstance(k, str) else _UNKNOWN
+        plain = plain and isinstance(k, str)
+        if spec is _UNKNOWN:
+            steps.append((k, _UNKNOWN, "", None))
+            break
+        if spec is not None:
+            steps.append((k, spec[0], spec[1], table[spec[1]]))
+    if plain and len(_PLANS) < 100_000:
+        _PLANS[pk] = steps
+    return steps
 
 
 def _path(reversed_segments: list) -> str:

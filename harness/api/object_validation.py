@@ -26,7 +26,7 @@ from .field_checks import (_bool, _child, _dns_label, _dns_subdomain, _duplicate
                            _required, short_value, _str, _str_map, _strs, _time, _unsupported,
                            _wrong_type)
 from .dra_validation import BY_KIND as DRA_BY_KIND
-from .valid_memo import found_valid, known_valid
+from .valid_memo import found_valid, found_valid_key, known_valid, known_valid_key, members_key
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
                          is_qualified_name, is_valid_label_value)
 from .workload import BY_KIND as WORKLOAD_BY_KIND, api_version_problem, validate_pod_fields
@@ -93,7 +93,42 @@ def _object_meta_types(md: Mapping) -> None:
 def _object_meta(obj: Mapping, kind: str) -> Dict[str, Any]:
     """ValidateObjectMetaAccessor (apimachinery/pkg/api/validation/objectmeta.go), after the
     fields were decoded to their Go types; a kind not in _NAME_RULE (a custom resource's) is
-    named as apiextensions names them, NameIsDNSSubdomain."""
+    named as apiextensions names them, NameIsDNSSubdomain. While a cluster is built
+    (api/valid_memo.py), metadata that differs from metadata found valid only in its name, uid
+    and resourceVersion (a Deployment's replicas) has those checked alone, in their order."""
+    md = obj.get("metadata")
+    key = None
+    if type(md) is dict:
+        key = members_key(md, _OWN_META)
+        if key is not None:
+            key = ((kind, key[0]), key[1])
+            if known_valid_key(_object_meta, key):
+                _str(md, "name", "metadata")
+                _str(md, "uid", "metadata")
+                name = _str(md, "name", "metadata")
+                if not name:
+                    _required("metadata.name", "name or generateName is required")
+                _NAME_RULE.get(kind, _no_rule if kind in _OTHER_KINDS else _dns_subdomain)(name, "metadata.name")
+                _resource_version(md)
+                return md
+    out = _object_meta_fields(obj, kind)
+    found_valid_key(_object_meta, key)
+    return out
+
+
+# the members of an object's metadata that are its own (_object_meta checks them apart)
+_OWN_META = ("name", "uid", "resourceVersion")
+
+
+def _resource_version(md: Mapping) -> None:
+    rv = md.get("resourceVersion")
+    if rv is not None and not (isinstance(rv, int) and not isinstance(rv, bool)) and not (
+            isinstance(rv, str) and rv.isdigit()):
+        _invalid("metadata.resourceVersion", rv, "must be an integer string, as the API server sets it")
+
+
+def _object_meta_fields(obj: Mapping, kind: str) -> Dict[str, Any]:
+    """_object_meta's checks, in order."""
     md = _map(obj, "metadata", "")
     _object_meta_types(md)
     rule = _NAME_RULE.get(kind, _no_rule if kind in _OTHER_KINDS else _dns_subdomain)
@@ -130,10 +165,7 @@ def _object_meta(obj: Mapping, kind: str) -> Dict[str, Any]:
             controllers += 1
             if controllers > 1:
                 _invalid("metadata.ownerReferences", "", "Only one reference can have Controller set to true")
-    rv = md.get("resourceVersion")
-    if rv is not None and not (isinstance(rv, int) and not isinstance(rv, bool)) and not (
-            isinstance(rv, str) and rv.isdigit()):
-        _invalid("metadata.resourceVersion", rv, "must be an integer string, as the API server sets it")
+    _resource_version(md)
     return md
 
 
@@ -494,14 +526,41 @@ def _volumes(spec: Mapping, p: str) -> None:
 
 
 # -- kinds --------------------------------------------------------------------------------------
+_SCALARS = (str, int, bool, type(None))
+
+
 def _pod(obj: Mapping, features: Optional["Features"] = None) -> None:
-    """ValidatePodCreate: ValidatePodSpec's fields the harness reads."""
+    """ValidatePodCreate: ValidatePodSpec's fields the harness reads. While a cluster is built
+    (api/valid_memo.py), a pod whose spec but nodeName and whose status are those of a pod found
+    valid (the same values: a Deployment's replicas) has its nodeName checked alone."""
+    if features is None:
+        from ..versions import DEFAULT as features
+    spec, st = obj.get("spec"), obj.get("status")
+    key = None
+    if type(spec) is dict and (st is None or type(st) is dict):
+        key = members_key(spec, ("nodeName",))
+        # of the status, what _pod_fields reads
+        phase, nnn, conds = (None, None, None) if st is None else (
+            st.get("phase"), st.get("nominatedNodeName"), st.get("conditions"))
+        if key is not None and type(phase) in _SCALARS and type(nnn) in _SCALARS:
+            key = ((id(features), st is None, phase, nnn, id(conds), key[0]), key[1] + (features, conds))
+            if known_valid_key(_pod, key):
+                nn = _str(spec, "nodeName", "spec")
+                if nn:
+                    _dns_subdomain(nn, "spec.nodeName")
+                return
+        else:
+            key = None
+    _pod_fields(obj, features)
+    found_valid_key(_pod, key)
+
+
+def _pod_fields(obj: Mapping, features: "Features") -> None:
+    """_pod's checks, in order."""
     spec = _map(obj, "spec", "")
     if obj.get("spec") is None:
         _required("spec", "")
     p = "spec"
-    if features is None:
-        from ..versions import DEFAULT as features
     # the checks of values a big cluster's pods share, once per shared value (api/valid_memo.py)
     restart_rules = features.version.minor >= 35
     ctrs, inits = spec.get("containers"), spec.get("initContainers")

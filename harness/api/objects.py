@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Dict, List
 
-from . import quantity
+from . import quantity, valid_memo
 
 
 class KubeObject:
@@ -159,9 +159,60 @@ def _resources_key(pod: Pod) -> str:
     (repr of plain YAML values: equal strings mean equal contents): of the container statuses
     only what in-place resize reads (name, resources, allocatedResources: a running pod's
     containerID and start times would make every replica's key its own), of the conditions only
-    PodResizePending's reason (IsPodResizeInfeasible)."""
+    PodResizePending's reason (IsPodResizeInfeasible). While a cluster is built (valid_memo),
+    once per set of the (shared) values it is made of: the replicas of a Deployment hold the
+    same containers and conditions, and their container statuses differ in nothing it reads."""
     spec = pod.spec_
     status = pod.status
+    if valid_memo.table() is not None and status.get("resize") is None and status.get("resources") is None \
+            and status.get("allocatedResources") is None:
+        names = _status_names(status.get("containerStatuses"))
+        init_names = _status_names(status.get("initContainerStatuses"))
+        resizing = _resize_pending(status.get("conditions"))
+        if names is not None and init_names is not None and resizing is not None:
+            held = (spec.get("containers"), spec.get("initContainers"), spec.get("overhead"), spec.get("resources"))
+            return valid_memo.derived(_resources_key, held, lambda: _resources_key_text(spec, status),
+                                      (names, init_names, resizing))
+    return _resources_key_text(spec, status)
+
+
+def _resize_pending(conditions: Any) -> Any:
+    """What _resources_key reads of the conditions, hashable (False: none given), or None."""
+    if conditions is None:
+        return False
+    if type(conditions) is not list:
+        return None
+    out = []
+    for c in conditions:
+        if type(c) is not dict:
+            return None
+        if c.get("type") == "PodResizePending":
+            reason = c.get("reason")
+            if reason is not None and type(reason) is not str:
+                return None
+            out.append(reason)
+    return tuple(out)
+
+
+def _status_names(statuses: Any) -> Any:
+    """The names of container statuses that carry nothing else _resources_key reads (a tuple;
+    None when one does, or is not a mapping named by a string; False: none given)."""
+    if statuses is None:
+        return False
+    if type(statuses) is not list:
+        return None
+    names = []
+    for cs in statuses:
+        if type(cs) is not dict or "resources" in cs or "allocatedResources" in cs:
+            return None
+        name = cs.get("name", "")
+        if type(name) is not str:
+            return None
+        names.append(name)
+    return tuple(names)
+
+
+def _resources_key_text(spec: Dict[str, Any], status: Dict[str, Any]) -> str:
     return repr((
         [(c.get("name"), c.get("resources"), c.get("restartPolicy")) for c in spec.get("containers") or ()],
         [(c.get("name"), c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],

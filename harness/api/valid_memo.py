@@ -15,7 +15,7 @@ check runs in full.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Dict, Hashable, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
 
 # (check, ids...) -> the values checked (kept alive: their ids stay theirs)
 _valid: Optional[Dict[Tuple[Hashable, ...], Tuple[Any, ...]]] = None
@@ -61,3 +61,71 @@ def found_valid(check: Hashable, *values: Any) -> None:
     memo = _valid
     if memo is not None:
         memo[(check, *[id(v) for v in values])] = values
+
+
+def derived(check: Hashable, values: Tuple[Any, ...], compute: Callable[[], Any], extra: Hashable = ()) -> Any:
+    """compute(), a value derived from these very objects alone (and `extra`, hashable), once
+    per identity while remembering (the same check of the same objects answers at once); outside
+    it compute() each time."""
+    memo = _valid
+    if memo is None:
+        return compute()
+    key = (check, extra, *[id(v) for v in values])
+    got = memo.get(key)
+    if got is not None:
+        held, out = got
+        for a, b in zip(held, values):
+            if a is not b:
+                break
+        else:
+            return out
+    out = compute()
+    memo[key] = (values, out)
+    return out
+
+
+# the types of values a key holds by value (equal values are interchangeable); a value of any
+# other type is keyed by its identity, and held
+_BY_VALUE = (str, int, bool, float, type(None))
+
+
+def members_key(mapping: Dict[Any, Any], leave_out: Tuple[Any, ...]) -> Optional[Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
+    """A key standing for a mapping's members but those of `leave_out` (a scalar by its type and value,
+    any other value by its identity), and the values it holds by identity; None when not
+    remembering."""
+    if _valid is None:
+        return None
+    key: list = []
+    held: list = []
+    for k, v in mapping.items():
+        if k in leave_out:
+            continue
+        tv = type(v)
+        if tv in _BY_VALUE:
+            key.append((k, tv, v))
+        else:
+            key.append((k, id(v)))
+            held.append(v)
+    return tuple(key), tuple(held)
+
+
+def known_valid_key(check: Hashable, key: Optional[Tuple[Tuple[Any, ...], Tuple[Any, ...]]]) -> bool:
+    """Did `check` find valid what `key` (members_key's) stands for, its held values these very
+    objects?"""
+    memo = _valid
+    if memo is None or key is None:
+        return False
+    got = memo.get((check, key[0]))
+    if got is None:
+        return False
+    for a, b in zip(got, key[1]):
+        if a is not b:
+            return False
+    return True
+
+
+def found_valid_key(check: Hashable, key: Optional[Tuple[Tuple[Any, ...], Tuple[Any, ...]]]) -> None:
+    """`check` found valid what `key` stands for (recorded while remembering)."""
+    memo = _valid
+    if memo is not None and key is not None:
+        memo[(check, key[0])] = key[1]

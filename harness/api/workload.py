@@ -356,11 +356,13 @@ def validate_pod_fields(obj: Mapping, features: Optional["Features"] = None) -> 
     """The pod's reference to its group: v1.35's validateWorkloadReference (name a DNS
     subdomain, podGroup and podGroupReplicaKey DNS labels), v1.36's validateSchedulingGroup
     (podGroupName present, a DNS subdomain)."""
+    if features is None or not features.get(GATE, False):
+        return  # without the gate the field is dropped before validation (PrepareForCreate)
+    spec = obj.get("spec")
+    if not isinstance(spec, Mapping):
+        return
     from .field_checks import _dns_label, _dns_subdomain, _fail, _wrong_type
 
-    spec = obj.get("spec")
-    if not isinstance(spec, Mapping) or features is None or not features.get(GATE, False):
-        return  # without the gate the field is dropped before validation (PrepareForCreate)
     for field, children in (("workloadRef", (("name", _dns_subdomain), ("podGroup", _dns_label),
                                              ("podGroupReplicaKey", _dns_label))),
                             ("schedulingGroup", (("podGroupName", _dns_subdomain),))):

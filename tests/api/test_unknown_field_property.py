@@ -55,7 +55,7 @@ def _value_for(table, struct, draw, depth):
             typ = table[struct][k]
             out[k] = _typed(table, typ, draw, depth)
         else:
-            out[draw(st.sampled_from(["bogus", "x-creationIndex", "resoruces", 7]))] = 1
+            out[draw(st.sampled_from(["bogus", "x-creationIndex", "resoruces", 7, 1, True]))] = 1
     return out
 
 

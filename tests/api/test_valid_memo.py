@@ -31,21 +31,41 @@ _ANNOTATIONS = [None, {"a": "b"}, {"bad key!": "x"}]
 _VOLUMES = [None, [{"name": "v", "emptyDir": {}}], [{"name": "v"}, {"name": "v"}]]
 
 
-def _pod(i: int, c: int, t: int, a: int, s: int, lab: int, ann: int, v: int) -> dict:
+_NODE_NAMES = [None, "node-1", "node-2", "Bad_Node", 7]
+_PRIORITIES = [None, 1, True, "1", 1.0]
+_STATUS = [None, {}, {"phase": "Running"}, {"phase": 1}, {"phase": True}, {"nominatedNodeName": "bad name"},
+           {"conditions": [{"type": "Ready"}]}, {"conditions": ["odd"]}, "odd"]
+
+
+_NAMES = [None, "Bad_Name", 7, ""]
+_UIDS = [None, "u1", 5]
+_VERSIONS = [None, "12", "x", 3, True]
+
+
+def _pod(i: int, c: int, t: int, a: int, s: int, lab: int, ann: int, v: int, n: int = 0, pr: int = 0,
+         st: int = 0, name: int = 0, uid: int = 0, rv: int = 0) -> dict:
     """A pod whose values below metadata/spec are the pools' own objects (shared, as the case
-    loader shares them), with a name and spec of its own."""
+    loader shares them), with a name and spec of its own (a node name, a priority and a status
+    drawn too)."""
     spec = {"containers": _CONTAINERS[c], "tolerations": _TOLERATIONS[t], "affinity": _AFFINITY[a],
-            "topologySpreadConstraints": _SPREAD[s], "volumes": _VOLUMES[v]}
-    md = {"name": f"p{i}", "namespace": "default", "labels": _LABELS[lab], "annotations": _ANNOTATIONS[ann]}
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {k: x for k, x in md.items() if x is not None},
-            "spec": {k: x for k, x in spec.items() if x is not None}}
+            "topologySpreadConstraints": _SPREAD[s], "volumes": _VOLUMES[v], "nodeName": _NODE_NAMES[n],
+            "priority": _PRIORITIES[pr]}
+    md = {"name": _NAMES[name] if name else f"p{i}", "namespace": "default", "labels": _LABELS[lab],
+          "annotations": _ANNOTATIONS[ann], "uid": _UIDS[uid], "resourceVersion": _VERSIONS[rv]}
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {k: x for k, x in md.items() if x is not None},
+           "spec": {k: x for k, x in spec.items() if x is not None}}
+    if _STATUS[st] is not None:
+        pod["status"] = _STATUS[st]
+    return pod
 
 
 _PODS = st.lists(st.tuples(st.integers(0, len(_CONTAINERS) - 1), st.integers(0, len(_TOLERATIONS) - 1),
                            st.integers(0, len(_AFFINITY) - 1), st.integers(0, len(_SPREAD) - 1),
                            st.integers(0, len(_LABELS) - 1), st.integers(0, len(_ANNOTATIONS) - 1),
-                           st.integers(0, len(_VOLUMES) - 1)), min_size=1, max_size=12)
+                           st.integers(0, len(_VOLUMES) - 1), st.integers(0, len(_NODE_NAMES) - 1),
+                           st.integers(0, len(_PRIORITIES) - 1), st.integers(0, len(_STATUS) - 1)),
+                 min_size=1, max_size=12)
 
 
 @settings(max_examples=300, deadline=None)
@@ -59,3 +79,60 @@ def test_remembered_checks_give_the_same_answers(choices):
     assert remembered == plain
     assert again == plain
     assert [validate_object(p) for p in pods] == plain  # and after: every check runs again
+
+
+_REQUESTS = [[{"name": "app", "resources": {"requests": {"cpu": "100m"}}}], None,
+             [{"name": "app", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}, "restartPolicy": "Always"}],
+             [{"name": "init", "resources": {"limits": {"cpu": "2"}}}]]
+_STATUSES = [None, [], [{"name": "app", "ready": True}], [{"name": "sidecar"}], [{"name": "app", "resources": {"requests": {"cpu": "1"}}}],
+             [{"name": "app", "allocatedResources": {"cpu": "1"}}], ["odd"], [{"name": 1}]]
+_OVERHEAD = [None, {"cpu": "10m"}]
+_CONDITIONS = [None, [], [{"type": "Ready", "status": "True"}],
+               [{"type": "PodResizePending", "reason": "Infeasible"}], [{"type": "PodResizePending"}], ["odd"]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(0, len(_STATUSES) - 1),
+                          st.integers(0, len(_STATUSES) - 1), st.integers(0, len(_CONDITIONS) - 1),
+                          st.integers(0, 1)), min_size=1, max_size=12))
+def test_remembered_resource_keys_are_the_plain_ones(choices):
+    """What a pod's resource requests are computed from (objects._resources_key), remembered
+    per shared value while remembering, is the plain key."""
+    from harness.api.objects import Pod, _resources_key
+
+    def pod(c, i, cs, ics, cond, ovh):
+        spec = {"containers": _REQUESTS[c], "initContainers": _REQUESTS[i],
+                "overhead": _OVERHEAD[ovh]}
+        status = {"containerStatuses": _STATUSES[cs], "initContainerStatuses": _STATUSES[ics],
+                  "conditions": _CONDITIONS[cond]}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                "spec": {k: x for k, x in spec.items() if x is not None},
+                "status": {k: x for k, x in status.items() if x is not None}}
+
+    raws = [pod(*c) for c in choices]
+    plain = [_resources_key(Pod(copy.deepcopy(r))) for r in raws]
+    with remembering():
+        remembered = [_resources_key(Pod(r)) for r in raws]
+        again = [_resources_key(Pod(r)) for r in raws]
+    assert remembered == plain
+    assert again == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, len(_NODE_NAMES) - 1), st.integers(0, len(_PRIORITIES) - 1),
+                          st.integers(0, len(_STATUS) - 1), st.integers(0, len(_NAMES) - 1),
+                          st.integers(0, len(_UIDS) - 1), st.integers(0, len(_VERSIONS) - 1), st.integers(0, 1)),
+                min_size=1, max_size=12))
+def test_replicas_differing_in_node_priority_status_or_names_give_the_plain_answers(choices):
+    """Replicas (the same containers, volumes...) that differ in their node name, priority,
+    status, name, uid or resourceVersion: a pod's checks but its nodeName are remembered per
+    spec and status, its metadata's but the name, uid and resourceVersion per the rest of its
+    metadata, never across a difference."""
+    pods = [_pod(i, 0, 1, 0, 1, lab, 1, v, n, pr, s, name, uid, rv)
+            for i, (v, n, pr, s, name, uid, rv, lab) in enumerate(choices)]
+    plain = [validate_object(copy.deepcopy(p)) for p in pods]
+    with remembering():
+        remembered = [validate_object(p) for p in pods]
+        again = [validate_object(p) for p in pods]
+    assert remembered == plain
+    assert again == plain
