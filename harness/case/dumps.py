@@ -1,12 +1,14 @@
 """A `kubectl get -o yaml` (or `-o json`) dump read item by item, for `schedharness import`: a
-dump of a big cluster (785 MB, 50 million values) is never held whole. Files in kubectl's own
-form are read by a fast path (each item's lines cut out and read alone, or decoded as JSON);
-anything else YAML allows falls back to reading event by event. Bounds and errors as
+dump of a big cluster (785 MB of YAML, 1.9 GB of JSON, 50 million values) is never held whole,
+so a dump has no size bound, only each of its items (MAX_ITEM_BYTES, MAX_ITEM_VALUES,
+MAX_DEPTH). Files in kubectl's own form are read by a fast path (each item's lines cut out and
+read alone, or decoded as JSON); anything else YAML allows falls back to reading event by event. Bounds and errors as
 harness.yamlfile's (the one YAML loader, whose strict loader this builds on)."""
 
 from __future__ import annotations
 
 import codecs
+import functools
 import os
 import re
 import stat
@@ -15,9 +17,31 @@ from typing import Any, Dict, List, Type
 import yaml
 
 from ..errors import UserError
-from ..yamlfile import (MAX_BYTES, MAX_DEPTH, MAX_ITEM_VALUES, _NotYaml, _StrictLoader, _YAML_UNSAFE, _long_key,
+from ..yamlfile import (MAX_DEPTH, MAX_ITEM_VALUES, _NotYaml, _StrictLoader, _YAML_UNSAFE, _long_key,
                          _parse_constant, _parse_float, _yaml_problem, check_regular_file, load_yaml_file)
 from .dump_lines import _Generic, _build, forget, read_lines
+
+# The text of one object of a dump: the API server takes a request body of at most 3 MiB
+# (k8s.io/apiserver/pkg/server/config.go, MaxRequestBodyBytes: 3 * 1024 * 1024; etcd stores at
+# most 1.5 MiB), and kubectl's pretty printing (indentation, one value a line) makes a compact
+# object up to about 8x longer: 16x that is more than any real object reaches. A dump itself has
+# no size bound (it is read item by item); the reader holds at most one item's text.
+MAX_ITEM_BYTES = 16 * 3 * 1024 * 1024
+
+
+class _ItemTooLarge(Exception):
+    """An item of the dump longer than MAX_ITEM_BYTES (args: its key)."""
+
+
+def _too_large(error_cls: Type[UserError], path: str, key: str) -> UserError:
+    return error_cls(f"too large: more than {MAX_ITEM_BYTES} bytes in one object (the API server takes "
+                     f"at most 3 MiB)", file=path, key=key)
+
+
+def _lines(f):
+    """The lines of a binary file, each read with a bound (one line longer than an item cannot
+    be one of an item's lines, nor is it read whole)."""
+    return iter(functools.partial(f.readline, MAX_ITEM_BYTES + 1), b"")
 
 
 def _node_values(node, memo: dict, depth: int = 0) -> int:
@@ -59,6 +83,8 @@ def iter_dump_items(path: str, error_cls: Type[UserError], fast: bool = True):
             return
         except _Fallback:
             pass
+        except _ItemTooLarge as e:
+            raise _too_large(error_cls, path, e.args[0]) from None
         except OSError:  # read again below, whose error says why
             pass
         finally:  # what the fast readers remembered of the lines (about 50 MB)
@@ -75,7 +101,7 @@ class _Fallback(Exception):
 
 def _is_regular(path: str) -> bool:
     try:
-        return stat.S_ISREG(os.stat(path).st_mode) and os.path.getsize(path) <= MAX_BYTES
+        return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False
 
@@ -108,7 +134,8 @@ def _fast_list_items(path: str):
             return
         seen_items = False
         meta = False
-        for line in f:  # the header
+        lines = _lines(f)
+        for line in lines:  # the header
             if _ITEMS_LINE.fullmatch(line):
                 seen_items = True
                 break
@@ -120,9 +147,10 @@ def _fast_list_items(path: str):
         if not seen_items:
             raise _Fallback
         chunk: List[bytes] = []
+        size = 0  # of the chunk
         i = 0
         tail = None
-        for line in f:
+        for line in lines:
             c = line[:1]
             if c == b"-":
                 if line[1:2] not in (b" ", b"\n", b"\r", b""):
@@ -131,13 +159,17 @@ def _fast_list_items(path: str):
                     yield f"items[{i}]", _fast_item(chunk)
                     i += 1
                 chunk = [line]
+                size = len(line)
             elif c in (b" ", b"#", b"\n", b"\r"):
                 if not chunk:
                     raise _Fallback
                 chunk.append(line)
+                size += len(line)
             else:
                 tail = line
                 break
+            if size > MAX_ITEM_BYTES:
+                raise _ItemTooLarge(f"items[{i}]")
         if chunk:
             yield f"items[{i}]", _fast_item(chunk)
         if not chunk:
@@ -150,7 +182,7 @@ def _fast_list_items(path: str):
                 meta = tail.startswith(b"metadata:") and not tail.startswith(b"metadata: {")
             else:
                 raise _Fallback
-            tail = f.readline() or None
+            tail = next(lines, None)
 
 
 def _fast_item(chunk: List[bytes]) -> Any:
@@ -210,7 +242,8 @@ def _fast_json_items(f):
     refuses, surrogate escapes, keys too long for YAML) raises _Fallback."""
     skeleton: List[bytes] = []
     line = b""
-    for line in f:
+    lines = _lines(f)
+    for line in lines:
         if line == b'    "items": [\n':
             break
         if not _JSON_HEAD.fullmatch(line):
@@ -220,13 +253,15 @@ def _fast_json_items(f):
         raise _Fallback
     skeleton.append(b'    "items": [\n')
     chunk: List[bytes] = []
+    size = 0  # of the chunk
     i = 0
     last = True  # the previous entry ended without a comma (or there is none yet)
-    for line in f:
+    for line in lines:
         if line == b"        {\n" and not chunk:
             if i and last:
                 raise _Fallback
             chunk = [line]
+            size = len(line)
         elif chunk and line in (b"        },\n", b"        }\n"):
             chunk.append(b"        }\n")
             yield f"items[{i}]", _fast_json_lines(chunk)
@@ -235,6 +270,9 @@ def _fast_json_items(f):
             last = line == b"        }\n"
         elif chunk and line.startswith(b"            "):
             chunk.append(line)
+            size += len(line)
+            if size > MAX_ITEM_BYTES:
+                raise _ItemTooLarge(f"items[{i}]")
         elif not chunk and i and last and _JSON_HEAD.fullmatch(line):
             skeleton.append(line)
             break
@@ -242,7 +280,7 @@ def _fast_json_items(f):
             raise _Fallback
     else:
         raise _Fallback
-    for line in f:
+    for line in lines:
         if len(skeleton) > 64 or not _JSON_HEAD.fullmatch(line):
             raise _Fallback
         skeleton.append(line)
@@ -314,7 +352,7 @@ def _fast_json_lines(chunk: List[bytes]) -> Any:
             if len(ok) < _JSON_OK_LINES:
                 ok[line] = True
     text = b"".join(chunk)
-    if len(text) > MAX_ITEM_VALUES:
+    if len(chunk) * 2 > MAX_ITEM_VALUES:  # each line in the form holds a key and a value at most
         raise _Fallback
     try:
         obj = _strict_json(text)
@@ -326,7 +364,7 @@ def _fast_json_lines(chunk: List[bytes]) -> Any:
 
 
 def _fast_json_item(text: bytes) -> Any:
-    if (len(text) > MAX_ITEM_VALUES or b"\t" in text or _SURROGATE_ESCAPE.search(text)
+    if (text.count(b"\n") * 2 > MAX_ITEM_VALUES or b"\t" in text or _SURROGATE_ESCAPE.search(text)
             or not _JSON_ITEM.fullmatch(text)):
         raise _Fallback
     try:
@@ -345,9 +383,6 @@ def _iter_dump_items(path: str, error_cls: Type[UserError]):
     """iter_dump_items read event by event (any YAML a dump may be)."""
     check_regular_file(path, error_cls, streams=True)
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            raise error_cls(f"too large: {size} bytes (the limit is {MAX_BYTES // (1024 * 1024)} MB)", file=path)
         f = open(path, "rb")
     except OSError as e:
         raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
@@ -431,6 +466,16 @@ class _StreamLoader(_StrictLoader):
     def __init__(self, stream):
         super().__init__(stream)
         self.anchors = {}
+        self.item_start = -1  # where the node being composed starts (-1: none)
+
+    def get_event(self):
+        """The parser's next event; _ItemTooLarge once the node being composed passes
+        MAX_ITEM_BYTES (counted in characters, libyaml's marks: an item is refused before it
+        is held whole)."""
+        event = super().get_event()
+        if self.item_start >= 0 and event.end_mark.index - self.item_start > MAX_ITEM_BYTES:
+            raise _ItemTooLarge
+        return event
 
 
 def _construct_item(loader, where: str, error_cls: Type[UserError], path: str,
@@ -438,7 +483,13 @@ def _construct_item(loader, where: str, error_cls: Type[UserError], path: str,
     """The next node of the stream, bounded before it is built: an item of a dump (at most
     `limit` values), or a top-level value of its document (a List's metadata: an alias bomb
     there is refused as one in an item)."""
-    node = loader.compose_node(None, None)
+    loader.item_start = loader.peek_event().start_mark.index
+    try:
+        node = loader.compose_node(None, None)
+    except _ItemTooLarge:
+        raise _too_large(error_cls, path, where) from None
+    finally:
+        loader.item_start = -1
     try:
         n = _node_values(node, {})
     except RecursionError:

@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import yaml
 
 from ..api.object_validation import SCHEDULING_KINDS
+from .. import yamlfile
 from ..errors import CaseError, UserError
 from ..yamlfile import json_line, load_yaml_file, load_yaml_text
 
@@ -111,6 +112,7 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     workload_minor: Optional[int] = None  # the version whose Workload API the dump's objects use
     workload_gates: Dict[str, bool] = {}  # the v1.36 alpha gates whose fields the objects use
     n = 0
+    size = _CaseSize(output)
     for where, item in iter_dump_items(path, UserError):
         objs: List[Tuple[str, Dict[str, Any]]] = []
         try:
@@ -144,9 +146,9 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
                     md = obj.get("metadata") or {}
                     order = (str(md.get("creationTimestamp") or ""), str(md.get("namespace") or "default"),
                              str(md.get("name") or ""))
-                    pending.append((order, key, _object_text(obj)))
+                    pending.append((order, key, size.add(_object_text(obj))))
                     continue
-            cluster.append((key, _object_text(obj)))
+            cluster.append((key, size.add(_object_text(obj))))
         prog.tick(f"{n} objects read and checked")
     prog.tick(f"{n} objects read and checked", force=True)
     pending.sort(key=lambda p: p[0])
@@ -164,9 +166,12 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
               "#   expect: {bindings: {" + (f"{first_ref}: <node>" if first_ref else "<pod>: <node>") + "}}\n")
     dumper = getattr(yaml, "CSafeDumper", None) or yaml.SafeDumper
 
+    head_text = header + yaml.dump(head, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    size.add(head_text + ("cluster:\n" if cluster else "cluster: []\n") + ("pods:\n" if pending else "pods: []\n")
+             + "expect:\n  bindings: {}\n")  # all but the objects
+
     def write(out) -> None:
-        out.write(header)
-        out.write(yaml.dump(head, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True))
+        out.write(head_text)
         for section, items in (("cluster", cluster), ("pods", pending_keys)):
             out.write(f"{section}:\n" if items else f"{section}: []\n")
             for _, text in items:
@@ -211,6 +216,25 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
           + (f"; dropped {summary}" if summary else "") + (f" -> {output}" if output else ""),
           file=sys.stderr)
     return 0
+
+
+class _CaseSize:
+    """The bytes of the case `import` writes, counted as its objects are read: `run` reads a
+    case of at most yamlfile.MAX_BYTES (1 GiB), so `import` stops as soon as its case passes
+    that, before writing anything (a dump has no size bound: harness/case/dumps.py)."""
+
+    def __init__(self, output: Optional[str]):
+        self.output = output or "stdout"
+        self.bytes = 0
+
+    def add(self, text: str) -> str:
+        self.bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
+        limit = yamlfile.MAX_BYTES
+        if self.bytes > limit:
+            raise UserError(f"the case would be over {limit // (1024 * 1024)} MB ({limit} bytes), the most "
+                            f"`run` reads: import a part of the cluster (e.g. fewer namespaces)",
+                            file=self.output, key="-o")
+        return text
 
 
 def _new_file_mode(path: str) -> int:
