@@ -100,7 +100,11 @@ class NodeTable:
         rows = [_row(ni) for ni in nodes]
         self.unsafe_rows = {i for i, row in enumerate(rows) if not _safe(row)}
         self.safe = not self.unsafe_rows
-        data = np.array(rows, dtype=np.int64) if self.safe and rows else np.zeros((len(rows), len(COLUMNS)), np.int64)
+        # an unsafe row is held as zeros (the table is off while it is there); every other row
+        # holds its numbers, so that the table is true again once that row comes back in range
+        zeros = (0,) * len(COLUMNS)
+        data = np.array([zeros if i in self.unsafe_rows else row for i, row in enumerate(rows)]
+                        if self.unsafe_rows else rows, dtype=np.int64)
         self.data = np.ascontiguousarray(data.reshape(len(rows), len(COLUMNS)).T)
         self._bind_columns()
         # how many rows have each flag column set (NodeRows.flagged answers [] at once at 0)

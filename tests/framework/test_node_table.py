@@ -92,3 +92,25 @@ def test_numbers_beyond_int64_arithmetic_fall_back_to_the_plain_loops(table_ever
     plain = run_case(_case(nodes, pods))
     assert _outcome(res) == _outcome(plain)
     assert res.bindings["default/p"] == "small"
+
+
+def test_a_row_back_in_range_turns_the_table_on_with_every_row_true(table_everywhere):
+    # "big" starts with 1Ei of memory (beyond the columns' range: the table is off), then is
+    # updated to 8Gi, so the table turns on again; every other row must then hold its node's
+    # numbers (node_table.CHECK compares each row with its NodeInfo at every use), and the
+    # outcome is the plain loops'. After the update, p1 (3 cpu) goes to one of the 4-cpu nodes;
+    # p2 (3 cpu) cannot share it (Insufficient cpu) and goes to another node
+    nodes = [_node("big", memory="1Ei")] + [_node(f"n{i:02d}") for i in range(5)]
+    pods = [_pod("p0", "1", "1Gi")]
+    big_now = _node("big", memory="8Gi")
+    steps = [{"update": [big_now]}, {"create": [_pod("p1", "3"), _pod("p2", "3")]}]
+
+    def case():
+        return case_from_data({"apiVersion": "schedharness/v1alpha1", "kind": "Case", "cluster": nodes,
+                               "pods": pods, "steps": steps, "expect": {}}, "inline.yaml")
+    node_table.MIN_NODES = 10 ** 9
+    plain = run_case(case())
+    node_table.MIN_NODES = 0
+    table = run_case(case())
+    assert table.passed and _outcome(plain) == _outcome(table)
+    assert table.bindings["default/p1"] != table.bindings["default/p2"]
