@@ -575,9 +575,7 @@ class SchedulingQueue:
         if rows is None:
             return Strategy.QUEUE_AFTER_BACKOFF
         # the profile's rows whose event covers this one, in their order (hint_map is fixed)
-        known = self._matching_rows.get((name, event))
-        if known is None or known[0] is not rows:
-            known = self._matching(name, rows, event)
+        known = self._matching(name, rows, event)
         if rejectors.isdisjoint(known[2]):
             return Strategy.QUEUE_SKIP
         strategy = Strategy.QUEUE_SKIP
@@ -605,8 +603,10 @@ class SchedulingQueue:
     def _matching(self, name: str, rows, event: ClusterEvent):
         """(rows, the profile's rows whose event covers `event` in their order, their plugins),
         kept per (profile, event)."""
-        matching = [(plugin, fn) for ev, plugin, fn in rows if match_cluster_events(ev, event)]
-        known = self._matching_rows[(name, event)] = (rows, matching, frozenset(p for p, _ in matching))
+        known = self._matching_rows.get((name, event))
+        if known is None or known[0] is not rows:
+            matching = [(plugin, fn) for ev, plugin, fn in rows if match_cluster_events(ev, event)]
+            known = self._matching_rows[(name, event)] = (rows, matching, frozenset(p for p, _ in matching))
         return known
 
     def _skipped_plugins(self, event: ClusterEvent):
@@ -617,10 +617,7 @@ class SchedulingQueue:
             return None
         out = {}
         for name, rows in self.hint_map.items():
-            known = self._matching_rows.get((name, event))
-            if known is None or known[0] is not rows:
-                known = self._matching(name, rows, event)
-            out[name] = known[2]
+            out[name] = self._matching(name, rows, event)[2]
         return out
 
     # ------------------------------------------------------------------------------------------
