@@ -103,9 +103,8 @@ def _object_meta(obj: Mapping, kind: str) -> Dict[str, Any]:
         if key is not None:
             key = ((kind, key[0]), key[1])
             if known_valid_key(_object_meta, key):
-                _str(md, "name", "metadata")
+                name = _str(md, "name", "metadata")  # the types first, as _object_meta_types
                 _str(md, "uid", "metadata")
-                name = _str(md, "name", "metadata")
                 if not name:
                     _required("metadata.name", "name or generateName is required")
                 _NAME_RULE.get(kind, _no_rule if kind in _OTHER_KINDS else _dns_subdomain)(name, "metadata.name")
