@@ -354,12 +354,18 @@ def _split_json_lines(text: str, values: Optional["ValueTable"] = None) -> Optio
 _LEFT = object()  # a line left to YAML
 
 
-def _decode_line(decoder: Any, body: str) -> Any:
-    """The value of one JSON text, or _LEFT."""
-    try:
-        return decoder.decode(body)
-    except ValueError:
+def _line_value(decoder: Any, body: str, decoded: Any = _LEFT, maybe_long_key: bool = True) -> Any:
+    """The value of one `- {...}` line's JSON text `body` (`decoded`: already decoded), or _LEFT
+    when YAML must read the line: nested more than 100 deep, a key too long for a YAML simple
+    key (`maybe_long_key` False: its batch has none), not JSON, or not in canonical form."""
+    if body.count("{") + body.count("[") > 100 or (maybe_long_key and _long_key(body)):
         return _LEFT
+    if decoded is _LEFT:
+        try:
+            decoded = decoder.decode(body)
+        except ValueError:
+            return _LEFT
+    return decoded if _canonical(decoded) == body else _LEFT
 
 
 def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str, List[int]]]:
@@ -392,11 +398,8 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
         # the batch's bound covers its lines (and, over-counting, those left to YAML)
         bound += _json_values_bound(joined)
         for j, i in enumerate(batch):
-            body = bodies[j]
-            if body.count("{") + body.count("[") > 100 or (long_keys and _long_key(body)):
-                continue  # left to YAML
-            value = decoded[j] if decoded is not None else _decode_line(decoder, body)
-            if value is _LEFT or _canonical(value) != body:
+            value = _line_value(decoder, bodies[j], _LEFT if decoded is None else decoded[j], long_keys)
+            if value is _LEFT:
                 continue  # left to YAML
             out[i] = placeholder
             objs.append(value)
@@ -408,11 +411,8 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
                 value = reader.read(line, 2)
                 if value is None:
                     body = line[2:]
-                    if body.count("{") + body.count("[") > 100 or _long_key(body):
-                        out.append(line)  # left to YAML
-                        continue
-                    value = _decode_line(decoder, body)
-                    if value is _LEFT or _canonical(value) != body:
+                    value = _line_value(decoder, body)
+                    if value is _LEFT:
                         out.append(line)  # left to YAML
                         continue
                     bound += _json_values_bound(body)
