@@ -87,14 +87,11 @@ class _Shape:
 class PieceReader:
     """Reads canonical one-line JSON objects of one load (see the module's docstring).
 
-    `values`: the load's sharing.ValueTable (strings and lists are shared through it); `scan`:
-    the scan_once of a JSON decoder whose mappings the table builds; `canonical`: the text a
-    value is written as (yamlfile._canonical)."""
+    `values`: the load's sharing.ValueTable (strings and lists are shared through it);
+    `canonical`: the text a value is written as (yamlfile._canonical)."""
 
-    def __init__(self, values: Any, scan: Callable[[str, int], Tuple[Any, int]],
-                 canonical: Callable[[Any], str]) -> None:
+    def __init__(self, values: Any, canonical: Callable[[Any], str]) -> None:
         self.values = values
-        self.scan = scan
         self.canonical = canonical
         self.intern = values.interner()  # str -> the table's equal string
         self.known = values.known()  # (str, default) -> the table's equal string, else default

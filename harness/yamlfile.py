@@ -376,7 +376,7 @@ def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) ->
 
     decoder = _decoder(values)
     # with a value table, lines are read piece by piece (harness/json_pieces.py)
-    reader = None if values is None else PieceReader(values, decoder.scan_once, _canonical)
+    reader = None if values is None else PieceReader(values, _canonical)
     mark = f"schedharness-json-line-{secrets.token_hex(12)}"
     placeholder = f'- "{mark}"'
     out: List[str] = []  # the skeleton's lines

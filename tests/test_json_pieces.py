@@ -24,7 +24,7 @@ _OBJECTS = st.dictionaries(_KEYS, _VALUES, max_size=6)
 
 def _reader() -> PieceReader:
     values = ValueTable()
-    return PieceReader(values, yamlfile._decoder(values).scan_once, yamlfile._canonical)
+    return PieceReader(values, yamlfile._canonical)
 
 
 def _canonical_text(text: str) -> bool:
