@@ -23,7 +23,7 @@ decode as they are.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import valid_memo
 
@@ -517,6 +517,45 @@ def _find(value: Any, fields: _Compiled, table: Dict[str, _Compiled], top: bool,
         if memo is not None and not top:
             memo[mkey] = v
     return None
+
+
+def member_walk(kind: str, part: str, member: str, minor: int) -> Optional[Callable[[Any], bool]]:
+    """For the member `member` of the kind's `part` (a field of its struct, as metadata, spec or
+    status are): a function telling whether a value of it is free of unknown fields, or None
+    when the member holds no struct (nothing to walk). unknown_field's walk of that member
+    alone (api/replica_check.py: a replica's own members); the member's value itself is not
+    remembered (it is a pod's own), what is below it is."""
+    table = _compiled(minor)
+    got = table[_KINDS[kind]][part]
+    spec = table[got[1]].get(member) if got is not None else None
+    if spec is None:
+        return None
+    shape, inner = spec
+    sub = table[inner]
+
+    def free(value: Any) -> bool:
+        if value is None:
+            return True
+        memo = valid_memo.table()
+        if memo is not None and memo.get((shape, inner, id(value))) is value:
+            return True
+        if shape == ".":
+            return _find(value, sub, table, False, memo) is None
+        if shape == "[":
+            if not isinstance(value, list):
+                return True
+            for item in value:
+                if _find(item, sub, table, False, memo) is not None:
+                    return False
+            return True
+        if not isinstance(value, dict):
+            return True
+        for item in value.values():
+            if _find(item, sub, table, False, memo) is not None:
+                return False
+        return True
+
+    return free
 
 
 _UNKNOWN: Any = object()

@@ -26,7 +26,8 @@ from .field_checks import (_bool, _child, _dns_label, _dns_subdomain, _duplicate
                            _required, short_value, _str, _str_map, _strs, _time, _unsupported,
                            _wrong_type)
 from .dra_validation import BY_KIND as DRA_BY_KIND
-from .valid_memo import found_valid, found_valid_key, known_valid, known_valid_key, members_key
+from .replica_check import found_valid_pod, known_valid_pod
+from .valid_memo import found_valid, found_valid_key, known_valid, known_valid_key, members_key, table
 from .validation import (is_dns1123_subdomain, is_extended_resource_name, is_native_resource,
                          is_qualified_name, is_valid_label_value)
 from .workload import BY_KIND as WORKLOAD_BY_KIND, api_version_problem, validate_pod_fields
@@ -859,7 +860,20 @@ def _strict_decoding(obj: Mapping, kind: str, features: Optional["Features"]) ->
 
 def validate_object(obj: Any, features: Optional["Features"] = None) -> Optional[Tuple[str, str]]:
     """The first problem the API server of ``features``' version (default: the newest modelled)
-    would report for this manifest, as (field path, message), or None."""
+    would report for this manifest, as (field path, message), or None. While a cluster is built,
+    a pod that differs from a pod found valid only in its own members has those checked alone
+    (api/replica_check.py)."""
+    replica = type(obj) is dict and obj.get("kind") == "Pod" and table() is not None
+    if replica and known_valid_pod(obj, features):
+        return None
+    err = _validate_object(obj, features)
+    if replica and err is None:
+        found_valid_pod(obj, features)
+    return err
+
+
+def _validate_object(obj: Any, features: Optional["Features"]) -> Optional[Tuple[str, str]]:
+    """validate_object's checks, in order."""
     try:
         if not isinstance(obj, dict):
             _wrong_type("", "a Kubernetes object (a mapping)", obj)

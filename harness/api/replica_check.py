@@ -1,0 +1,175 @@
+"""A replica's validation as "the pod found valid before, but these members" while a cluster is
+built (not an upstream piece; api/valid_memo.py's remembering is on).
+
+The 150,000 pods of a big cluster are replicas of a few Deployments: they hold the same values
+(harness/sharing.py) but their name, uid, resourceVersion, nodeName and the status the kubelet
+wrote (IPs, container IDs). validate_object's answer for a pod depends on the members it reads,
+so a pod whose members are those of a pod found valid (the same objects, equal scalars), but
+for some it may differ in, needs only the checks of those members:
+
+- metadata: name, uid, resourceVersion (_object_meta's short path, in its order);
+- spec: nodeName (a string, a DNS subdomain);
+- status: any member but phase, nominatedNodeName and conditions (validation reads only those
+  three), whose strict decoding (fields.member_free) is then walked alone.
+
+Every other member, the keys and their order must be the same (strict decoding depends on the
+keys, validation on the values). A pod that differs in more, or whose own members do not pass,
+is validated in full (its first problem is the plain one). Only answers "valid": a template is
+a pod the full validation passed, its members as they were then (the API server's defaulting
+writes into metadata and spec afterwards), kept while remembering and dropped with the record.
+"""
+
+from __future__ import annotations
+
+from itertools import compress
+from operator import is_not
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+
+from . import fields, valid_memo
+from .field_checks import ObjectInvalid, _dns_subdomain, _str
+
+if TYPE_CHECKING:
+    from ..versions import Features
+
+# values compared by type and value (equal ones are interchangeable); any other by identity
+_BY_VALUE = (str, int, bool, float, type(None))
+# the members a replica may hold of its own, per part of the pod
+_OWN_META = frozenset(("name", "uid", "resourceVersion"))
+_OWN_SPEC = frozenset(("nodeName",))
+_READ_STATUS = frozenset(("phase", "nominatedNodeName", "conditions"))  # what validation reads
+_PARTS = ("metadata", "spec", "status")
+# valid_memo's key of the templates: (this module, the features, a pod's containers, labels
+# and namespace) -> _Template
+_TEMPLATES = "replica_check"
+
+
+# what a member that differs from the template's needs (_Template.acts)
+_SAME, _PART, _OWN_METADATA, _NODE_NAME, _LEAF = range(5)
+
+
+class _Template:
+    """A pod found valid: its members as validated (the top level's, its metadata's, spec's and
+    status's, one after the other), and what each needs when a replica's differs."""
+
+    __slots__ = ("features", "keys", "values", "acts")
+
+    def __init__(self, features: Any, parts: Tuple[Dict[str, Any], ...], minor: int):
+        self.features = features
+        self.keys = tuple(tuple(d) for d in parts)
+        self.values = tuple(v for d in parts for v in d.values())
+        acts: list = []
+        for i, d in enumerate(parts):
+            for k in d:
+                if i == 0:
+                    acts.append(_PART if k in _PARTS else _SAME)
+                elif i == 1:
+                    acts.append(_OWN_METADATA if k in _OWN_META else _SAME)
+                elif i == 2:
+                    acts.append(_NODE_NAME if k in _OWN_SPEC else _SAME)
+                elif k in _READ_STATUS:
+                    acts.append(_SAME)
+                else:  # a status member: its strict decoding walked alone (None: a leaf)
+                    walk = fields.member_walk("Pod", "status", k, minor)
+                    acts.append(_LEAF if walk is None else walk)
+        self.acts = tuple(acts)
+
+
+def _template_key(obj: Dict[str, Any], features: Any) -> Optional[Tuple[Any, ...]]:
+    """What the template of a pod is looked up by (the values replicas of one Deployment share;
+    which template is found only decides whether the comparison can succeed)."""
+    md, spec = obj.get("metadata"), obj.get("spec")
+    if type(md) is not dict or type(spec) is not dict:
+        return None
+    ns = md.get("namespace")
+    return (_TEMPLATES, id(features), id(spec.get("containers")), id(md.get("labels")),
+            ns if type(ns) is str else None)
+
+
+def _parts(obj: Dict[str, Any]) -> Optional[Tuple[Dict[str, Any], ...]]:
+    """The pod's mappings compared with a template's: itself, its metadata, spec and status (if
+    it has one); None when one is not a mapping."""
+    md, spec, status = obj.get("metadata"), obj.get("spec"), obj.get("status")
+    if type(md) is not dict or type(spec) is not dict:
+        return None
+    if status is None:
+        return obj, md, spec
+    if type(status) is not dict:
+        return None
+    return obj, md, spec, status
+
+
+def known_valid_pod(obj: Dict[str, Any], features: Optional["Features"]) -> bool:
+    """Is this pod (a dict of kind Pod) valid because it differs from a pod found valid only in
+    members it may hold of its own, and those pass their checks? False: validate it in full."""
+    memo = valid_memo.table()
+    if memo is None:
+        return False
+    key = _template_key(obj, features)
+    if key is None:
+        return False
+    t = memo.get(key)
+    if t is None or t.features is not features:
+        return False
+    parts = _parts(obj)
+    if parts is None or tuple(tuple(d) for d in parts) != t.keys:
+        return False  # other keys, or in another order
+    values = t.values
+    acts = t.acts
+    own_meta = node_name = False
+    # the members that are not the template's very objects (at C speed), one by one
+    mine = [v for d in parts for v in d.values()]
+    for i in compress(range(len(values)), map(is_not, mine, values)):
+        act = acts[i]
+        if act == _PART or act == _LEAF:
+            continue
+        v = mine[i]
+        if act == _SAME:
+            tv = values[i]
+            ty = type(v)
+            if not (ty is type(tv) and ty in _BY_VALUE and v == tv):
+                return False
+        elif act == _OWN_METADATA:
+            own_meta = True
+        elif act == _NODE_NAME:
+            node_name = True
+        elif not act(v):  # a status member's strict decoding
+            return False
+    md, spec = parts[1], parts[2]
+    try:
+        if own_meta:  # _object_meta's short path: the types first, then the values
+            name = _str(md, "name", "metadata")
+            _str(md, "uid", "metadata")
+            if not name:
+                return False
+            _dns_subdomain(name, "metadata.name")
+            rv = md.get("resourceVersion")
+            if rv is not None and not (type(rv) is int or (type(rv) is str and rv.isdigit())):
+                return False
+        if node_name:
+            nn = _str(spec, "nodeName", "spec")
+            if nn:
+                _dns_subdomain(nn, "spec.nodeName")
+    except ObjectInvalid:
+        return False
+    return True
+
+
+def found_valid_pod(obj: Dict[str, Any], features: Optional["Features"]) -> None:
+    """The full validation passed this pod: the template of pods like it (while remembering)."""
+    memo = valid_memo.table()
+    if memo is None:
+        return
+    key = _template_key(obj, features)
+    parts = _parts(obj)
+    if key is None or parts is None:
+        return
+    for d in parts:
+        for k in d:
+            if type(k) is not str:
+                return
+    if features is None:
+        from ..versions import DEFAULT
+        minor = DEFAULT.version.minor
+    else:
+        minor = features.version.minor
+    memo[key] = _Template(features, parts, minor)
