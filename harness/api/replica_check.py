@@ -43,25 +43,47 @@ _PARTS = ("metadata", "spec", "status")
 _TEMPLATES = "replica_check"
 
 
-# what a member that differs from the template's needs (_Template.acts)
-_SAME, _PART, _OWN_METADATA, _NODE_NAME, _LEAF = range(5)
+# what a member that differs from the template's needs (_Template.acts): to be an equal scalar,
+# nothing (a part: metadata, spec or status, compared member by member; a status member that
+# holds no struct), the checks of metadata's own members, of the nodeName; or a function (a
+# status member's strict decoding, fields.member_walk)
+_SAME, _NOTHING, _OWN_METADATA, _NODE_NAME = range(4)
+_MAX_PLANS = 64  # (per template: replicas differ from it in a few ways)
+
+
+class _Plan:
+    """What a replica needs whose members differ from the template's at certain positions: the
+    positions that must hold equal scalars (`same`, the template's values `want` and their
+    types), the own members to check, the status members to walk."""
+
+    __slots__ = ("same", "want", "types", "own_meta", "node_name", "walks")
+
+    def __init__(self, t: "_Template", diff: Tuple[int, ...]):
+        self.same = tuple(i for i in diff if t.acts[i] == _SAME)
+        self.want = tuple(t.values[i] for i in self.same)
+        self.types = tuple(map(type, self.want))
+        self.own_meta = any(t.acts[i] == _OWN_METADATA for i in diff)
+        self.node_name = any(t.acts[i] == _NODE_NAME for i in diff)
+        self.walks = tuple((i, t.acts[i]) for i in diff if callable(t.acts[i]))
 
 
 class _Template:
-    """A pod found valid: its members as validated (the top level's, its metadata's, spec's and
-    status's, one after the other), and what each needs when a replica's differs."""
+    """A pod found valid: the keys of its top level, metadata, spec and status (None: it has
+    none), their values as validated (one after the other), what each needs when a replica's
+    differs, and the plans of the differences seen."""
 
-    __slots__ = ("features", "keys", "values", "acts")
+    __slots__ = ("features", "keys", "values", "acts", "plans")
 
     def __init__(self, features: Any, parts: Tuple[Dict[str, Any], ...], minor: int):
         self.features = features
-        self.keys = tuple(tuple(d) for d in parts)
+        keys = tuple(tuple(d) for d in parts)
+        self.keys = keys if len(keys) == 4 else keys + (None,)
         self.values = tuple(v for d in parts for v in d.values())
         acts: list = []
         for i, d in enumerate(parts):
             for k in d:
                 if i == 0:
-                    acts.append(_PART if k in _PARTS else _SAME)
+                    acts.append(_NOTHING if k in _PARTS else _SAME)
                 elif i == 1:
                     acts.append(_OWN_METADATA if k in _OWN_META else _SAME)
                 elif i == 2:
@@ -70,8 +92,22 @@ class _Template:
                     acts.append(_SAME)
                 else:  # a status member: its strict decoding walked alone (None: a leaf)
                     walk = fields.member_walk("Pod", "status", k, minor)
-                    acts.append(_LEAF if walk is None else walk)
+                    acts.append(_NOTHING if walk is None else walk)
         self.acts = tuple(acts)
+        self.plans: Dict[Tuple[int, ...], Optional[_Plan]] = {}
+
+    def plan(self, diff: Tuple[int, ...]) -> Optional[_Plan]:
+        """The plan of these differences (None: a member that must be the template's very
+        object, a mapping or a list, is another)."""
+        plans = self.plans
+        if diff in plans:
+            return plans[diff]
+        plan: Optional[_Plan] = _Plan(self, diff)
+        if not all(t in _BY_VALUE for t in plan.types):
+            plan = None
+        if len(plans) < _MAX_PLANS:
+            plans[diff] = plan
+        return plan
 
 
 def _template_key(obj: Dict[str, Any], features: Any) -> Optional[Tuple[Any, ...]]:
@@ -110,33 +146,29 @@ def known_valid_pod(obj: Dict[str, Any], features: Optional["Features"]) -> bool
     t = memo.get(key)
     if t is None or t.features is not features:
         return False
-    parts = _parts(obj)
-    if parts is None or tuple(tuple(d) for d in parts) != t.keys:
+    md, spec, status = obj["metadata"], obj["spec"], obj.get("status")
+    keys = t.keys
+    if tuple(obj) != keys[0] or tuple(md) != keys[1] or tuple(spec) != keys[2]:
         return False  # other keys, or in another order
-    values = t.values
-    acts = t.acts
-    own_meta = node_name = False
-    # the members that are not the template's very objects (at C speed), one by one
-    mine = [v for d in parts for v in d.values()]
-    for i in compress(range(len(values)), map(is_not, mine, values)):
-        act = acts[i]
-        if act == _PART or act == _LEAF:
-            continue
-        v = mine[i]
-        if act == _SAME:
-            tv = values[i]
-            ty = type(v)
-            if not (ty is type(tv) and ty in _BY_VALUE and v == tv):
-                return False
-        elif act == _OWN_METADATA:
-            own_meta = True
-        elif act == _NODE_NAME:
-            node_name = True
-        elif not act(v):  # a status member's strict decoding
+    if status is None:
+        if keys[3] is not None:
             return False
-    md, spec = parts[1], parts[2]
+        mine = (*obj.values(), *md.values(), *spec.values())
+    else:
+        if type(status) is not dict or tuple(status) != keys[3]:
+            return False
+        mine = (*obj.values(), *md.values(), *spec.values(), *status.values())
+    values = t.values
+    # the positions of the members that are not the template's very objects (at C speed)
+    plan = t.plan(tuple(compress(range(len(values)), map(is_not, mine, values))))
+    if plan is None:
+        return False
+    if plan.same:  # scalars decoded apart (an integer): equal, of the same type
+        got = tuple(map(mine.__getitem__, plan.same))
+        if tuple(map(type, got)) != plan.types or got != plan.want:
+            return False
     try:
-        if own_meta:  # _object_meta's short path: the types first, then the values
+        if plan.own_meta:  # _object_meta's short path: the types first, then the values
             name = _str(md, "name", "metadata")
             _str(md, "uid", "metadata")
             if not name:
@@ -145,12 +177,15 @@ def known_valid_pod(obj: Dict[str, Any], features: Optional["Features"]) -> bool
             rv = md.get("resourceVersion")
             if rv is not None and not (type(rv) is int or (type(rv) is str and rv.isdigit())):
                 return False
-        if node_name:
+        if plan.node_name:
             nn = _str(spec, "nodeName", "spec")
             if nn:
                 _dns_subdomain(nn, "spec.nodeName")
     except ObjectInvalid:
         return False
+    for i, walk in plan.walks:  # the status members' strict decoding
+        if not walk(mine[i]):
+            return False
     return True
 
 

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from ..api.fields import KIND_VERSIONS, NAMESPACED_CORE_KINDS
 from ..api.object_validation import SYSTEM_PRIORITY_CLASSES, ObjectInvalid, validate_object
-from ..api.workload import check_priority
+from ..api.workload import check_priority, drop_disabled_fields, drop_disabled_pod_fields
 from ..api.pod_resources import (aggregate_container_requests, is_hugepage_resource_name,
                                  is_overcommit_allowed as overcommit_allowed,
                                  is_supported_pod_level_resource)
@@ -347,18 +347,10 @@ def builtin_workload_kind(obj: Dict[str, Any]) -> bool:
         str(obj.get("apiVersion") or "").startswith("scheduling.k8s.io/")
 
 
-def drop_disabled_group_fields(obj, old, features) -> None:
-    """dropDisabledPodGroupFields / dropDisabledWorkloadFields (harness/api/workload.py)."""
-    from ..api.workload import drop_disabled_fields
-
-    drop_disabled_fields(obj, old, features)
-
-
-def drop_disabled_workload_fields(spec, old_spec, features) -> None:
-    """dropDisabledWorkloadRef / dropDisabledSchedulingGroup (harness/api/workload.py)."""
-    from ..api.workload import drop_disabled_pod_fields
-
-    drop_disabled_pod_fields(spec, old_spec, features)
+# dropDisabledPodGroupFields / dropDisabledWorkloadFields, dropDisabledWorkloadRef /
+# dropDisabledSchedulingGroup (harness/api/workload.py)
+drop_disabled_group_fields = drop_disabled_fields
+drop_disabled_workload_fields = drop_disabled_pod_fields
 
 
 def check_object(obj: Any, key: str, path: str, features: Features = DEFAULT_FEATURES) -> None:
