@@ -91,21 +91,19 @@ class Pod(KubeObject):
         """Cache a value derived from this pod's spec (e.g. parsed requests). Copies made with
         `with_node` / `with_status` share it, so nothing that refers to the pod object itself
         may be stored here."""
-        try:
-            return self._memo[key]
-        except KeyError:
+        v = self._memo.get(key, _MISSING)
+        if v is _MISSING:
             v = self._memo[key] = compute(self)
-            return v
+        return v
 
     def resource_memo(self, key: str, compute):
         """memo for a value derived only from what the pod's resource requests are computed
         from (requests, limits, overhead, pod-level resources, the container statuses and
         conditions that in-place resize reads): shared by every pod with the same such content,
         as a Deployment's replicas or a benchmark's pods are, so each shape is computed once."""
-        try:
-            return self._memo[key]
-        except KeyError:
-            pass
+        v = self._memo.get(key, _MISSING)
+        if v is not _MISSING:
+            return v
         rkey = self._memo.get("_resources_key")
         if rkey is None:
             rkey = self._memo["_resources_key"] = _resources_key(self)
@@ -163,17 +161,22 @@ def _resources_key(pod: Pod) -> str:
     once per set of the (shared) values it is made of: the replicas of a Deployment hold the
     same containers and conditions, and their container statuses differ in nothing it reads."""
     spec = pod.spec_
-    status = pod.status
-    if valid_memo.table() is not None and status.get("resize") is None and status.get("resources") is None \
-            and status.get("allocatedResources") is None:
+    status = pod.raw.get("status") or {}
+    if valid_memo.table() is not None and _RESIZE_KEYS.isdisjoint(status):
         names = _status_names(status.get("containerStatuses"))
         init_names = _status_names(status.get("initContainerStatuses"))
-        resizing = _resize_pending(status.get("conditions"))
-        if names is not None and init_names is not None and resizing is not None:
-            held = (spec.get("containers"), spec.get("initContainers"), spec.get("overhead"), spec.get("resources"))
+        if names is not None and init_names is not None:
+            # (the conditions held by identity: replicas share them, and what is read of them,
+            # PodResizePending's reason, is read once per list)
+            held = (spec.get("containers"), spec.get("initContainers"), spec.get("overhead"), spec.get("resources"),
+                    status.get("conditions"))
             return valid_memo.derived(_resources_key, held, lambda: _resources_key_text(spec, status),
-                                      (names, init_names, resizing))
+                                      (names, init_names))
     return _resources_key_text(spec, status)
+
+
+# the status members whose presence makes _resources_key read the status in full
+_RESIZE_KEYS = frozenset(("resize", "resources", "allocatedResources"))
 
 
 def _resize_pending(conditions: Any) -> Any:

@@ -197,6 +197,12 @@ class PodInfo:
         aff = pod.affinity
         pa = aff.get("podAffinity") or {}
         paa = aff.get("podAntiAffinity") or {}
+        if not pa and not paa:  # (most pods: no terms to parse)
+            self.required_affinity_terms = []
+            self.required_anti_affinity_terms = []
+            self.preferred_affinity_terms = []
+            self.preferred_anti_affinity_terms = []
+            return
         try:
             self.required_affinity_terms = get_affinity_terms(
                 pod, pa.get("requiredDuringSchedulingIgnoredDuringExecution"))
