@@ -42,6 +42,11 @@ class Cluster:
         # kind -> its writes so far (create, update, delete): a reader's cheap test that a
         # kind's objects are the ones it last listed
         self._writes: Dict[str, int] = {}
+        # store key -> (its creates and deletes so far, its object keys sorted then): list's
+        # order, sorted again only when objects came or went (a 150,000-pod cluster is listed
+        # several times while it is built, and every binding is an update)
+        self._members: Dict[str, int] = {}
+        self._sorted: Dict[str, Any] = {}
         # pod key -> how many of its next Binding requests fail (a case's `fail: {bind: [...]}`)
         self.failing_binds: Dict[str, int] = {}
         # pods whose latest Binding request failed by such an injection
@@ -92,13 +97,21 @@ class Cluster:
         keys = self.read_keys(kind)
         if len(keys) == 1:
             objs = self._objects.get(kind, {})
-            out = [objs[k] for k in sorted(objs)]
+            out = [objs[k] for k in self._sorted_keys(kind, objs)]
         else:
             pairs = [(k, i, o) for i, key in enumerate(keys) for k, o in self._objects.get(key, {}).items()]
             out = [o for _, _, o in sorted(pairs, key=lambda t: t[:2])]
         if namespace is not None:
             out = [o for o in out if o.namespace == namespace]
         return out
+
+    def _sorted_keys(self, kind: str, objs: Dict[str, KubeObject]) -> List[str]:
+        """sorted(objs), the objects of one store key."""
+        members = self._members.get(kind, 0)
+        got = self._sorted.get(kind)
+        if got is None or got[0] != members or len(got[1]) != len(objs):
+            got = self._sorted[kind] = (members, sorted(objs))
+        return got[1]
 
     def get(self, kind: str, namespace: str, name: str) -> Optional[KubeObject]:
         key = f"{namespace}/{name}" if namespace else name
@@ -126,14 +139,25 @@ class Cluster:
         if isinstance(obj, dict):
             obj = make_object(obj)
         obj.resource_version = next(self._rv)
-        self._bucket(obj)[object_key(obj)] = obj
+        bucket = self._bucket(obj)
+        key = object_key(obj)
+        if key not in bucket:
+            self._member_change(obj)
+        bucket[key] = obj
         if notify:
             self._notify(obj.kind, None, obj)
         return obj
 
+    def _member_change(self, obj: KubeObject) -> None:
+        """An object came into or left its store (list sorts its keys again)."""
+        key = store_kind(obj.kind, obj.api_version)
+        self._members[key] = self._members.get(key, 0) + 1
+
     def update(self, obj: KubeObject, notify: bool = True) -> KubeObject:
         bucket = self._bucket(obj)
         old = bucket.get(object_key(obj))
+        if old is None:
+            self._member_change(obj)
         obj.resource_version = next(self._rv)
         bucket[object_key(obj)] = obj
         if notify:
@@ -142,6 +166,8 @@ class Cluster:
 
     def delete(self, obj: KubeObject, notify: bool = True) -> None:
         old = self._bucket(obj).pop(object_key(obj), None)
+        if old is not None:
+            self._member_change(obj)
         if old is not None and notify:
             self._notify(obj.kind, old, None)
 

@@ -68,10 +68,6 @@ class ApiServerDefaults:
             if self.global_default is None or int(obj.get("value", 0)) < int(self.global_default.get("value", 0)):
                 self.global_default = obj
 
-    def _next_uid(self) -> str:
-        self._uid += 1
-        return f"00000000-0000-0000-0000-{self._uid:012d}"
-
     def check_builtin(self, obj: Dict[str, Any], key: str) -> None:
         """A case may list a built-in PriorityClass (a dump of `kubectl get priorityclasses`
         does): it is then the object the API server created at startup. ValidatePriorityClass
@@ -120,7 +116,9 @@ class ApiServerDefaults:
         md = obj.setdefault("metadata", {})
         if not md.get("name"):
             raise CaseError("metadata.name is required", file=self.path, key=f"{key}.metadata.name")
-        md.setdefault("uid", self._next_uid())
+        self._uid += 1  # every object counts; the uid is written where none is given
+        if "uid" not in md:
+            md["uid"] = f"00000000-0000-0000-0000-{self._uid:012d}"
         md.setdefault("creationTimestamp", _EPOCH)
         md["x-creationIndex"] = index
         kind = obj.get("kind")
@@ -218,6 +216,9 @@ class ApiServerDefaults:
                 res = c.get("resources")
                 if not res or not res.get("limits"):
                     continue
+                got = res.get("requests")
+                if type(got) is dict and type(res["limits"]) is dict and got.keys() >= res["limits"].keys():
+                    continue  # (nothing to add: a replica's shared container, defaulted already)
                 reqs = dict(res.get("requests") or {})
                 for k, v in res["limits"].items():
                     reqs.setdefault(k, v)
