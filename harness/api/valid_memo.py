@@ -15,6 +15,7 @@ check runs in full.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from operator import is_
 from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
 
 # (check, ids...) -> the values checked (kept alive: their ids stay theirs)
@@ -70,14 +71,11 @@ def derived(check: Hashable, values: Tuple[Any, ...], compute: Callable[[], Any]
     memo = _valid
     if memo is None:
         return compute()
-    key = (check, extra, *[id(v) for v in values])
+    key = (check, extra, *map(id, values))
     got = memo.get(key)
     if got is not None:
         held, out = got
-        for a, b in zip(held, values):
-            if a is not b:
-                break
-        else:
+        if all(map(is_, held, values)):
             return out
     out = compute()
     memo[key] = (values, out)
