@@ -82,6 +82,10 @@ class Cluster:
 
     def _bucket(self, obj: KubeObject) -> Dict[str, KubeObject]:
         """The objects stored with `obj` (its kind in its group), counting a write to them."""
+        return self._store(obj)[1]
+
+    def _store(self, obj: KubeObject):
+        """(the store key of `obj`, the objects stored under it), counting a write to them."""
         key = store_kind(obj.kind, obj.api_version)
         self._writes[key] = self._writes.get(key, 0) + 1
         bucket = self._objects.get(key)
@@ -89,7 +93,7 @@ class Cluster:
             if key != obj.kind:
                 self._groups[obj.kind] = sorted(self._groups.get(obj.kind, []) + [key])
             bucket = self._objects[key] = {}
-        return bucket
+        return key, bucket
 
     def list(self, kind: str, namespace: Optional[str] = None) -> List[KubeObject]:
         """Objects of a kind in namespace/name order, as an API server lists them (a kind
@@ -139,10 +143,10 @@ class Cluster:
         if isinstance(obj, dict):
             obj = make_object(obj)
         obj.resource_version = next(self._rv)
-        bucket = self._bucket(obj)
+        store, bucket = self._store(obj)
         key = object_key(obj)
         if key not in bucket:
-            self._member_change(obj)
+            self._members[store] = self._members.get(store, 0) + 1
         bucket[key] = obj
         if notify:
             self._notify(obj.kind, None, obj)
