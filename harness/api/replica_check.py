@@ -10,7 +10,7 @@ for some it may differ in, needs only the checks of those members:
 - metadata: name, uid, resourceVersion (_object_meta's short path, in its order);
 - spec: nodeName (a string, a DNS subdomain);
 - status: any member but phase, nominatedNodeName and conditions (validation reads only those
-  three), whose strict decoding (fields.member_free) is then walked alone.
+  three), whose strict decoding (fields.member_walk) is then walked alone.
 
 Every other member, the keys and their order must be the same (strict decoding depends on the
 keys, validation on the values). A pod that differs in more, or whose own members do not pass,
