@@ -51,7 +51,8 @@ class ResourceClaimController:
             for pg in self.cluster.list("PodGroup"):
                 self.sync_pod_group(pg)
         for pod in self.cluster.list("Pod"):
-            self.sync_pod(pod)
+            if not pod.node_name:  # (sync_pod leaves a bound pod alone: 150,000 of them, at once)
+                self.sync_pod(pod)
         self.cluster.subscribe(self._on_event)
 
     @staticmethod
