@@ -144,3 +144,56 @@ def test_an_item_of_megabytes_in_few_values_stays_on_the_fast_path(tmp_path, as_
     fast = list(dumps._fast_list_items(dump))  # no _Fallback
     assert fast == list(dumps.iter_dump_items(dump, UserError, fast=False))
     assert len(fast[1][1]["metadata"]["annotations"]["a"]) == 2_000_000
+
+
+@pytest.mark.parametrize("to_stdout", [False, True])
+def test_a_case_of_more_objects_than_run_reads_is_refused_before_it_is_written(tmp_path, monkeypatch, capsys,
+                                                                               to_stdout):
+    """yamlfile.MAX_OBJECTS (the case loader's bound on cluster and pods) is checked as the
+    dump is read: exactly that many objects import; one more is one line naming `-o`, exit 2,
+    nothing written."""
+    import yaml
+
+    from harness.case import loader
+
+    dump = _generated_dump(tmp_path)
+    assert import_dump(dump, str(tmp_path / "probe.yaml"), progress=False) == 0
+    case = yaml.safe_load((tmp_path / "probe.yaml").read_text())
+    n = len(case["cluster"]) + len(case["pods"])
+    capsys.readouterr()
+    out = tmp_path / "case.yaml"
+    monkeypatch.setattr(yamlfile, "MAX_OBJECTS", n)
+    monkeypatch.setattr(loader, "MAX_OBJECTS", n)
+    assert main(["import", dump, "-o", str(out)]) == 0
+    out.unlink()
+    capsys.readouterr()
+    monkeypatch.setattr(yamlfile, "MAX_OBJECTS", n - 1)
+    monkeypatch.setattr(loader, "MAX_OBJECTS", n - 1)
+    assert main(["import", dump] + ([] if to_stdout else ["-o", str(out)])) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1, err
+    shown = "stdout" if to_stdout else str(out)
+    assert err[0] == (f"error: {shown}: -o: the case would hold more than {n - 1} objects in cluster and pods "
+                      f"(the limit is {n - 1}), the most `run` reads: import a part of the cluster (e.g. fewer "
+                      f"namespaces)")
+    assert not out.exists() and captured.out == ""
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_a_case_of_far_too_many_objects_stops_early(tmp_path, monkeypatch):
+    """import stops at the first object past MAX_OBJECTS, not after reading the whole dump."""
+    dump = _generated_dump(tmp_path, pods=400)
+    read = []
+    real = dumps.iter_dump_items
+
+    def counting(*a, **kw):
+        for item in real(*a, **kw):
+            read.append(item[0])
+            yield item
+
+    monkeypatch.setattr(dumps, "iter_dump_items", counting)
+    monkeypatch.setattr(yamlfile, "MAX_OBJECTS", 30)
+    with pytest.raises(UserError, match="more than 30 objects"):
+        import_dump(dump, str(tmp_path / "case.yaml"), progress=False)
+    assert 30 < len(read) < 60

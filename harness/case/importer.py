@@ -146,9 +146,9 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
                     md = obj.get("metadata") or {}
                     order = (str(md.get("creationTimestamp") or ""), str(md.get("namespace") or "default"),
                              str(md.get("name") or ""))
-                    pending.append((order, key, size.add(_object_text(obj))))
+                    pending.append((order, key, size.add(_object_text(obj), an_object=True)))
                     continue
-            cluster.append((key, size.add(_object_text(obj))))
+            cluster.append((key, size.add(_object_text(obj), an_object=True)))
         prog.tick(f"{n} objects read and checked")
     prog.tick(f"{n} objects read and checked", force=True)
     pending.sort(key=lambda p: p[0])
@@ -219,21 +219,32 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
 
 
 class _CaseSize:
-    """The bytes of the case `import` writes, counted as its objects are read: `run` reads a
-    case of at most yamlfile.MAX_BYTES (1 GiB), so `import` stops as soon as its case passes
-    that, before writing anything (a dump has no size bound: harness/case/dumps.py)."""
+    """The bytes and objects of the case `import` writes, counted as its objects are read: `run`
+    reads a case of at most yamlfile.MAX_BYTES (1 GiB) and yamlfile.MAX_OBJECTS objects
+    (250,000), so `import` stops as soon as its case passes either, before writing anything (a
+    dump has no size bound: harness/case/dumps.py)."""
 
     def __init__(self, output: Optional[str]):
         self.output = output or "stdout"
         self.bytes = 0
+        self.objects = 0
 
-    def add(self, text: str) -> str:
+    def add(self, text: str, an_object: bool = False) -> str:
+        """`text` counted (an_object: one object of `cluster` or `pods`); UserError naming `-o`
+        once the case passes a bound."""
         self.bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
         limit = yamlfile.MAX_BYTES
         if self.bytes > limit:
             raise UserError(f"the case would be over {limit // (1024 * 1024)} MB ({limit} bytes), the most "
                             f"`run` reads: import a part of the cluster (e.g. fewer namespaces)",
                             file=self.output, key="-o")
+        if an_object:
+            self.objects += 1
+            most = yamlfile.MAX_OBJECTS
+            if self.objects > most:  # the case loader's count: the objects of cluster and pods
+                raise UserError(f"the case would hold more than {most} objects in cluster and pods (the limit "
+                                f"is {most}), the most `run` reads: import a part of the cluster (e.g. fewer "
+                                f"namespaces)", file=self.output, key="-o")
         return text
 
 
