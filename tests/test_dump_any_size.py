@@ -197,3 +197,41 @@ def test_a_case_of_far_too_many_objects_stops_early(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="more than 30 objects"):
         import_dump(dump, str(tmp_path / "case.yaml"), progress=False)
     assert 30 < len(read) < 60
+
+
+def test_import_holds_no_line_of_the_case_while_it_reads(tmp_path, monkeypatch, capsys):
+    """The case's lines go to temporary files as the dump is read (harness/case/case_spool.py):
+    what import holds once the dump is read (traced bytes) is well under the case's size (here
+    200 pods of a 20 KB annotation each, a line too long for the JSON reader to remember); the
+    case is the same to a file and to standard output, and no temporary file stays."""
+    import tracemalloc
+
+    from harness.case import case_spool
+
+    pods = [{"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": f"p{i}", "namespace": "default", "annotations": {"a": f"{i:05d}" * 4000}},
+             "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "x"}]}} for i in range(200)]
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+            "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "300"}}}
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "items": [node] + pods, "kind": "List",
+                                "metadata": {"resourceVersion": ""}}, indent=4) + "\n")
+    seen = {}
+    real = case_spool.CaseSpool.write_case
+
+    def spy(self, *a, **kw):
+        seen["held"] = tracemalloc.get_traced_memory()[0]
+        return real(self, *a, **kw)
+
+    assert import_dump(str(dump), None, progress=False) == 0  # (the modules it imports, before tracing)
+    to_stdout = capsys.readouterr().out
+    monkeypatch.setattr(case_spool.CaseSpool, "write_case", spy)
+    out = tmp_path / "case.yaml"
+    tracemalloc.start()
+    try:
+        assert import_dump(str(dump), str(out), progress=False) == 0
+    finally:
+        tracemalloc.stop()
+    assert os.path.getsize(out) > 4_000_000 and seen["held"] < os.path.getsize(out) / 8
+    assert to_stdout == out.read_text()
+    assert sorted(os.listdir(tmp_path)) == ["case.yaml", "dump.json"]
