@@ -108,17 +108,26 @@ def test_a_case_over_what_run_reads_is_refused_before_it_is_written(tmp_path, mo
     capsys.readouterr()
     monkeypatch.setattr(yamlfile, "MAX_BYTES", size - 1)
     assert main(["import", dump] + ([] if to_stdout else ["-o", str(out)])) == 2
+    err = _refused(capsys, tmp_path, out)
+    shown = "stdout" if to_stdout else str(out)
+    assert err.startswith(f"error: {shown}: -o: the case would be over ") and f"({size - 1} bytes)" in err
+
+
+def _refused(capsys, tmp_path, out) -> str:
+    """The one error line of a refused import: nothing written, no temporary file left."""
     captured = capsys.readouterr()
     err = captured.err.strip().splitlines()
     assert len(err) == 1, err
-    shown = "stdout" if to_stdout else str(out)
-    assert err[0].startswith(f"error: {shown}: -o: the case would be over ") and f"({size - 1} bytes)" in err[0]
     assert not out.exists() and captured.out == ""
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+    return err[0]
 
 
-def test_a_case_far_over_the_bound_stops_early(tmp_path, monkeypatch):
-    """import stops as soon as the case passes the bound, not after reading the whole dump."""
+@pytest.mark.parametrize("bound, value, message", [("MAX_BYTES", 20_000, "the case would be over"),
+                                                   ("MAX_OBJECTS", 30, "more than 30 objects")])
+def test_a_case_far_over_a_bound_stops_early(tmp_path, monkeypatch, bound, value, message):
+    """import stops as soon as the case passes a bound (its bytes, its objects), not after
+    reading the whole dump."""
     dump = _generated_dump(tmp_path, pods=400)
     read = []
     real = dumps.iter_dump_items
@@ -129,8 +138,8 @@ def test_a_case_far_over_the_bound_stops_early(tmp_path, monkeypatch):
             yield item
 
     monkeypatch.setattr(dumps, "iter_dump_items", counting)
-    monkeypatch.setattr(yamlfile, "MAX_BYTES", 20_000)
-    with pytest.raises(UserError, match="the case would be over"):
+    monkeypatch.setattr(yamlfile, bound, value)
+    with pytest.raises(UserError, match=message):
         import_dump(dump, str(tmp_path / "case.yaml"), progress=False)
     assert 0 < len(read) < 100
 
@@ -170,33 +179,10 @@ def test_a_case_of_more_objects_than_run_reads_is_refused_before_it_is_written(t
     monkeypatch.setattr(yamlfile, "MAX_OBJECTS", n - 1)
     monkeypatch.setattr(loader, "MAX_OBJECTS", n - 1)
     assert main(["import", dump] + ([] if to_stdout else ["-o", str(out)])) == 2
-    captured = capsys.readouterr()
-    err = captured.err.strip().splitlines()
-    assert len(err) == 1, err
     shown = "stdout" if to_stdout else str(out)
-    assert err[0] == (f"error: {shown}: -o: the case would hold more than {n - 1} objects in cluster and pods "
-                      f"(the limit is {n - 1}), the most `run` reads: import a part of the cluster (e.g. fewer "
-                      f"namespaces)")
-    assert not out.exists() and captured.out == ""
-    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
-
-
-def test_a_case_of_far_too_many_objects_stops_early(tmp_path, monkeypatch):
-    """import stops at the first object past MAX_OBJECTS, not after reading the whole dump."""
-    dump = _generated_dump(tmp_path, pods=400)
-    read = []
-    real = dumps.iter_dump_items
-
-    def counting(*a, **kw):
-        for item in real(*a, **kw):
-            read.append(item[0])
-            yield item
-
-    monkeypatch.setattr(dumps, "iter_dump_items", counting)
-    monkeypatch.setattr(yamlfile, "MAX_OBJECTS", 30)
-    with pytest.raises(UserError, match="more than 30 objects"):
-        import_dump(dump, str(tmp_path / "case.yaml"), progress=False)
-    assert 30 < len(read) < 60
+    assert _refused(capsys, tmp_path, out) == (
+        f"error: {shown}: -o: the case would hold more than {n - 1} objects in cluster and pods (the limit is "
+        f"{n - 1}), the most `run` reads: import a part of the cluster (e.g. fewer namespaces)")
 
 
 def test_import_holds_no_line_of_the_case_while_it_reads(tmp_path, monkeypatch, capsys):
