@@ -253,7 +253,7 @@ def _check_bounds(text: str, max_values: int = MAX_VALUES) -> Optional[str]:
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 # a mapping key longer than a simple key may be (1024 characters from its start to the `:`, in
 # PyYAML and libyaml alike): such a line is left to YAML (which refuses it)
-_KEY = re.compile(r'"(?:[^"\\]|\\.)*": ')
+_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*": ')
 _LONG_RUN = re.compile(r'"[^"]{900}')  # a literal first: the regex engine skips to each quote
 _YAML_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?$")  # JSON floats YAML 1.1 reads as floats
 _JSON_LINE_BATCH = 2000

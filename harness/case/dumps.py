@@ -350,7 +350,7 @@ def _composed_item(text: bytes) -> Any:
 
 _JSON_HEAD = re.compile(rb'\{\n|    "[A-Za-z]+": (?:"[A-Za-z0-9./-]*"|\{\}),?\n|    "metadata": \{\n'
                         rb'|        "[A-Za-z]+": "[A-Za-z0-9./-]*",?\n|    \},?\n|    \],?\n|\}\n?')
-_JSON_STR = rb'"(?:[^"\\\n]|\\.)*"'
+_JSON_STR = rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 # the lines of one item as `kubectl get -o json` prints them: each value, `{`, `[` or closing
 # bracket on its own line, `"key": ` with one space
 _JSON_LINE_TEXT = (rb" *(?:" + _JSON_STR + rb": )?(?:" + _JSON_STR
