@@ -33,9 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-# the characters of a string canonical JSON writes as they are (json_line: not `"`, `\`, a
-# control character, nor what yamlfile._canonical escapes for YAML)
-_CHARS = '[^"\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]'
+from .json_templates import CHARS as _CHARS, LineTemplates
 # a key YAML takes as a simple key: from its quote to the `: ` after it at most 900 characters
 # (yamlfile._long_key)
 _KEY = f'"({_CHARS}{{0,896}})": '
@@ -108,9 +106,15 @@ class PieceReader:
         self.top = self._shape(None, None)  # (a line's object)
         self.count = 0  # the YAML values of the lines read (keys, scalars and containers)
         self.deepest = 0  # the deepest container of the piece being read
+        # lines matched whole against their shape's template (harness/json_templates.py)
+        self.templates = LineTemplates(self.known, self.memo.get, self.remember)
 
     def read(self, line: str, start: int = 0) -> Any:
         """The object of line[start:] (a JSON text), or None when it is not read here."""
+        got = self.templates.read(line, start)
+        if got is not None:
+            self.count += got[1]
+            return got[0]
         count = self.count
         self.deepest = 0
         try:
@@ -122,6 +126,7 @@ class PieceReader:
             self.count = count
             return None
         self.count += 1  # (the object itself)
+        self.templates.learn(line, start, obj, self.count - count)
         return obj
 
     def _shape(self, kind: Any, parent: Optional[str]) -> _Shape:
@@ -320,15 +325,21 @@ class PieceReader:
         if got is not None:
             self.count = c0
             return self._take(got, depth), e
+        return self.remember(text, val, self.count - c0, height), e
+
+    def remember(self, text: str, val: Any, cnt: int, height: int) -> Any:
+        """The value of a piece's text not in `memo` just read as `val` (`cnt` values below it,
+        `height` containers deep): the value read the first time the text was met (the text is
+        then remembered), else `val` (remembered by the text's hash)."""
         h = hash(text)
         first = self.once.get(h)
         if first is None:
-            self.once[h] = (val, self.count - c0, height)
+            self.once[h] = (val, cnt, height)
         elif self.canonical(first[0]) == text:  # met once before: that value is the one shared
             self.memo[text] = first
-            val = first[0]
             del self.once[h]
-        return val, e
+            return first[0]
+        return val
 
     def _take(self, got: Tuple[Any, int, int], depth: int) -> Any:
         """A remembered piece's value, its values counted, at `depth` in its line."""
