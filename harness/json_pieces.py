@@ -107,7 +107,7 @@ class PieceReader:
         self.count = 0  # the YAML values of the lines read (keys, scalars and containers)
         self.deepest = 0  # the deepest container of the piece being read
         # lines matched whole against their shape's template (harness/json_templates.py)
-        self.templates = LineTemplates(self.known, self.memo.get, self.remember)
+        self.templates = LineTemplates(self.known)
 
     def read(self, line: str, start: int = 0) -> Any:
         """The object of line[start:] (a JSON text), or None when it is not read here."""
@@ -325,21 +325,15 @@ class PieceReader:
         if got is not None:
             self.count = c0
             return self._take(got, depth), e
-        return self.remember(text, val, self.count - c0, height), e
-
-    def remember(self, text: str, val: Any, cnt: int, height: int) -> Any:
-        """The value of a piece's text not in `memo` just read as `val` (`cnt` values below it,
-        `height` containers deep): the value read the first time the text was met (the text is
-        then remembered), else `val` (remembered by the text's hash)."""
         h = hash(text)
         first = self.once.get(h)
         if first is None:
-            self.once[h] = (val, cnt, height)
+            self.once[h] = (val, self.count - c0, height)
         elif self.canonical(first[0]) == text:  # met once before: that value is the one shared
             self.memo[text] = first
+            val = first[0]
             del self.once[h]
-            return first[0]
-        return val
+        return val, e
 
     def _take(self, got: Tuple[Any, int, int], depth: int) -> Any:
         """A remembered piece's value, its values counted, at `depth` in its line."""

@@ -10,9 +10,9 @@ and `str.find` (C's memcmp and memchr over the 4 KB, not Python's work per membe
 the line's object from the template's own values with only the paths to holes copied: a line's
 object and its metadata/spec/status are new mappings (the case writes into them), a value below
 them without holes is the template's (shared by every line it matches), and one with holes is
-looked up by its text in the reader's remembered pieces (PieceReader.memo), so equal values are
-still one object (PieceReader.remember). A line that matches no template is read piece by piece
-as before, and teaches the templates (a hole more, or a new template).
+looked up by its holes' text among the values built before with the same text around its holes
+(`LineTemplates.pieces`), so equal values are still one object. A line that matches no template
+is read piece by piece as before, and teaches the templates (a hole more, or a new template).
 
 Exactness: a line a template matches differs from a line the piece reader read (canonical JSON
 in YAML's reading) only inside the holes, and a hole only holds what canonical JSON writes for a
@@ -28,7 +28,6 @@ piece.
 
 from __future__ import annotations
 
-import bisect
 import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -49,8 +48,6 @@ _TOKEN = re.compile(r'"([^"\\]*)"(: )?|(-?[0-9]+)|(true|false|null)|([\[{])|([\]
 MAX_SHAPES = 512
 MAX_LENGTHS = 100_000
 TRY_RECENT = 6
-# values with holes nested deeper than this are not compiled (the function's blocks nest so)
-MAX_HOLE_NESTING = 40
 
 
 class _Node:
@@ -126,17 +123,32 @@ def _parse(s: str, p: int) -> Optional[Tuple[_Node, List[_Node]]]:
     return root, leaves
 
 
-def _signature(s: str, p: int, leaves: List[_Node]) -> str:
-    """The line's shape: its text with each scalar replaced by a mark of its kind (a canonical
-    line holds no NUL)."""
+def _signature(s: str, p: int, leaves: List[_Node], end: Optional[int] = None) -> str:
+    """The shape of s[p:end] (a line, or a value in it): its text with each of `leaves` (the
+    scalars in it) replaced by a mark of its kind (a canonical line holds no NUL)."""
     parts: List[str] = []
     at = p
     for leaf in leaves:
         parts.append(s[at:leaf.start])
         parts.append("\x00" + leaf.kind)
         at = leaf.end
-    parts.append(s[at:])
+    parts.append(s[at:end])
     return "".join(parts)
+
+
+def _leaves_in(node: _Node) -> List[_Node]:
+    """The scalars in a container, in order."""
+    out: List[_Node] = []
+    for _, child in node.members:
+        if child.kind in "{[":
+            out.extend(_leaves_in(child))
+        else:
+            out.append(child)
+    return out
+
+
+def _holes_in(node: _Node) -> List[_Node]:
+    return [leaf for leaf in _leaves_in(node) if leaf.holes]
 
 
 def _count(node: _Node) -> int:
@@ -144,12 +156,6 @@ def _count(node: _Node) -> int:
     a mapping, 1 for each item of a list, and what is in them)."""
     per = 2 if node.kind == "{" else 1
     return sum(per + (_count(n) if n.kind in "{[" else 0) for _, n in node.members)
-
-
-def _height(node: _Node) -> int:
-    """How many containers deep a container holds containers (PieceReader's `height`)."""
-    below = [_height(n) for _, n in node.members if n.kind in "{["]
-    return 1 + max(below) if below else 0
 
 
 def _same_tree(node: _Node, val: Any, s: str) -> bool:
@@ -216,35 +222,28 @@ class Template:
 
 
 def _compile(s: str, p: int, root: _Node, leaves: List[_Node], holes: List[int], obj: Any,
-             count: int, known: Callable[..., Any], memo_get: Callable[[str], Any],
-             remember: Callable[..., Any]) -> Optional[Callable[[str, int], Any]]:
+             count: int, known: Callable[..., Any],
+             pieces: Dict[str, Dict[Any, Any]]) -> Optional[Callable[[str, int], Any]]:
     """The function matching lines like s[p:] (whose value the reader read as `obj`) with the
     scalars `holes` (indexes in `leaves`) free; None when the line cannot have a template."""
     hole_leaves = [leaves[i] for i in holes]
     if not hole_leaves or not _same_tree(root, obj, s):
         return None
+    if _count(root) + 1 != count:
+        return None
     for leaf in hole_leaves:
         leaf.holes = True
-    if _mark_holes(root) > MAX_HOLE_NESTING:
-        return None
-    # the literals between holes, and where each starts in s
+    _mark_holes(root)
+    # the literals between holes
     lits: List[str] = []
-    starts: List[int] = []
     at = p
     for leaf in hole_leaves:
         lits.append(s[at:leaf.start])
-        starts.append(at)
         at = leaf.end
     lits.append(s[at:])
-    starts.append(at)
     g = _Gen()
     lit_names = [g.const(x) for x in lits]
     at_var = ["p"] + [f"b{k}" for k in range(len(hole_leaves))]  # where each literal starts
-
-    def pos(x: int, end: bool) -> str:
-        """Where the position x of s is in a matched line."""
-        k = bisect.bisect_right(starts, x - 1 if end else x) - 1
-        return f"{at_var[k]} + {x - starts[k]}"
 
     # the literals, and where each hole ends
     for k, leaf in enumerate(hole_leaves):
@@ -263,73 +262,64 @@ def _compile(s: str, p: int, root: _Node, leaves: List[_Node], holes: List[int],
                f'and (j.isascii() or not strings_ok(({strings},))): return None')
     for k, leaf in enumerate(hole_leaves):
         if leaf.kind == "i":
-            g.emit(f"if not int_ok(h{k}): return None")
+            g.emit(f'if not (h{k}.isdigit() and h{k}.isascii() and (h{k}[0] != "0" or h{k} == "0")) '
+                   f"and not int_ok(h{k}): return None")
         elif leaf.kind == "l":
-            g.emit(f"h{k} = LITERALS.get(h{k}, BAD)")
-            g.emit(f"if h{k} is BAD: return None")
+            g.emit(f"v{k} = LITERALS.get(h{k}, BAD)")
+            g.emit(f"if v{k} is BAD: return None")
     hole_of = {id(leaf): k for k, leaf in enumerate(hole_leaves)}
 
-    def value(node: _Node, val: Any, depth: int) -> str:
-        """An expression of the value of `node` in a matched line (statements emitted first)."""
+    def value(node: _Node, val: Any, depth: int, built: bool) -> str:
+        """An expression of the value of `node` in a matched line (statements emitted first);
+        `built`: the node is in a value with holes being built (not looked up itself)."""
         if node.kind not in "{[":
             if not node.holes:
                 return g.const(val)
             k = hole_of[id(node)]
-            return f"known(h{k}, h{k})" if node.kind == "s" else f"int(h{k})" if node.kind == "i" else f"h{k}"
+            return f"known(h{k}, h{k})" if node.kind == "s" else f"int(h{k})" if node.kind == "i" else f"v{k}"
         private = depth == 0 or (depth == 1 and node.kind == "{")  # (the line's object and its parts)
         if not node.holes and not private:
             return g.const(val)
-        if private:
-            out = g.var("d")
-            g.emit(f"{out} = dict({g.const(dict(val))})")
-            for key, child in node.members:
-                if child.holes or (depth == 0 and child.kind == "{"):
-                    g.emit(f"{out}[{g.const(key)}] = {value(child, val[key], depth + 1)}")
-            return out
-        text, out = g.var("t"), g.var("x")
-        g.emit(f"{text} = s[{pos(node.start, False)}:{pos(node.end, True)}]")
-        g.emit(f"{out} = memo_get({text})")
-        g.emit(f"if {out} is not None: {out} = {out}[0]")
-        g.emit("else:")
-        g.indent += 1
+        out = g.var("x")
+        if not private and not built:  # a value with holes: looked up by its holes' text
+            inside = [str(hole_of[id(leaf)]) for leaf in _holes_in(node)]
+            key = f"h{inside[0]}" if len(inside) == 1 else "(" + "".join(f"h{k}, " for k in inside) + ")"
+            table = g.const(pieces.setdefault(_signature(s, node.start, _holes_in(node), node.end), {}))
+            g.emit(f"{out} = {table}.get({key})")
+            g.emit(f"if {out} is None:")
+            g.indent += 1
         if node.kind == "{":
             g.emit(f"{out} = dict({g.const(dict(val))})")
-            for key, child in node.members:
-                if child.holes:
-                    g.emit(f"{out}[{g.const(key)}] = {value(child, val[key], depth + 1)}")
+            for key_, child in node.members:
+                if child.holes or (depth == 0 and child.kind == "{"):
+                    g.emit(f"{out}[{g.const(key_)}] = {value(child, val[key_], depth + 1, not private)}")
         else:
-            items = [value(child, val[i], depth + 1) for i, child in node.members]
+            items = [value(child, val[i], depth + 1, not private) for i, child in node.members]
             g.emit(f"{out} = [{', '.join(items)}]")
-        g.emit(f"{out} = remember({text}, {out}, {_count(node)}, {_height(node)})")
-        g.indent -= 1
+        if not private and not built:
+            g.emit(f"{table}[{key}] = {out}")
+            g.indent -= 1
         return out
 
-    g.emit(f"return {value(root, obj, 0)}")
+    g.emit(f"return {value(root, obj, 0, False)}")
     consts = ", ".join(f"c{i}" for i in range(len(g.consts)))
-    source = "\n".join(["def _factory(C, known, memo_get, remember, strings_ok, int_ok, ASCII_CHECK, LITERALS, BAD):",
+    source = "\n".join(["def _factory(C, known, strings_ok, int_ok, ASCII_CHECK, LITERALS, BAD):",
                         f"    {consts}, = C",
                         "    def match(s, p):"]
                        + ["    " + line for line in g.src] + ["    return match"])
     space: Dict[str, Any] = {}
     exec(compile(source, "<json template>", "exec"), space)  # (the source holds no text of the line)
-    if _count(root) + 1 != count:
-        return None
-    return space["_factory"](tuple(g.consts), known, memo_get, remember, _strings_ok, _int_ok,
+    return space["_factory"](tuple(g.consts), known, _strings_ok, _int_ok,
                              _ASCII_CHECK, _LITERALS, _BAD)
 
 
-def _mark_holes(node: _Node) -> int:
-    """Mark the containers holding a hole; how deep containers with holes nest."""
-    deepest = 0
+def _mark_holes(node: _Node) -> None:
+    """Mark the containers that hold a hole."""
     for _, child in node.members:
         if child.kind in "{[":
-            d = _mark_holes(child)
-            if child.holes:
-                node.holes = True
-                deepest = max(deepest, d)
-        elif child.holes:
+            _mark_holes(child)
+        if child.holes:
             node.holes = True
-    return deepest + 1 if node.holes else 0
 
 
 class _Shape:
@@ -346,13 +336,12 @@ class _Shape:
 
 class LineTemplates:
     """The templates of one load's lines (see the module's docstring). `known`: the value
-    table's strings' get; `memo_get` and `remember`: the piece reader's remembered pieces."""
+    table's strings' get."""
 
-    def __init__(self, known: Callable[..., Any], memo_get: Callable[[str], Any],
-                 remember: Callable[..., Any]) -> None:
+    def __init__(self, known: Callable[..., Any]) -> None:
         self.known = known
-        self.memo_get = memo_get
-        self.remember = remember
+        # the values with holes built: their shape (_signature) -> their holes' text -> the value
+        self.pieces: Dict[str, Dict[Any, Any]] = {}
         self.shapes: Dict[str, _Shape] = {}
         self.by_length: Dict[int, List[Template]] = {}  # a line's length -> templates that matched one
         self.recent: List[Template] = []  # the templates, the last made or matched first
@@ -411,7 +400,7 @@ class LineTemplates:
             if shape.template is not None and shape.template.match(s, p) is not None:
                 self._index(len(s), shape.template)  # (a length its lines had not had)
             return
-        match = _compile(s, p, root, leaves, sorted(holes), obj, count, self.known, self.memo_get, self.remember)
+        match = _compile(s, p, root, leaves, sorted(holes), obj, count, self.known, self.pieces)
         if match is None:
             return
         shape.holes = frozenset(holes)
