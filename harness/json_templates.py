@@ -190,9 +190,14 @@ def _strings_ok(texts: Tuple[str, ...]) -> bool:
 
 
 class _Gen:
-    """The source of one template's function, and the values it refers to."""
+    """The source of one template's function, and the values it refers to (a class, not
+    closures: a recursive closure is a reference cycle, which would keep the tables alive while
+    the collector is paused)."""
 
-    def __init__(self) -> None:
+    def __init__(self, s: str, hole_leaves: List[_Node], pieces: Dict[str, Dict[Any, Any]]) -> None:
+        self.s = s
+        self.hole_of = {id(leaf): k for k, leaf in enumerate(hole_leaves)}
+        self.pieces = pieces
         self.src: List[str] = []
         self.consts: List[Any] = []
         self.indent = 1
@@ -208,6 +213,40 @@ class _Gen:
 
     def emit(self, line: str) -> None:
         self.src.append("    " * self.indent + line)
+
+    def value(self, node: _Node, val: Any, depth: int, built: bool) -> str:
+        """An expression of the value of `node` in a matched line (statements emitted first);
+        `built`: the node is in a value with holes being built (not looked up itself)."""
+        if node.kind not in "{[":
+            if not node.holes:
+                return self.const(val)
+            k = self.hole_of[id(node)]
+            return f"known(h{k}, h{k})" if node.kind == "s" else f"int(h{k})" if node.kind == "i" else f"v{k}"
+        private = depth == 0 or (depth == 1 and node.kind == "{")  # (the line's object and its parts)
+        if not node.holes and not private:
+            return self.const(val)
+        out = self.var("x")
+        looked_up = not private and not built  # a value with holes: looked up by its holes' text
+        if looked_up:
+            inside = [self.hole_of[id(leaf)] for leaf in _holes_in(node)]
+            key = f"h{inside[0]}" if len(inside) == 1 else "(" + "".join(f"h{k}, " for k in inside) + ")"
+            shape = _signature(self.s, node.start, _holes_in(node), node.end)
+            table = self.const(self.pieces.setdefault(shape, {}))
+            self.emit(f"{out} = {table}.get({key})")
+            self.emit(f"if {out} is None:")
+            self.indent += 1
+        if node.kind == "{":
+            self.emit(f"{out} = dict({self.const(dict(val))})")
+            for k_, child in node.members:
+                if child.holes or (depth == 0 and child.kind == "{"):
+                    self.emit(f"{out}[{self.const(k_)}] = {self.value(child, val[k_], depth + 1, not private)}")
+        else:
+            items = [self.value(child, val[i], depth + 1, not private) for i, child in node.members]
+            self.emit(f"{out} = [{', '.join(items)}]")
+        if looked_up:
+            self.emit(f"{table}[{key}] = {out}")
+            self.indent -= 1
+        return out
 
 
 class Template:
@@ -241,7 +280,7 @@ def _compile(s: str, p: int, root: _Node, leaves: List[_Node], holes: List[int],
         lits.append(s[at:leaf.start])
         at = leaf.end
     lits.append(s[at:])
-    g = _Gen()
+    g = _Gen(s, hole_leaves, pieces)
     lit_names = [g.const(x) for x in lits]
     at_var = ["p"] + [f"b{k}" for k in range(len(hole_leaves))]  # where each literal starts
 
@@ -267,41 +306,7 @@ def _compile(s: str, p: int, root: _Node, leaves: List[_Node], holes: List[int],
         elif leaf.kind == "l":
             g.emit(f"v{k} = LITERALS.get(h{k}, BAD)")
             g.emit(f"if v{k} is BAD: return None")
-    hole_of = {id(leaf): k for k, leaf in enumerate(hole_leaves)}
-
-    def value(node: _Node, val: Any, depth: int, built: bool) -> str:
-        """An expression of the value of `node` in a matched line (statements emitted first);
-        `built`: the node is in a value with holes being built (not looked up itself)."""
-        if node.kind not in "{[":
-            if not node.holes:
-                return g.const(val)
-            k = hole_of[id(node)]
-            return f"known(h{k}, h{k})" if node.kind == "s" else f"int(h{k})" if node.kind == "i" else f"v{k}"
-        private = depth == 0 or (depth == 1 and node.kind == "{")  # (the line's object and its parts)
-        if not node.holes and not private:
-            return g.const(val)
-        out = g.var("x")
-        if not private and not built:  # a value with holes: looked up by its holes' text
-            inside = [str(hole_of[id(leaf)]) for leaf in _holes_in(node)]
-            key = f"h{inside[0]}" if len(inside) == 1 else "(" + "".join(f"h{k}, " for k in inside) + ")"
-            table = g.const(pieces.setdefault(_signature(s, node.start, _holes_in(node), node.end), {}))
-            g.emit(f"{out} = {table}.get({key})")
-            g.emit(f"if {out} is None:")
-            g.indent += 1
-        if node.kind == "{":
-            g.emit(f"{out} = dict({g.const(dict(val))})")
-            for key_, child in node.members:
-                if child.holes or (depth == 0 and child.kind == "{"):
-                    g.emit(f"{out}[{g.const(key_)}] = {value(child, val[key_], depth + 1, not private)}")
-        else:
-            items = [value(child, val[i], depth + 1, not private) for i, child in node.members]
-            g.emit(f"{out} = [{', '.join(items)}]")
-        if not private and not built:
-            g.emit(f"{table}[{key}] = {out}")
-            g.indent -= 1
-        return out
-
-    g.emit(f"return {value(root, obj, 0, False)}")
+    g.emit(f"return {g.value(root, obj, 0, False)}")
     consts = ", ".join(f"c{i}" for i in range(len(g.consts)))
     source = "\n".join(["def _factory(C, known, strings_ok, int_ok, ASCII_CHECK, LITERALS, BAD):",
                         f"    {consts}, = C",
@@ -309,8 +314,8 @@ def _compile(s: str, p: int, root: _Node, leaves: List[_Node], holes: List[int],
                        + ["    " + line for line in g.src] + ["    return match"])
     space: Dict[str, Any] = {}
     exec(compile(source, "<json template>", "exec"), space)  # (the source holds no text of the line)
-    return space["_factory"](tuple(g.consts), known, _strings_ok, _int_ok,
-                             _ASCII_CHECK, _LITERALS, _BAD)
+    factory = space.pop("_factory")  # (a function and its globals are a reference cycle)
+    return factory(tuple(g.consts), known, _strings_ok, _int_ok, _ASCII_CHECK, _LITERALS, _BAD)
 
 
 def _mark_holes(node: _Node) -> None:

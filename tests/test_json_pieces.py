@@ -306,3 +306,24 @@ def test_a_template_is_tried_on_lines_of_new_lengths_and_templates_of_many_shape
         obj = shapes[i % len(shapes)](i)
         assert reader.read(yamlfile._canonical(obj)) == obj
     assert reader.templates.hits > 200
+
+
+def test_reading_makes_no_reference_cycle():
+    """A load's objects are read while the collector is paused and frozen afterwards
+    (harness/gcpause.py): a cycle made while reading (a template's tables held by one) would be
+    kept until the run ends."""
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        reader = _reader()
+        for i in range(30):
+            obj = {"kind": "Pod", "metadata": {"name": f"p{i}"}, "spec": {"c": [{"image": f"i{i % 3}"}]},
+                   "status": {"ips": [{"ip": f"10.0.0.{i}"}]}}
+            assert reader.read(yamlfile._canonical(obj)) == obj
+        assert reader.templates.hits > 20
+        del reader
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
