@@ -352,6 +352,7 @@ class LineTemplates:
         self.recent: List[Template] = []  # the templates, the last made or matched first
         self.hits = 0
         self.learnt = 0
+        self.misses = 0  # lines in a row that no template matched
 
     def read(self, s: str, p: int) -> Optional[Tuple[Any, int]]:
         """The object of s[p:] and its YAML values when a template matches it, else None."""
@@ -363,15 +364,20 @@ class LineTemplates:
                     if i:
                         tried.insert(0, tried.pop(i))
                     self.hits += 1
+                    self.misses = 0
                     return got, t.count
-        for t in self.recent[:TRY_RECENT]:
-            if tried is not None and t in tried:
-                continue
-            got = t.match(s, p)
-            if got is not None:
-                self._index(len(s), t)
-                self.hits += 1
-                return got, t.count
+        misses = self.misses
+        if misses < 32 or not misses % 16:  # (lines of other shapes in a row: 1 in 16 tries them)
+            for t in self.recent[:TRY_RECENT]:
+                if tried is not None and t in tried:
+                    continue
+                got = t.match(s, p)
+                if got is not None:
+                    self._index(len(s), t)
+                    self.hits += 1
+                    self.misses = 0
+                    return got, t.count
+        self.misses = misses + 1
         return None
 
     def _index(self, length: int, t: Template) -> None:
