@@ -305,7 +305,7 @@ def test_a_template_is_tried_on_lines_of_new_lengths_and_templates_of_many_shape
     for i in range(300):
         obj = shapes[i % len(shapes)](i)
         assert reader.read(yamlfile._canonical(obj)) == obj
-    assert reader.templates.hits > 200
+    assert reader.templates.hits >= 150
 
 
 def test_reading_makes_no_reference_cycle():
