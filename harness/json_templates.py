@@ -48,6 +48,11 @@ _TOKEN = re.compile(r'"([^"\\]*)"(: )?|(-?[0-9]+)|(true|false|null)|([\[{])|([\]
 MAX_SHAPES = 512
 MAX_LENGTHS = 100_000
 TRY_RECENT = 6
+LEARN_FREE = 256 * 1024
+# a shape's template is compiled at most so often (each time a scalar more varies), with at most
+# so many holes (a line most of whose scalars vary is as fast read piece by piece)
+MAX_COMPILES = 8
+MAX_HOLES = 1000
 
 
 class _Node:
@@ -328,15 +333,16 @@ def _mark_holes(node: _Node) -> None:
 
 
 class _Shape:
-    """A line shape met: the scalars of its last line read piece by piece, which of them vary
-    (holes) and its template."""
+    """A line shape met: the scalars of the first line of it read piece by piece, which of them
+    vary (holes), its template and how often it was compiled."""
 
-    __slots__ = ("scalars", "holes", "template")
+    __slots__ = ("scalars", "holes", "template", "compiled")
 
     def __init__(self, scalars: List[str]) -> None:
         self.scalars = scalars
         self.holes: frozenset = frozenset()
         self.template: Optional[Template] = None
+        self.compiled = 0
 
 
 class LineTemplates:
@@ -350,8 +356,9 @@ class LineTemplates:
         self.shapes: Dict[str, _Shape] = {}
         self.by_length: Dict[int, List[Template]] = {}  # a line's length -> templates that matched one
         self.recent: List[Template] = []  # the templates, the last made or matched first
-        self.hits = 0
-        self.learnt = 0
+        self.hits = 0  # lines matched
+        self.matched = 0  # their characters
+        self.learnt = 0  # the characters of the lines parsed to learn from
         self.misses = 0  # lines in a row that no template matched
 
     def read(self, s: str, p: int) -> Optional[Tuple[Any, int]]:
@@ -364,6 +371,7 @@ class LineTemplates:
                     if i:
                         tried.insert(0, tried.pop(i))
                     self.hits += 1
+                    self.matched += len(s)
                     self.misses = 0
                     return got, t.count
         misses = self.misses
@@ -375,6 +383,7 @@ class LineTemplates:
                 if got is not None:
                     self._index(len(s), t)
                     self.hits += 1
+                    self.matched += len(s)
                     self.misses = 0
                     return got, t.count
         self.misses = misses + 1
@@ -391,10 +400,11 @@ class LineTemplates:
     def learn(self, s: str, p: int, obj: Any, count: int) -> None:
         """The line s[p:], which the piece reader read as `obj` (`count` values) and no template
         matched: its shape met again with other scalars makes or widens the shape's template.
-        (Lines that teach nothing cost a parse: at most 64 and one for each 8 lines matched.)"""
-        if self.learnt > 64 + self.hits // 8:
+        (Parsing a line to learn from costs ten times reading it: the lines parsed so are at
+        most LEARN_FREE characters and an eighth of those matched.)"""
+        if self.learnt > LEARN_FREE + self.matched // 8:
             return
-        self.learnt += 1
+        self.learnt += len(s)
         parsed = _parse(s, p)
         if parsed is None:
             return
@@ -411,6 +421,9 @@ class LineTemplates:
             if shape.template is not None and shape.template.match(s, p) is not None:
                 self._index(len(s), shape.template)  # (a length its lines had not had)
             return
+        if shape.compiled >= MAX_COMPILES or len(holes) > MAX_HOLES:
+            return  # (a shape whose scalars keep varying: its lines are read piece by piece)
+        shape.compiled += 1
         match = _compile(s, p, root, leaves, sorted(holes), obj, count, self.known, self.pieces)
         if match is None:
             return
