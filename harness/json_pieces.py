@@ -25,7 +25,9 @@ control characters or characters YAML reads otherwise, keys short enough to be Y
 integers in their shortest form, each key once, nested at most MAX_NESTING deep); anything else
 (a float, an escape, a missing space, a key twice) gives None, and the line is read as before.
 The reader counts the values of what it reads as YAML would (`count`: every container, key and
-scalar), the bound of a case's values. Not an upstream piece.
+scalar), the bound of a case's values. A line of a shape met before is first matched whole
+against the shape's template (harness/json_templates.py); the lines read here teach them.
+Not an upstream piece.
 """
 
 from __future__ import annotations
