@@ -315,8 +315,11 @@ def _compile(s: str, p: int, root: _Node, leaves: List[_Node], holes: List[int],
     consts = ", ".join(f"c{i}" for i in range(len(g.consts)))
     source = "\n".join(["def _factory(C, known, strings_ok, int_ok, ASCII_CHECK, LITERALS, BAD):",
                         f"    {consts}, = C",
-                        "    def match(s, p):"]
-                       + ["    " + line for line in g.src] + ["    return match"])
+                        "    def match(s, p):",
+                        "        try:"]
+                       + ["        " + line for line in g.src]
+                       # (an integer longer than int() converts: sys.get_int_max_str_digits)
+                       + ["        except ValueError:", "            return None", "    return match"])
     space: Dict[str, Any] = {}
     exec(compile(source, "<json template>", "exec"), space)  # (the source holds no text of the line)
     factory = space.pop("_factory")  # (a function and its globals are a reference cycle)

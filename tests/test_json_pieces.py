@@ -327,3 +327,15 @@ def test_reading_makes_no_reference_cycle():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_an_integer_too_long_to_convert_in_a_hole_is_not_read():
+    """int() refuses more than sys.get_int_max_str_digits() digits (as the JSON decoder does):
+    such a line is not read here, and nothing is raised."""
+    reader = _reader()
+    for i in range(5):
+        obj = {"kind": "K", "metadata": {"name": f"n{i}"}, "spec": {"n": i + 10}}
+        assert reader.read(yamlfile._canonical(obj)) == obj
+    assert reader.templates.hits >= 2
+    line = yamlfile._canonical({"kind": "K", "metadata": {"name": "n9"}, "spec": {"n": 1}}).replace('"n": 1', '"n": ' + "7" * 5000)
+    assert reader.read(line) is None
