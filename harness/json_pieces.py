@@ -25,7 +25,9 @@ control characters or characters YAML reads otherwise, keys short enough to be Y
 integers in their shortest form, each key once, nested at most MAX_NESTING deep); anything else
 (a float, an escape, a missing space, a key twice) gives None, and the line is read as before.
 The reader counts the values of what it reads as YAML would (`count`: every container, key and
-scalar), the bound of a case's values. Not an upstream piece.
+scalar), the bound of a case's values. A line of a shape met before is first matched whole
+against the shape's template (harness/json_templates.py); the lines read here teach them.
+Not an upstream piece.
 """
 
 from __future__ import annotations
@@ -33,9 +35,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-# the characters of a string canonical JSON writes as they are (json_line: not `"`, `\`, a
-# control character, nor what yamlfile._canonical escapes for YAML)
-_CHARS = '[^"\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]'
+from .json_templates import CHARS as _CHARS, LineTemplates
 # a key YAML takes as a simple key: from its quote to the `: ` after it at most 900 characters
 # (yamlfile._long_key)
 _KEY = f'"({_CHARS}{{0,896}})": '
@@ -108,9 +108,15 @@ class PieceReader:
         self.top = self._shape(None, None)  # (a line's object)
         self.count = 0  # the YAML values of the lines read (keys, scalars and containers)
         self.deepest = 0  # the deepest container of the piece being read
+        # lines matched whole against their shape's template (harness/json_templates.py)
+        self.templates = LineTemplates(self.known)
 
     def read(self, line: str, start: int = 0) -> Any:
         """The object of line[start:] (a JSON text), or None when it is not read here."""
+        got = self.templates.read(line, start)
+        if got is not None:
+            self.count += got[1]
+            return got[0]
         count = self.count
         self.deepest = 0
         try:
@@ -122,6 +128,7 @@ class PieceReader:
             self.count = count
             return None
         self.count += 1  # (the object itself)
+        self.templates.learn(line, start, obj, self.count - count)
         return obj
 
     def _shape(self, kind: Any, parent: Optional[str]) -> _Shape:

@@ -18,6 +18,7 @@ Every problem is a `error_cls` (a UserError): one line with the file and, where 
 from __future__ import annotations
 
 import codecs
+import io
 import itertools
 import os
 import re
@@ -253,7 +254,7 @@ def _check_bounds(text: str, max_values: int = MAX_VALUES) -> Optional[str]:
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 # a mapping key longer than a simple key may be (1024 characters from its start to the `:`, in
 # PyYAML and libyaml alike): such a line is left to YAML (which refuses it)
-_KEY = re.compile(r'"(?:[^"\\]|\\.)*": ')
+_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*": ')
 _LONG_RUN = re.compile(r'"[^"]{900}')  # a literal first: the regex engine skips to each quote
 _YAML_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?$")  # JSON floats YAML 1.1 reads as floats
 _JSON_LINE_BATCH = 2000
@@ -461,29 +462,28 @@ class _NotStreamed(Exception):
     character YAML reads as a line break): that path gives the value or the error."""
 
 
-def _file_lines(f, chunk: int = 1 << 23) -> Iterator[str]:
-    """The lines of a UTF-8 file as text.split("\\n") gives them, read a chunk at a time."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    carry = ""
-    while True:
-        block = f.read(chunk)
-        if block and block.isascii() and not decoder.getstate()[0]:  # (no character cut short)
-            if b"\r" in block:  # (memchr: the other breaks are not ASCII)
+def _file_lines(f, chunk: int = 1 << 16) -> Iterator[str]:
+    """The lines of a UTF-8 file as text.split("\\n") gives them, decoded `chunk` bytes at a time
+    by io.TextIOWrapper, whose C code finds each line's end by memchr (text.split("\\n") looks at
+    every character: 0.85 s of CPU over the 620 MB case, now ~0.3 s). A line holding a character
+    YAML reads as a line break, or bytes that are not UTF-8, raise _NotStreamed."""
+    text = io.TextIOWrapper(f, encoding="utf-8", newline="\n")
+    text._CHUNK_SIZE = chunk  # (CPython's and PyPy's attribute; 8 KB by default)
+    ended = True  # (the text read so far ends with a line break, or is empty)
+    try:
+        for line in text:
+            ended = line[-1:] == "\n"
+            if ended:
+                line = line[:-1]
+            if "\r" in line or (not line.isascii() and ("\x85" in line or "\u2028" in line or "\u2029" in line)):
                 raise _NotStreamed
-            text = carry + block.decode("ascii")
-        else:
-            try:
-                text = carry + decoder.decode(block, not block)
-            except UnicodeDecodeError:
-                raise _NotStreamed from None
-            if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
-                raise _NotStreamed
-        lines = text.split("\n")
-        if not block:
-            yield from lines
-            return
-        carry = lines.pop()
-        yield from lines
+            yield line
+    except UnicodeDecodeError:
+        raise _NotStreamed from None
+    finally:
+        text.detach()  # (f stays open: its owner closes it)
+    if ended:  # (what follows the last line break)
+        yield ""
 
 
 @collector_paused()

@@ -216,7 +216,7 @@ def test_a_large_case_is_never_held_whole(tmp_path, monkeypatch):
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.text(alphabet="ab\n\r\x85\u2028é", max_size=30), chunk=st.integers(1, 8))
+@given(text=st.text(alphabet="ab\n\r\x85\u2028\u2029\x0b\x0c\x1cé\U0001f600", max_size=30), chunk=st.integers(1, 8))
 def test_a_file_read_in_chunks_gives_the_lines_of_its_text(tmp_path_factory, text, chunk):
     import io
 
@@ -228,6 +228,16 @@ def test_a_file_read_in_chunks_gives_the_lines_of_its_text(tmp_path_factory, tex
         got = None
     split_whole = not any(c in text for c in "\r\x85\u2028\u2029")
     assert got == (text.split("\n") if split_whole else None)
+
+
+@pytest.mark.parametrize("data", [b"a\n\xff\n", b"a\n\xc3", b"\xed\xa0\x80\n", "é\n".encode("utf-16")])
+def test_a_file_not_in_utf8_is_not_read_line_by_line(data):
+    import io
+
+    import harness.yamlfile as yf
+
+    with pytest.raises(yf._NotStreamed):
+        list(yf._file_lines(io.BytesIO(data), chunk=2))
 
 
 def test_pod_level_requests_are_defaulted_per_pod_when_their_resources_are_shared(tmp_path):

@@ -494,7 +494,7 @@ def _go_mod(a: int, b: int) -> int:
 
 
 _ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\S+')
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\S+')
 
 
 class Template:

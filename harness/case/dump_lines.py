@@ -24,7 +24,7 @@ from ..yamlfile import _MERGE_TAG, MAX_DEPTH, _StrictLoader, go_yaml_key
 # characters a line in the form never holds: tabs, \r, control characters, what YAML refuses or
 # reads as a line break (\x85, \u2028, \u2029), surrogates, non-characters
 _ODD = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
-_SINGLE = re.compile(r"'(?:[^']|'')*'")
+_SINGLE = re.compile(r"'[^']*(?:''[^']*)*'")
 _DOUBLE_PLAIN = re.compile(r'"[^"\\]*"')
 _PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _KEY_MAX = 900  # a longer key is left to YAML (which refuses a simple key over 1024 characters)

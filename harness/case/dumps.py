@@ -12,7 +12,7 @@ import functools
 import os
 import re
 import stat
-from typing import Any, Dict, List, Type
+from typing import Any, Dict, List, Optional, Type
 
 import yaml
 
@@ -71,13 +71,16 @@ def iter_dump_items(path: str, error_cls: Type[UserError], fast: bool = True):
     A regular file in `kubectl get -o yaml`'s own form is read by _fast_list_items (each item's
     lines cut at its `- ` and read line by line by dump_lines, or, not in kubectl's narrow
     form, composed by libyaml and built by _build: 1.8x faster than composing event by event in
-    Python), and one in `kubectl get -o json`'s form by _fast_json_items; at the first thing not in that form, or an item that does not load, the stream
-    is read again here (its first items, already yielded, are read and skipped), so results
-    and errors are those of this reader."""
+    Python), and one in `kubectl get -o json`'s form by _fast_json_items; at the first thing
+    not in that form, or an item that does not load, the reader here takes over, so results
+    and errors are those of this reader: at the last item the fast reader gave (_ResumePoint:
+    the file's top-level lines, then the rest from that item on, each line at its own line
+    number; that item is read again and skipped), or, before the first item, from the start."""
     skip = 0
+    at = _ResumePoint()
     if fast and getattr(yaml, "CSafeLoader", None) is not None and _is_regular(path):
         try:
-            for key, obj in _fast_list_items(path):
+            for key, obj in _fast_list_items(path, at):
                 yield key, obj
                 skip += 1
             return
@@ -86,13 +89,113 @@ def iter_dump_items(path: str, error_cls: Type[UserError], fast: bool = True):
         except _ItemTooLarge as e:
             raise _too_large(error_cls, path, e.args[0]) from None
         except OSError:  # read again below, whose error says why
-            pass
+            at = _ResumePoint()
         finally:  # what the fast readers remembered of the lines (about 50 MB)
             forget()
             _JSON_OK.clear()
-    for n, (key, obj) in enumerate(_iter_dump_items(path, error_cls)):
+    if not at.found(path):
+        at = _ResumePoint()  # from the start
+    for n, (key, obj) in enumerate(_iter_dump_items(path, error_cls, at if at.index >= 0 else None),
+                                   max(at.index, 0)):
         if n >= skip:
             yield key, obj
+
+
+class _ResumePoint:
+    """Where the fast reader's last item began: its index and byte offset, and the file's
+    top-level lines before the items (`items:`, or kubectl's JSON up to `"items": [`); `line`,
+    the item's line number as YAML counts lines, is found when a fallback resumes there."""
+
+    __slots__ = ("index", "offset", "line", "head")
+
+    def __init__(self) -> None:
+        self.index = -1  # none yet
+        self.offset = self.line = 0
+        self.head = b""
+
+    def mark(self, index: int, offset: int) -> None:
+        self.index, self.offset = index, offset
+
+    def found(self, path: str) -> bool:
+        """Is there an item to resume at, whose line number is known (set here)? The lines
+        before it are counted by their `\\n`; a file with any other line break YAML counts
+        (CR, NEL, LS, PS) before it is read again from the start."""
+        if self.index < 0:
+            return False
+        lines = 0
+        tail = b""
+        try:
+            with open(path, "rb") as f:
+                left = self.offset
+                while left > 0:
+                    block = f.read(min(left, 8 << 20))
+                    if not block:
+                        return False
+                    left -= len(block)
+                    if any(b in block or b in tail + block[:2] for b in _OTHER_BREAKS):
+                        return False
+                    lines += block.count(b"\n")
+                    tail = block[-2:]
+        except OSError:
+            return False
+        self.line = lines
+        return lines > self.head.count(b"\n") or self.offset == len(self.head)
+
+
+_OTHER_BREAKS = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # CR, NEL, LS, PS in UTF-8
+
+
+class _Resumed:
+    """A dump read from a resume point: its top-level lines, then blank lines that put the item
+    on its own line and byte offset (YAML's error marks name lines, a reader error the byte
+    offset), then the file from the item on."""
+
+    def __init__(self, f, at: _ResumePoint) -> None:
+        self.f = f
+        self.name = f.name  # (YAML's reader errors name the stream)
+        self.pieces = _padding(at.line - at.head.count(b"\n"), at.offset - len(at.head))
+        self.pre = at.head
+        f.seek(at.offset)
+
+    def read(self, size: int = -1) -> bytes:
+        if self.pre:
+            out, self.pre = (self.pre, b"") if size is None or size < 0 else (self.pre[:size], self.pre[size:])
+            return out
+        if self.pieces is not None:
+            piece = next(self.pieces, None)
+            if piece is not None:
+                self.pre = piece
+                return self.read(size)
+            self.pieces = None
+        return self.f.read(size)
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def _padding(lines: int, size: int):
+    """`lines` blank lines of `size` bytes in all (spaces, then a newline), in pieces of about
+    1 MB."""
+    if lines <= 0:
+        return
+    q, r = divmod(size - lines, lines)
+    block = 1 << 20
+    first = True
+    while lines:
+        spaces = q + (r if first else 0)
+        first = False
+        if spaces >= block:  # a long line of spaces, in pieces
+            while spaces:
+                n = min(spaces, block)
+                yield b" " * n
+                spaces -= n
+            yield b"\n"
+            lines -= 1
+            continue
+        line = b" " * spaces + b"\n"
+        k = 1 if r and spaces != q else min(lines, max(1, block // len(line)))
+        yield line * k
+        lines -= k
 
 
 class _Fallback(Exception):
@@ -119,47 +222,59 @@ _LONG_INDICATOR_RUN = re.compile(rb"(?:[-?][ \t]+){6}")
 _FAST_MAX_BRACKETS = 1000
 
 
-def _fast_list_items(path: str):
+def _fast_list_items(path: str, at: Optional[_ResumePoint] = None):
     """iter_dump_items for a file in kubectl's form: top-level lines `apiVersion: v1`, `kind:
     List`, `metadata:` (with simple `  key: value` lines) and one `items:` whose entries start
     at column 0 with `- `. Each entry's lines (up to the next line at column 0 that is not a
     comment or blank) are one YAML document of one sequence entry, read by dump_lines.read_lines
     or else composed by libyaml (yaml.CSafeLoader) and constructed by _StrictLoader's rules. Raises _Fallback at the first
-    line not in that form or entry that does not load alone as one entry."""
+    line not in that form or entry that does not load alone as one entry. `at`: where each item
+    given began (the resume point of a fallback)."""
+    at = at if at is not None else _ResumePoint()
     with open(path, "rb") as f:
         if f.peek(3)[:3] == codecs.BOM_UTF8:
             raise _Fallback
         if f.peek(1)[:1] == b"{":
-            yield from _fast_json_items(f)
+            yield from _fast_json_items(f, at)
             return
         seen_items = False
         meta = False
         lines = _lines(f)
+        head: List[bytes] = []
+        keys: set = set()  # the top-level keys and metadata's (indented) met: a duplicate is YAML's error
         for line in lines:  # the header
+            head.append(line)
             if _ITEMS_LINE.fullmatch(line):
                 seen_items = True
                 break
             if meta and _META_LINE.fullmatch(line):
+                _new_key(keys, line)
                 continue
             if not _HEAD_LINE.fullmatch(line):
                 raise _Fallback
+            _new_key(keys, line)
             meta = line.startswith(b"metadata:") and not line.startswith(b"metadata: {")
         if not seen_items:
             raise _Fallback
+        at.head = b"".join(head)
         chunk: List[bytes] = []
         size = 0  # of the chunk
         i = 0
         tail = None
+        offset = 0  # the chunk's first byte
         for line in lines:
             c = line[:1]
             if c == b"-":
                 if line[1:2] not in (b" ", b"\n", b"\r", b""):
                     raise _Fallback  # `---`, `-x`: left to YAML
                 if chunk:
-                    yield f"items[{i}]", _fast_item(chunk)
+                    value = _fast_item(chunk)
+                    at.mark(i, offset)
+                    yield f"items[{i}]", value
                     i += 1
                 chunk = [line]
                 size = len(line)
+                offset = f.tell() - len(line)
             elif c in (b" ", b"#", b"\n", b"\r"):
                 if not chunk:
                     raise _Fallback
@@ -171,18 +286,30 @@ def _fast_list_items(path: str):
             if size > MAX_ITEM_BYTES:
                 raise _ItemTooLarge(f"items[{i}]")
         if chunk:
-            yield f"items[{i}]", _fast_item(chunk)
+            value = _fast_item(chunk)
+            at.mark(i, offset)
+            yield f"items[{i}]", value
         if not chunk:
             raise _Fallback  # `items:` with no block entries (`items: []` is not this form)
         meta = False
         while tail is not None:  # the lines after the items
             if meta and _META_LINE.fullmatch(tail):
-                pass
+                _new_key(keys, tail)
             elif _HEAD_LINE.fullmatch(tail):
+                _new_key(keys, tail)
                 meta = tail.startswith(b"metadata:") and not tail.startswith(b"metadata: {")
             else:
                 raise _Fallback
             tail = next(lines, None)
+
+
+def _new_key(keys: set, line: bytes) -> None:
+    """A top-level (or metadata's) line's key, _Fallback when met before (the reader event by
+    event says `duplicate key`)."""
+    key = line.split(b":", 1)[0]
+    if key in keys:
+        raise _Fallback
+    keys.add(key)
 
 
 def _fast_item(chunk: List[bytes]) -> Any:
@@ -223,7 +350,7 @@ def _composed_item(text: bytes) -> Any:
 
 _JSON_HEAD = re.compile(rb'\{\n|    "[A-Za-z]+": (?:"[A-Za-z0-9./-]*"|\{\}),?\n|    "metadata": \{\n'
                         rb'|        "[A-Za-z]+": "[A-Za-z0-9./-]*",?\n|    \},?\n|    \],?\n|\}\n?')
-_JSON_STR = rb'"(?:[^"\\\n]|\\.)*"'
+_JSON_STR = rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 # the lines of one item as `kubectl get -o json` prints them: each value, `{`, `[` or closing
 # bracket on its own line, `"key": ` with one space
 _JSON_LINE_TEXT = (rb" *(?:" + _JSON_STR + rb": )?(?:" + _JSON_STR
@@ -234,7 +361,7 @@ _LONG_LINE = re.compile(rb"[^\n]{900}")  # a key too long for YAML needs a line 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def _fast_json_items(f):
+def _fast_json_items(f, at: _ResumePoint):
     """_fast_list_items for `kubectl get -o json`'s form: a pretty-printed object whose
     `"items": [` entries start with a line `        {` and end with `        },` (the last
     `        }`). Each entry is read with the C JSON decoder where YAML reads it the same: a text
@@ -252,19 +379,24 @@ def _fast_json_items(f):
     else:
         raise _Fallback
     skeleton.append(b'    "items": [\n')
+    at.head = b"".join(skeleton)
     chunk: List[bytes] = []
     size = 0  # of the chunk
     i = 0
     last = True  # the previous entry ended without a comma (or there is none yet)
+    offset = 0  # the chunk's first byte
     for line in lines:
         if line == b"        {\n" and not chunk:
             if i and last:
                 raise _Fallback
             chunk = [line]
             size = len(line)
+            offset = f.tell() - len(line)
         elif chunk and line in (b"        },\n", b"        }\n"):
             chunk.append(b"        }\n")
-            yield f"items[{i}]", _fast_json_lines(chunk)
+            value = _fast_json_lines(chunk)
+            at.mark(i, offset)
+            yield f"items[{i}]", value
             i += 1
             chunk = []
             last = line == b"        }\n"
@@ -379,15 +511,18 @@ def _fast_json_item(text: bytes) -> Any:
     return obj
 
 
-def _iter_dump_items(path: str, error_cls: Type[UserError]):
-    """iter_dump_items read event by event (any YAML a dump may be)."""
+def _iter_dump_items(path: str, error_cls: Type[UserError], at: Optional[_ResumePoint] = None):
+    """iter_dump_items read event by event (any YAML a dump may be); `at`: from a resume
+    point of the fast reader (the file's top-level lines, then its items from at.index on)."""
     check_regular_file(path, error_cls, streams=True)
     try:
         f = open(path, "rb")
     except OSError as e:
         raise error_cls(f"cannot read: {e.strerror or e}", file=path) from None
     head = f.peek(4)[:4]  # a pipe cannot seek back
-    if head[:3] != codecs.BOM_UTF8 and (b"\0" in head or head[:2] in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)):
+    if at is not None:
+        f = _Resumed(f, at)  # (the fast reader read the same file: UTF-8, no BOM)
+    elif head[:3] != codecs.BOM_UTF8 and (b"\0" in head or head[:2] in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)):
         f.close()  # UTF-16/32: read whole, as load_yaml_file does
         docs = load_yaml_file(path, error_cls, all_documents=True, streams=True)
         for d, doc in enumerate(docs):
@@ -418,7 +553,7 @@ def _iter_dump_items(path: str, error_cls: Type[UserError]):
                             raise error_cls(f"must be a string, got {header['kind']!r:.40}", file=path,
                                             key=f"{prefix}kind")
                         loader.get_event()
-                        i = 0
+                        i = at.index if at is not None and doc_index == 1 else 0
                         while not loader.check_event(yaml.SequenceEndEvent):
                             where = f"{prefix}items[{i}]"
                             yield where, _construct_item(loader, where, error_cls, path)

@@ -11,7 +11,6 @@ dump turned into a case that reproduces the scheduling question.
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 import tempfile
@@ -22,7 +21,8 @@ import yaml
 from ..api.object_validation import SCHEDULING_KINDS
 from .. import yamlfile
 from ..errors import CaseError, UserError
-from ..yamlfile import json_line, load_yaml_file, load_yaml_text
+from ..yamlfile import json_line, load_yaml_file
+from .case_spool import CaseSpool, SpoolError
 
 _LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -93,20 +93,33 @@ def check_output(output: Optional[str]) -> None:
 
 def import_dump(path: str, output: Optional[str], name: Optional[str] = None, progress: bool = True) -> int:
     """The `import` command: the dump read item by item (iter_dump_items), each object checked
-    as it is read (an error names the dump's own item: `items[1234].spec...`) and kept as the
-    line of the case that holds it (_object_text: a 150,000-pod cluster is held as text, not as
-    Python objects); the case written (to a file beside `-o`, renamed to it once checked), then
-    loaded and checked as `run` loads it."""
-    from ..api.object_validation import validate_object
-    from .dumps import iter_dump_items
-
+    as it is read (an error names the dump's own item: `items[1234].spec...`) and its line of
+    the case kept on disk (case_spool: a 150,000-pod cluster is neither held as Python objects
+    nor as text); the case written (to a file beside `-o`, renamed to it once checked; for
+    standard output, to a temporary file copied out once checked), then loaded and checked as
+    `run` loads it."""
     check_output(output)
+    folder = os.path.dirname(os.path.abspath(output)) if output else None
+    spool = CaseSpool(folder)
+    try:
+        return _import(path, output, name, progress, spool, folder)
+    except SpoolError as e:
+        raise UserError(f"cannot write: {e.args[0].strerror or e.args[0]}", file=output or "stdout",
+                        key="-o") from None
+    finally:
+        spool.close()
+
+
+def _import(path: str, output: Optional[str], name: Optional[str], progress: bool, spool,
+            folder: Optional[str]) -> int:
+    from ..api.object_validation import validate_object
     from ..progress import Progress
+    from .dumps import iter_dump_items
 
     prog = Progress("import", progress)
     case_name = name or os.path.splitext(os.path.basename(path))[0]
-    cluster: List[Tuple[str, str]] = []  # (the dump's key, the object's text in the case)
-    pending: List[Tuple[Tuple[str, str, str], str, str]] = []  # (creation order, key, text)
+    cluster: List[str] = []  # the dump's key of each object of `cluster` (an error names it)
+    pending: List[Tuple[Tuple[str, str, str], str, Tuple[int, int]]] = []  # (creation order, key, spooled at)
     dropped: Dict[str, int] = {}
     first_ref = None
     workload_minor: Optional[int] = None  # the version whose Workload API the dump's objects use
@@ -146,13 +159,13 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
                     md = obj.get("metadata") or {}
                     order = (str(md.get("creationTimestamp") or ""), str(md.get("namespace") or "default"),
                              str(md.get("name") or ""))
-                    pending.append((order, key, size.add(_object_text(obj))))
+                    pending.append((order, key, spool.add_pod(size.add(_object_text(obj), an_object=True))))
                     continue
-            cluster.append((key, size.add(_object_text(obj))))
+            spool.add_cluster(size.add(_object_text(obj), an_object=True))
+            cluster.append(key)
         prog.tick(f"{n} objects read and checked")
     prog.tick(f"{n} objects read and checked", force=True)
     pending.sort(key=lambda p: p[0])
-    pending_keys = [(key, text) for _, key, text in pending]
     head = {"apiVersion": "schedharness/v1alpha1", "kind": "Case",
             "metadata": {"name": case_name, "description": f"imported from {os.path.basename(path)}: "
                          f"{len(cluster)} cluster objects, {len(pending)} pending pods"}}
@@ -167,50 +180,33 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     dumper = getattr(yaml, "CSafeDumper", None) or yaml.SafeDumper
 
     head_text = header + yaml.dump(head, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    tail = "expect:\n  bindings: {}\n"
     size.add(head_text + ("cluster:\n" if cluster else "cluster: []\n") + ("pods:\n" if pending else "pods: []\n")
-             + "expect:\n  bindings: {}\n")  # all but the objects
-
-    def write(out) -> None:
-        out.write(head_text)
-        for section, items in (("cluster", cluster), ("pods", pending_keys)):
-            out.write(f"{section}:\n" if items else f"{section}: []\n")
-            for _, text in items:
-                out.write(text)
-        out.write("expect:\n  bindings: {}\n")
+             + tail)  # all but the objects
 
     # the case must load as `run` loads it (objects defaulted, cross-object checks, profiles)
     prog.tick("writing", force=True)
-    if output:
-        folder, base = os.path.split(os.path.abspath(output))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    base = os.path.basename(output) if output else "import"
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+        if output:
             os.chmod(tmp, _new_file_mode(output))  # mkstemp's 0600 -> what open(output, "w") gives
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                write(out)
-        except OSError as e:
-            raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
-        # written: of each object only its dump key is needed now (an error names it), not its
-        # text (620 MB at 150,000 pods, held while the case was loaded again)
-        cluster[:] = [(key, "") for key, _ in cluster]
-        pending_keys[:] = [(key, "") for key, _ in pending_keys]
-        pending[:] = [(order, key, "") for order, key, _ in pending]
-        try:
-            _check_case(lambda values: load_yaml_file(tmp, CaseError, values=values), output, path, cluster, pending_keys, prog)
+        with os.fdopen(fd, "wb") as out:
+            spool.write_case(out, head_text, [at for _, _, at in pending], tail)
+        spool.close()  # (its files are let go before the case is loaded)
+        _check_case(lambda values: load_yaml_file(tmp, CaseError, values=values), output or path, path, cluster,
+                    [key for _, key, _ in pending], prog)
+        if output:
             os.replace(tmp, output)
-        except OSError as e:
-            raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    else:
-        buf = io.StringIO()
-        write(buf)
-        text = buf.getvalue()
-        _check_case(lambda values: load_yaml_text(text, path, CaseError, values=values), path, path, cluster, pending_keys, prog)
-        try:
-            sys.stdout.write(text)
-        except OSError as e:
-            raise UserError(f"cannot write: {e.strerror or e}", file=output, key="-o") from None
+        else:
+            _copy_out(tmp)
+    except (OSError, SpoolError) as e:
+        e = e.args[0] if isinstance(e, SpoolError) else e
+        raise UserError(f"cannot write: {e.strerror or e}", file=output or "stdout", key="-o") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
     summary = ", ".join(f"{n} {what}" for what, n in sorted(dropped.items()))
     print(f"imported {len(cluster)} cluster objects and {len(pending)} pending pods"
           + (f"; dropped {summary}" if summary else "") + (f" -> {output}" if output else ""),
@@ -218,22 +214,43 @@ def import_dump(path: str, output: Optional[str], name: Optional[str] = None, pr
     return 0
 
 
+def _copy_out(tmp: str) -> None:
+    """The checked case, to standard output (as text: a test's captured stdout takes text)."""
+    with open(tmp, encoding="utf-8") as f:
+        while True:
+            chunk = f.read(8 << 20)
+            if not chunk:
+                break
+            sys.stdout.write(chunk)
+
+
 class _CaseSize:
-    """The bytes of the case `import` writes, counted as its objects are read: `run` reads a
-    case of at most yamlfile.MAX_BYTES (1 GiB), so `import` stops as soon as its case passes
-    that, before writing anything (a dump has no size bound: harness/case/dumps.py)."""
+    """The bytes and objects of the case `import` writes, counted as its objects are read: `run`
+    reads a case of at most yamlfile.MAX_BYTES (1 GiB) and yamlfile.MAX_OBJECTS objects
+    (250,000), so `import` stops as soon as its case passes either, before writing anything (a
+    dump has no size bound: harness/case/dumps.py)."""
 
     def __init__(self, output: Optional[str]):
         self.output = output or "stdout"
         self.bytes = 0
+        self.objects = 0
 
-    def add(self, text: str) -> str:
+    def add(self, text: str, an_object: bool = False) -> str:
+        """`text` counted (an_object: one object of `cluster` or `pods`); UserError naming `-o`
+        once the case passes a bound."""
         self.bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
         limit = yamlfile.MAX_BYTES
         if self.bytes > limit:
             raise UserError(f"the case would be over {limit // (1024 * 1024)} MB ({limit} bytes), the most "
                             f"`run` reads: import a part of the cluster (e.g. fewer namespaces)",
                             file=self.output, key="-o")
+        if an_object:
+            self.objects += 1
+            most = yamlfile.MAX_OBJECTS
+            if self.objects > most:  # the case loader's count: the objects of cluster and pods
+                raise UserError(f"the case would hold more than {most} objects in cluster and pods (the limit "
+                                f"is {most}), the most `run` reads: import a part of the cluster (e.g. fewer "
+                                f"namespaces)", file=self.output, key="-o")
         return text
 
 
@@ -298,9 +315,10 @@ def _object_text(obj: Dict[str, Any]) -> str:
     return yaml.dump([obj], Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
-def _check_case(load, case_path: str, path: str, cluster, pending, prog) -> None:
+def _check_case(load, case_path: str, path: str, cluster: List[str], pending: List[str], prog) -> None:
     """The written case loaded (`load(values)`: its document, read with a ValueTable) and built
-    as `run` builds it; an error names the dump's own item."""
+    as `run` builds it; an error names the dump's own item (`cluster`, `pending`: the dump keys
+    of the case's objects, in the case's order)."""
     from ..sharing import ValueTable
     from .loader import case_from_data
     from .runner import build_scheduler
@@ -323,4 +341,4 @@ def _dump_key(key: Optional[str], cluster, pending) -> Optional[str]:
         return key
     table = cluster if m.group(1) == "cluster" else pending
     i = int(m.group(2))
-    return table[i][0] + m.group(3) if i < len(table) else key
+    return table[i] + m.group(3) if i < len(table) else key

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..framework.results import NodePluginScores, NodeScore, NodeToStatus
 from ..framework.status import Status
+from ..framework.verbose_filters import FilterTable
 from ..scheduler.cycle_records import compact_record
 from .attempt_columns import ColumnTables, _small
 
@@ -58,7 +59,10 @@ class RecordTables(ColumnTables):
         return i
 
     def filter_row(self, rows) -> int:
-        key = tuple((p, self.status(st)) for p, st in rows)
+        return self.filter_row_of_ids(tuple((p, self.status(st)) for p, st in rows))
+
+    def filter_row_of_ids(self, key: Tuple[Tuple[str, int], ...]) -> int:
+        """The number of the Filter row whose statuses have these numbers (self.status)."""
         i = self.filter_row_id.get(key)
         if i is None:
             i = self.filter_row_id[key] = len(self.filter_rows)
@@ -122,8 +126,12 @@ class RecordColumns:
         nodes = _Nodes(t)
         ft = rec.filter_table
         ns = rec.node_statuses
+        if ft.__class__ is FilterTable:
+            filter_nodes, filter_rows = nodes(ft.names), _filter_rows(ft, t)
+        else:
+            filter_nodes, filter_rows = nodes(ft), _small([t.filter_row(rows) for rows in ft.values()])
         cols = RecordColumns(
-            t, nodes(ft), _small([t.filter_row(rows) for rows in ft.values()]),
+            t, filter_nodes, filter_rows,
             nodes(ns), _small([t.status(st) for st in ns.values()]),
             nodes(rec.feasible),
             [(t.node(n), tuple(keys), t.filter_row(rows)) for n, (keys, rows) in rec.nominated_filter_table.items()])
@@ -200,6 +208,38 @@ class RecordColumns:
                                                absent)
             out.preemption = pre
         return out
+
+
+def _filter_rows(ft: FilterTable, t: RecordTables) -> np.ndarray:
+    """Each node's Filter row number, from the FilterTable's columns: the columns that differ
+    between nodes folded into one integer key per node, the distinct keys found by numpy, each
+    distinct row numbered once."""
+    ids = ft.status_ids(t.status)
+    n = ids.shape[1]
+    if not n:
+        return _small([])
+    plugins = [p for p, _ in ft.columns]
+
+    def number(j: int) -> int:  # the row of node j
+        return t.filter_row_of_ids(tuple(zip(plugins, ids[:, j].tolist())))
+
+    varying = [j for j in range(len(plugins)) if (ids[j] != ids[j, 0]).any()]
+    if not varying:
+        return _small([number(0)] * n)
+    sub = ids[varying] + 1  # (_NONE is -1)
+    bases = (sub.max(axis=1) + 1).tolist()
+    key = np.zeros(n, dtype=np.int64)
+    scale = 1
+    for col, base in zip(sub, bases):
+        if scale * base >= 2 ** 62:  # too many distinct statuses for one key: rows compared whole
+            _, first, inverse = np.unique(ids, axis=1, return_index=True, return_inverse=True)
+            break
+        key += col * scale
+        scale *= base
+    else:
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    numbers = np.array([number(j) for j in first.tolist()], dtype=np.int64)
+    return _small(numbers[inverse.reshape(-1)].tolist())
 
 
 def _detail(d, nodes: _Nodes) -> Any:

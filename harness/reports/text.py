@@ -107,17 +107,20 @@ def _pre_filter_lines(rec, view: View) -> List[str]:
     return lines
 
 
-def _node_block(rec, node: str, rows, hint: str, compact: bool) -> Tuple[str, List[str]]:
+def _node_block(rec, node: str, rows, hint: str, compact: bool, feasible=None) -> Tuple[str, List[str]]:
     """One node's verdict and the lines under it: the filters kube-scheduler ran there, in
     order, up to the first that rejected the node (RunFilterPlugins stops there). compact:
-    the filters that passed on one line (grouped output)."""
+    the filters that passed on one line (grouped output). feasible: rec.feasible as a set
+    (a list's membership test, once per node, made the grouping quadratic in the nodes)."""
+    if feasible is None:
+        feasible = rec.feasible
     decided = rec.node_statuses.get(node)
     by_extender = getattr(rec, "extender_filtered", {}).get(node)
     if by_extender is not None:
         verdict = f"rejected by extender {by_extender[0]}"
     elif decided is not None:
         verdict = f"rejected by {decided.plugin}" + (f" ({_status(decided)})" if compact else "")
-    elif node in rec.feasible:
+    elif node in feasible:
         verdict = "feasible"
     elif hint and rec.feasible == [hint]:
         return "not evaluated (the batch's hint passed the filters)", []
@@ -141,7 +144,7 @@ def _node_block(rec, node: str, rows, hint: str, compact: bool) -> Tuple[str, Li
         lines.extend(_extender_rows(rec, by_extender))
     elif decided is not None and not any(p == decided.plugin for p, _ in rows):
         lines.append(f"      {_status(decided)}")
-    elif node in rec.feasible:
+    elif node in feasible:
         lines.extend(f"      extender {name}: kept" for name in getattr(rec, "extenders_passed", []))
     return verdict, lines
 
@@ -155,15 +158,16 @@ def _filter_lines(rec, view: View) -> List[str]:
     if hint:
         lines.append(f"    OpportunisticBatching hint: {hint}, the next node of the previous pod's scores "
                      f"(same signature, its node now rejects this pod), tried first as a nominated node is")
+    feasible = set(rec.feasible)
     if view.fits(len(table)):
         for node, rows in table.items():
-            verdict, block = _node_block(rec, node, rows, hint, compact=False)
+            verdict, block = _node_block(rec, node, rows, hint, False, feasible)
             lines.append(f"    node {node}: {verdict}")
             lines.extend(block)
     else:
         groups: Dict[Tuple[str, Tuple[str, ...]], List[str]] = {}
         for node, rows in table.items():
-            verdict, block = _node_block(rec, node, rows, hint, compact=True)
+            verdict, block = _node_block(rec, node, rows, hint, True, feasible)
             groups.setdefault((verdict, tuple(block)), []).append(node)
         lines.append(f"    {_count(len(table))} in {_count(len(groups), 'group')} of the same verdict "
                      f"(--nodes N or --all-nodes lists them one by one):")

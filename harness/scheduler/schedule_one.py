@@ -20,6 +20,7 @@ from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..framework.types import (Diagnosis, FitError, NodeInfo, NodePluginScores, NodeToStatus,
                                PodInfo, QueuedPodInfo)
+from ..framework.verbose_filters import verbose_filter_table
 
 from . import parallel_filter
 from .cycle_records import CycleRecord, ScheduleResult, compact_record, record_post_filter
@@ -414,8 +415,16 @@ class SchedulingCycles(PodGroupCycles):
         if s.keep_records:  # read by reports and decision assertions only
             record.diagnosis, record.num_nodes = diagnosis, len(all_nodes)
         if s.explains(pod) and (st is None or st.is_success()):
-            for ni in all_nodes:
-                record.filter_table[ni.node.name] = fw.run_filter_plugins_verbose(state, pod, ni)
+            # every plugin's status on every node, as columns (verbose_filters)
+            table = verbose_filter_table(fw, state, pod, all_nodes, s.snapshot)
+            if record.filter_table:  # a pod group's cycle filters each placement into one record
+                merged = dict(record.filter_table.items())
+                merged.update(table.items())
+                record.filter_table = merged
+            else:
+                record.filter_table = table
+            nominator = fw.nominator  # (none nominated: no node has a second table)
+            for ni in (all_nodes if nominator is not None and getattr(nominator, "nominated", True) else ()):
                 added, state_n, ni_n, err = fw._add_ge_nominated_pods(pod, state, ni)
                 if added and err is None:
                     keys = [pi.pod.key for pi in fw.nominated_pods_for_node(ni.node.name)
