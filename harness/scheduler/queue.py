@@ -89,6 +89,21 @@ class _ActiveItem:
         return self.less(self.pinfo, other.pinfo)
 
 
+class _KeyedActiveItem(tuple):
+    """(*QueueSort key, QueuedPodInfo) in activeQ when the QueueSort plugin gives its less as a
+    key (Framework.queue_sort_key): the heap compares the keys as tuples, without a call; a key
+    ends with the pod's queueing seq, so two items never compare their QueuedPodInfos."""
+
+    __slots__ = ()
+
+    @property
+    def pinfo(self) -> QueuedPodInfo:
+        return self[-1]
+
+
+_UNSET: Any = object()
+
+
 _ZERO_TIME = float("-inf")  # time.Time{}: before every time
 
 
@@ -226,6 +241,8 @@ class SchedulingQueue:
         self._seq = itertools.count()
         fw = next(iter(frameworks.values()))
         self._less = fw.less
+        self._sort_key_of = getattr(fw, "queue_sort_key", None) or (lambda: None)
+        self._active_key: Any = _UNSET
         # The scheduler nominates only pods that exist and are unbound (it checks the cluster
         # first), so no pod lister is wired here; Nominator(pod_lister) can take one.
         self.nominator = Nominator()
@@ -331,6 +348,16 @@ class SchedulingQueue:
         self.unschedulable[pinfo.pod.uid] = pinfo
         self.in_queue[pinfo.pod.uid] = UNSCHEDULABLE_Q
 
+    def _active_item(self, pinfo: QueuedPodInfo):
+        """activeQ's heap entry for pinfo (keyed when the QueueSort plugin has a key form;
+        decided at the first entry, so the heap's entries are of one kind)."""
+        key = self._active_key
+        if key is _UNSET:
+            key = self._active_key = self._sort_key_of()
+        if key is None:
+            return _ActiveItem(pinfo, self._less)
+        return _KeyedActiveItem((*key(pinfo), pinfo))
+
     def _remove_from_active(self, uid: str) -> bool:
         for i, it in enumerate(self.active):
             if it.pinfo.pod.uid == uid:
@@ -372,7 +399,7 @@ class SchedulingQueue:
             self._remove_from_active(uid)  # AddOrUpdate
         elif where == BACKOFF_Q:
             self._remove_from_backoff(uid)
-        heapq.heappush(self.active, _ActiveItem(pinfo, self._less))
+        heapq.heappush(self.active, self._active_item(pinfo))
         self.unschedulable.pop(uid, None)
         self.in_queue[uid] = ACTIVE_Q
         if event == EVENT_UNSCHEDULED_POD_ADD or event == EVENT_UNSCHEDULED_POD_UPDATE:
@@ -716,9 +743,10 @@ class SchedulingQueue:
             return
         where = self.in_queue.get(uid)
         if old is not None and where == ACTIVE_Q:
-            for it in self.active:
+            for i, it in enumerate(self.active):
                 if it.pinfo.pod.uid == uid:
                     it.pinfo.pod_info = PodInfo.of(new)
+                    self.active[i] = self._active_item(it.pinfo)  # a keyed entry's key reads the pod
                     heapq.heapify(self.active)
                     self.nominator.update(old, it.pinfo.pod_info)
                     return
