@@ -14,6 +14,7 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 from harness.framework import MAX_NODE_SCORE, Plugin, Status, hookimpl
+from harness.framework.status import SKIP
 from harness.framework.node_table import numpy
 
 from .. import names
@@ -256,7 +257,7 @@ class BalancedAllocation(Plugin):
         pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
         if self.scorer.is_best_effort_pod(pod_requests):
             # Best-effort pods are not balanced, lest they all land on one node (#129138).
-            return Status.skip()
+            return SKIP
         dra, st = self._dra_pre_score()
         if st is not None:
             return st
