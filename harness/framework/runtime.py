@@ -495,11 +495,19 @@ class Framework:
         try:
             for pc in self.pre_filter_plugins:
                 try:
-                    r, s = _pair(pc.name, "PreFilter", pc.fn(state, pod, nodes),
-                                 "(PreFilterResult or None, Status or None)")
+                    out = pc.fn(state, pod, nodes)
+                    # _pair's test, its common cases first (a plain tuple, a Status or None)
+                    if (out.__class__ is tuple and len(out) == 2
+                            and (out[1] is None or out[1].__class__ is Status)):
+                        r, s = out
+                    else:
+                        r, s = _pair(pc.name, "PreFilter", out, "(PreFilterResult or None, Status or None)")
                 except Exception as e:
                     r, s = None, _raised(e)
-                if s is not None and s.code == Code.Skip:
+                if s is None:
+                    if r is None:
+                        continue  # Success and all nodes: nothing to merge
+                elif s.code == Code.Skip:
                     skip.add(pc.name)
                     continue
                 if s is not None and s.code != Code.Success:
@@ -789,7 +797,11 @@ class Framework:
         try:
             for pc in self.pre_score_plugins:
                 try:
-                    s = _status(pc.name, "PreScore", pc.fn(state, pod, nodes))
+                    s = pc.fn(state, pod, nodes)
+                    if s is None:
+                        continue
+                    if s.__class__ is not Status:
+                        s = _status(pc.name, "PreScore", s)
                 except Exception as e:
                     s = _raised(e)
                 if s is not None and s.code == Code.Skip:
