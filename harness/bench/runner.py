@@ -286,11 +286,18 @@ class WorkloadRun:
             if not uids:
                 return False
             i = first[0]
-            while i < len(order) and state(order[i]) in ("bound", "none"):
+            st = None
+            while i < len(order):
+                st = state(order[i])
+                if st not in ("bound", "none"):
+                    break
                 i += 1
             first[0] = i
-            return all(state(order[j]) in ("bound", "none", "unschedulable", "gated")
-                       for j in range(i, len(order)))
+            if i == len(order):
+                return True
+            # order[i]'s state is st (read once: this runs after every attempt)
+            return st in ("unschedulable", "gated") and all(
+                state(order[j]) in ("bound", "none", "unschedulable", "gated") for j in range(i + 1, len(order)))
 
         self.sched.run(None, done=done)
 
