@@ -11,30 +11,9 @@ from .node_tree import NodeTree, get_zone_key
 from .snapshot import Snapshot
 
 
-# NodeInfo's fields as _snapshot_into knows them: with any other set the snapshot copies through
-# _snapshot_of and every slot, as before
-_SNAPSHOT_SLOTS = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity", "used_ports",
-                   "requested", "non_zero_requested", "allocatable", "image_states", "pvc_ref_counts",
-                   "generation", "_indexes", "__weakref__")
-_SNAPSHOT_IN_PLACE = set(NodeInfo.__slots__) == set(_SNAPSHOT_SLOTS)
-
-
-def _snapshot_into(c: NodeInfo, ni: NodeInfo) -> None:
-    """Cache._snapshot_of(ni) written into the snapshot's own NodeInfo `c` (the same copies:
-    NodeInfo.Snapshot, the image states' too), without a NodeInfo in between."""
-    c.node = ni.node
-    c.pods = list(ni.pods)
-    c.pods_with_affinity = list(ni.pods_with_affinity)
-    c.pods_with_required_anti_affinity = list(ni.pods_with_required_anti_affinity)
-    c.used_ports = ni.used_ports.clone()
-    c.requested = ni.requested.clone()
-    c.non_zero_requested = ni.non_zero_requested.clone()
-    c.allocatable = ni.allocatable.clone()
-    c.image_states = {name: (s.snapshot() if isinstance(s, ImageState) else s)
-                      for name, s in ni.image_states.items()}
-    c.pvc_ref_counts = dict(ni.pvc_ref_counts)
-    c.generation = ni.generation
-    c._indexes = [None, None, None]  # built again if the copy has pods removed
+def _image_states_of(ni: NodeInfo) -> dict:
+    """The node's image states as a snapshot holds them (each ImageState copied)."""
+    return {name: (s.snapshot() if isinstance(s, ImageState) else s) for name, s in ni.image_states.items()}
 
 
 class CacheError(RuntimeError):
@@ -250,13 +229,6 @@ class Cache:
         self._remove_pod(current)
 
     # snapshot -----------------------------------------------------------------------------------
-    @staticmethod
-    def _snapshot_of(ni: NodeInfo) -> NodeInfo:
-        clone = ni.snapshot()
-        clone.image_states = {name: (s.snapshot() if isinstance(s, ImageState) else s)
-                              for name, s in ni.image_states.items()}
-        return clone
-
     def update_snapshot(self, snap: Snapshot) -> Optional[str]:
         """UpdateSnapshot: copy into the snapshot the node infos updated since its generation
         (existing snapshot NodeInfo objects are updated in place), and rebuild its lists only
@@ -279,23 +251,20 @@ class Cache:
             if existing is None:
                 update_all_lists = True
                 existing = info_map[node.name] = NodeInfo()
-            clone = ni if _SNAPSHOT_IN_PLACE else self._snapshot_of(ni)
-            if bool(existing.pods_with_affinity) != bool(clone.pods_with_affinity):
+            # (the copies below hold what ni holds: compared with ni itself)
+            if bool(existing.pods_with_affinity) != bool(ni.pods_with_affinity):
                 update_affinity = True
-            if bool(existing.pods_with_required_anti_affinity) != bool(clone.pods_with_required_anti_affinity):
+            if bool(existing.pods_with_required_anti_affinity) != bool(ni.pods_with_required_anti_affinity):
                 update_anti_affinity = True
             if not update_pvcs:
-                if len(existing.pvc_ref_counts) != len(clone.pvc_ref_counts):
+                if len(existing.pvc_ref_counts) != len(ni.pvc_ref_counts):
                     update_pvcs = True
                 else:
-                    update_pvcs = any(k not in existing.pvc_ref_counts for k in clone.pvc_ref_counts)
-            # keep the NodeInfo object: the snapshot's lists may point to it
-            if _SNAPSHOT_IN_PLACE:
-                _snapshot_into(existing, ni)
-            else:
-                for attr in NodeInfo.__slots__:
-                    if attr != "__weakref__":
-                        setattr(existing, attr, getattr(clone, attr))
+                    update_pvcs = any(k not in existing.pvc_ref_counts for k in ni.pvc_ref_counts)
+            # keep the NodeInfo object: the snapshot's lists may point to it (NodeInfo.Snapshot's
+            # copies, written into it)
+            ni.snapshot_into(existing)
+            existing.image_states = _image_states_of(ni)
             note = getattr(snap, "note_changed", None)
             if note is not None:
                 note(node.name)

@@ -31,20 +31,23 @@ HINTS = [(NODE_ADD, "foo", hint_queue), (NODE_ADD, "bar", hint_skip), (EVENT_ASS
 pod_st = st.tuples(st.sets(st.sampled_from(PLUGINS), max_size=2), st.sets(st.sampled_from(PLUGINS), max_size=1))
 
 
+def _rejected(q, clock, suffix: str, unsched, pending):
+    """A pod added, popped, and put in the unschedulable pool as rejected by those plugins."""
+    pod = make_pod(f"p{suffix}", uid=f"u{suffix}")
+    q.add(pod)
+    q.pop()
+    pinfo = QueuedPodInfo(qf._pod_info(pod), clock.now(), 0)
+    pinfo.unschedulable_plugins = set(unsched)
+    pinfo.pending_plugins = set(pending)
+    q.add_unschedulable_if_not_present(pinfo)
+    return pod
+
+
 def _outcome(pods, event, fast: bool, mp):
     if not fast:
         mp.setattr(SchedulingQueue, "_skipped_plugins", lambda self, event: None)
     q, clock = new_step_queue(HINTS)
-    made = []
-    for i, (unsched, pending) in enumerate(pods):
-        pod = make_pod(f"p{i}", uid=f"u{i}")
-        q.add(pod)
-        q.pop()
-        pinfo = QueuedPodInfo(qf._pod_info(pod), clock.now(), 0)
-        pinfo.unschedulable_plugins = set(unsched)
-        pinfo.pending_plugins = set(pending)
-        q.add_unschedulable_if_not_present(pinfo)
-        made.append(pod)
+    made = [_rejected(q, clock, f"{i}", unsched, pending) for i, (unsched, pending) in enumerate(pods)]
     q.move_all_to_active_or_backoff(event, None, None)
     return [where(q, p) for p in made]
 
@@ -82,15 +85,7 @@ def _rounds_outcome(rounds, fast: bool, mp):
     q, clock = new_step_queue(HINTS)
     made, seen = [], []
     for r, (pods, events) in enumerate(rounds):
-        for i, (unsched, pending) in enumerate(pods):
-            pod = make_pod(f"p{r}-{i}", uid=f"u{r}-{i}")
-            q.add(pod)
-            q.pop()
-            pinfo = QueuedPodInfo(qf._pod_info(pod), clock.now(), 0)
-            pinfo.unschedulable_plugins = set(unsched)
-            pinfo.pending_plugins = set(pending)
-            q.add_unschedulable_if_not_present(pinfo)
-            made.append(pod)
+        made += [_rejected(q, clock, f"{r}-{i}", unsched, pending) for i, (unsched, pending) in enumerate(pods)]
         for event in events:
             q.move_all_to_active_or_backoff(event, None, None)
             seen.append([where(q, p) for p in made])
