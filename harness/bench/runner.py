@@ -287,7 +287,11 @@ class WorkloadRun:
                 return False
             i = first[0]
             st = None
+            bound = self._bound_uids  # (a pod whose binding _on_event saw, and not deleted since, is "bound")
             while i < len(order):
+                if order[i] in bound:
+                    i += 1
+                    continue
                 st = state(order[i])
                 if st not in ("bound", "none"):
                     break
