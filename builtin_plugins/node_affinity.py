@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from harness.api.nodeaffinity import (NodeSelector, NodeSelectorError, PreferredSchedulingTerms,
                                       RequiredNodeAffinity, aggregate_error)
 from harness.framework import signers
+from harness.framework.status import SKIP
 from harness.framework import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint,
                                EventResource, NotFoundError, Plugin, PreFilterResult, QueueingHint,
                                Status, hookimpl)
@@ -173,7 +174,7 @@ class NodeAffinity(Plugin):
         required = _required_node_affinity_of(pod)
         no_node_affinity = required is None
         if no_node_affinity and self.added_node_selector is None and not pod.spec.get("nodeSelector"):
-            return None, Status.skip()
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(RequiredNodeAffinity(pod)))
         terms = [] if no_node_affinity else (required.get("nodeSelectorTerms") or [])
         if not terms:
@@ -269,7 +270,7 @@ class NodeAffinity(Plugin):
         if err is not None:
             return Status.error(err)
         if pref is None and self.added_pref_sched_terms is None:
-            return Status.skip()
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(pref))
         return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, Mapping, Optional
 
 from harness.framework import signers
+from harness.framework.status import SKIP
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -99,10 +100,10 @@ class NodeDeclaredFeatures(Plugin):
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         if not self.enabled:
-            return None, Status.skip()
+            return None, SKIP
         reqs = self._requirements(pod)
         if not reqs:
-            return None, Status.skip()
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(reqs))
         return None, None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.framework import signers
+from harness.framework.status import SKIP
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                HostPortInfo, NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 from harness.framework.types import get_host_ports
@@ -49,7 +50,7 @@ class NodePorts(Plugin):
     def pre_filter(self, state, pod, nodes):
         ports = get_host_ports(pod)
         if not ports:
-            return None, Status.skip()
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(ports))
         return None, None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, FrozenSet, Iterable, Mapping, Optional
 
 from harness.framework import signers
+from harness.framework.status import SKIP
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -154,7 +155,7 @@ class VolumeRestrictions(Plugin):
         snapshot = self.handle.snapshot
         count = sum(1 for name in pvcs if snapshot.is_pvc_used_by_pods(f"{pod.namespace}/{name}"))
         if not needs_check and count == 0:
-            return None, Status.skip()
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, PreFilterState(frozenset(pvcs), count))
         return None, None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import FrozenSet, List, Optional, Tuple
 
 from harness.framework import signers
+from harness.framework.status import SKIP
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -178,7 +179,7 @@ class VolumeZone(Plugin):
         if status is not None:
             return None, status
         if not topologies:
-            return None, Status.skip()
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _State(topologies))
         return None, None
 

@@ -241,5 +241,5 @@ class Cluster:
             update_pod_condition(st, {"type": "PodScheduled", "status": "True"})
             if clear_nnn:  # assignPod, with ClearingNominatedNodeNameAfterBinding (v1.35 on)
                 st.pop("nominatedNodeName", None)
-        bound = current.with_node(node_name).with_status(bind_status)
+        bound = current.with_status(bind_status, node_name)  # with_node(node_name).with_status(...)
         return self.update(bound)

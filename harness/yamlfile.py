@@ -254,10 +254,11 @@ def _check_bounds(text: str, max_values: int = MAX_VALUES) -> Optional[str]:
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 # a mapping key longer than a simple key may be (1024 characters from its start to the `:`, in
 # PyYAML and libyaml alike): such a line is left to YAML (which refuses it)
-_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*": ')
+_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*": ?')  # ": " as json_line writes it, ":" compact
 _LONG_RUN = re.compile(r'"[^"]{900}')  # a literal first: the regex engine skips to each quote
 _YAML_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?$")  # JSON floats YAML 1.1 reads as floats
 _JSON_LINE_BATCH = 2000
+_COMPACT = (",", ":")  # the separators of JSON's compact form (_canonical)
 
 
 def _long_key(body: str) -> bool:
@@ -299,16 +300,21 @@ def _decoder(values: Optional["ValueTable"] = None):
     return _json_decoder
 
 
-_encoder = None
+_encoders: Dict[str, Any] = {}
 
 
-def _canonical(obj: Any) -> str:
-    global _encoder
-    if _encoder is None:
+def _canonical(obj: Any, separators: Tuple[str, str] = (", ", ": ")) -> str:
+    """`obj` as json_line writes it; with separators (",", ":"), the compact form `json.dumps(obj,
+    separators=(",", ":"), ensure_ascii=False)` writes (a generator's lines, e.g. OpenB's
+    make_case.py), which YAML reads as the same value too: in a flow collection a `:` is the
+    value indicator without a space after it, and a `,` ends a plain scalar."""
+    encoder = _encoders.get(separators[0])
+    if encoder is None:
         import json
 
-        _encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
-    text = _encoder.encode(obj)
+        encoder = _encoders[separators[0]] = json.JSONEncoder(ensure_ascii=False, separators=separators,
+                                                              allow_nan=False)
+    text = encoder.encode(obj)
     if not (text.isascii() and "\x7f" not in text) and _YAML_UNSAFE.search(text):
         text = _YAML_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
     return text
@@ -358,7 +364,8 @@ _LEFT = object()  # a line left to YAML
 def _line_value(decoder: Any, body: str, decoded: Any = _LEFT, maybe_long_key: bool = True) -> Any:
     """The value of one `- {...}` line's JSON text `body` (`decoded`: already decoded), or _LEFT
     when YAML must read the line: nested more than 100 deep, a key too long for a YAML simple
-    key (`maybe_long_key` False: its batch has none), not JSON, or not in canonical form."""
+    key (`maybe_long_key` False: its batch has none), not JSON, or neither in canonical form nor
+    in the compact one."""
     if body.count("{") + body.count("[") > 100 or (maybe_long_key and _long_key(body)):
         return _LEFT
     if decoded is _LEFT:
@@ -366,7 +373,9 @@ def _line_value(decoder: Any, body: str, decoded: Any = _LEFT, maybe_long_key: b
             decoded = decoder.decode(body)
         except ValueError:
             return _LEFT
-    return decoded if _canonical(decoded) == body else _LEFT
+    if _canonical(decoded) == body or _canonical(decoded, _COMPACT) == body:
+        return decoded
+    return _LEFT
 
 
 def _split_lines(lines: Iterable[str], values: Optional["ValueTable"] = None) -> Optional[Tuple[str, List[Any], int, str, List[int]]]:

@@ -5,7 +5,7 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from harness.errors import UserError
-from harness.yamlfile import _StrictLoader, _check_bounds, _json_values_bound, json_line, load_yaml_text
+from harness.yamlfile import _COMPACT, _StrictLoader, _canonical, _check_bounds, _json_values_bound, json_line, load_yaml_text
 
 _text = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(), _text,
@@ -44,8 +44,35 @@ def test_a_json_line_reads_back_as_yaml_reads_it(obj):
     assert load_yaml_text("x: 1\nitems:\n- " + line + "\n", "t.yaml", UserError) == {"x": 1, "items": [obj]}
 
 
+def compact_line(obj):
+    """`obj` in JSON's compact form (separators "," and ":", as a generator may write it), or
+    "{}" when json_line has no line for it."""
+    return _canonical(obj, _COMPACT) if json_line(obj) else "{}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(_obj)
+def test_a_compact_json_line_reads_as_yaml_reads_it(obj):
+    """A line in JSON's compact form is read by the JSON decoder (not left to YAML) and gives
+    YAML's value, with the value table or without."""
+    from harness import yamlfile
+    from harness.sharing import ValueTable
+
+    line = json_line(obj)
+    if line is None:
+        return
+    compact = _canonical(obj, _COMPACT)
+    assert _yaml("- " + compact) == [obj]
+    text = "x: 1\nitems:\n- " + compact + "\n"
+    for values in (None, ValueTable()):
+        split = yamlfile._split_json_lines(text, values)
+        assert split is not None and split[1] == [obj]
+        assert load_yaml_text(text, "t.yaml", UserError, values=values) == {"x": 1, "items": [obj]}
+    assert _json_values_bound(compact) >= _yaml_values(obj)
+
+
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(_obj.map(lambda o: json_line(o) or "{}"),
+@given(st.lists(st.one_of(_obj.map(lambda o: json_line(o) or "{}"), _obj.map(compact_line),
                           st.text(alphabet='{}[]":, 0123456789.eE+-\\u"nultrefa\t\x85', max_size=30)
                           .map(lambda t: "{" + t + "}")), min_size=1, max_size=6))
 def test_any_lines_read_as_yaml_reads_them(bodies):
@@ -97,9 +124,12 @@ def test_keys_as_long_as_yaml_allows():
         except yaml.YAMLError:
             want = None
         assert line is None or want == [{key: 1}]
+        for sep in ((", ", ": "), _COMPACT):  # a line YAML refuses is left to YAML, which says so
+            _reads_as_yaml("items:\n- " + _canonical({"a": 1, key: 1}, sep) + "\n")
 
 
-_ENTRY = st.one_of(_obj.map(lambda o: "- " + (json_line(o) or "{}")), st.just("- plain"), st.just("- {a: 1}"),
+_ENTRY = st.one_of(_obj.map(lambda o: "- " + (json_line(o) or "{}")), _obj.map(lambda o: "- " + compact_line(o)),
+                   st.just("- plain"), st.just("- {a: 1}"),
                    st.just("# a comment"), st.just(""), st.just("-   {}"), st.just('  - {"nested": 1}'))
 
 

@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from harness.api.nodeaffinity import NodeSelector, NodeSelectorError
 from harness.apierrors import API_ERRORS
 from harness.api.objects import KubeObject
+from harness.framework.status import SKIP
 from harness.framework import (PreBindPreFlightResult, ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 from harness.framework.node_table import NodeRows, numpy
@@ -330,7 +331,7 @@ class DynamicResources(Plugin):
             claims = claims + [ext_claim]  # newClaimStore: the special claim comes last
             s.ext = ext
         if not claims:
-            return None, Status.skip()
+            return None, SKIP
         num_to_allocate = 0
         s.informations_for_claim = [_ClaimInfo() for _ in claims]
         for index, claim in enumerate(claims):
@@ -664,7 +665,7 @@ class DynamicResources(Plugin):
         except NotFoundError as e:
             return result, status_error(e)
         if not s.claims:
-            return result, Status.skip()
+            return result, SKIP
         return result, None
 
     @hookimpl

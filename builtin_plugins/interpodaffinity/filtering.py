@@ -10,6 +10,7 @@ from operator import or_
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from harness.framework import NotFoundError, PodInfo, Status, hookimpl
+from harness.framework.status import SKIP
 from harness.framework.types import AffinityTerm
 
 from ..batch_status import UNRESOLVABLE, UNSCHEDULABLE, fill_rejections
@@ -343,7 +344,7 @@ class FilteringMixin:
         if not nodes_with_required_anti_affinity_pods and not affinity_terms and not anti_affinity_terms:
             # no existing pod's anti-affinity to count and no term of the pod's own: the counts
             # below would all be empty, and PreFilter skips
-            return None, Status.skip()
+            return None, SKIP
         s = PreFilterState(pod, affinity_terms, anti_affinity_terms,
                            self.get_namespace_labels_snapshot(pod.namespace))
         snap = self.handle.snapshot
@@ -379,7 +380,7 @@ class FilteringMixin:
             s.affinity_counts, s.anti_affinity_counts = get_incoming_affinity_anti_affinity_counts(
                 affinity_terms, anti_affinity_terms, nodes)
         if not s.existing_anti_affinity_counts and not affinity_terms and not anti_affinity_terms:
-            return None, Status.skip()
+            return None, SKIP
         s.counts_positive = True  # sums of +1 per matching pod and term
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None

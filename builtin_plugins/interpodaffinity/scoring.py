@@ -12,6 +12,7 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Dict, Sequence
 
 from harness.framework import MAX_NODE_SCORE, NotFoundError, PodInfo, Status, hookimpl
+from harness.framework.status import SKIP
 
 from ..node_index import index_of, union
 from ..topology_values import NodeColumns
@@ -172,7 +173,7 @@ class ScoringMixin:
         has_constraints = has_preferred_constraints(pod)
         # Optionally ignore the existing pods' preferred terms when the pod has none of its own.
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
-            return Status.skip()
+            return SKIP
         # Unless the pod has preferred terms, only nodes with pods with affinity matter.
         all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
 
@@ -180,7 +181,7 @@ class ScoringMixin:
         if pod_info.parse_error is not None:
             return Status.error(f"failed to parse pod: {self.pod_info_error(pod)}")
         if not all_nodes:
-            return Status.skip()  # no node to process: the score map stays empty
+            return SKIP  # no node to process: the score map stays empty
         preferred_affinity = [(t, wt.weight) for t, wt in zip(
             self.merge_affinity_term_namespaces_if_not_empty([wt.term for wt in pod_info.preferred_affinity_terms]),
             pod_info.preferred_affinity_terms)]
@@ -221,7 +222,7 @@ class ScoringMixin:
             for existing in pods:
                 self.process_existing_pod(s, existing, node_info, pod, topo_score)
         if not topo_score:
-            return Status.skip()
+            return SKIP
         s.topology_score = topo_score
         state.write(PRE_SCORE_STATE_KEY, s)
         return None

@@ -14,8 +14,10 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 from harness.framework import MAX_NODE_SCORE, Plugin, Status, hookimpl
+from harness.framework.status import SKIP
 from harness.framework.node_table import numpy
 
+from .lazy_modules import dra_scoring as _dra_scoring, extended as _extended
 from .. import names
 from ..helper import features_of
 from . import args as baargs
@@ -230,7 +232,7 @@ class BalancedAllocation(Plugin):
         the DRA manager: a DRA extended resource name among the resources dereferences it (an
         error here; kube-scheduler crashes). v1.36 has the manager but no CEL cache (see
         dra_scoring)."""
-        from builtin_plugins.dynamicresources import extended
+        extended = _extended()
         if not self.gates.enabled("DRAExtendedResource") or not self.gates.has(extended.CHANGE):
             return None, None
         if not self.gates.has("BalancedAllocationDRAManager"):
@@ -239,7 +241,7 @@ class BalancedAllocation(Plugin):
                     f"{NAME}: invalid memory address or nil pointer dereference (v1.35's scorer has no DRA "
                     f"manager for the DRA extended resource in its resources)"))
             return None, None
-        from . import dra_scoring
+        dra_scoring = _dra_scoring()
         if not hasattr(self, "_dra_cache"):
             self._dra_cache: Dict[Any, bool] = {}
         return dra_scoring.get_dra_pre_scored_params(self.handle, self.gates, self.scorer.resources, None,
@@ -256,7 +258,7 @@ class BalancedAllocation(Plugin):
         pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
         if self.scorer.is_best_effort_pod(pod_requests):
             # Best-effort pods are not balanced, lest they all land on one node (#129138).
-            return Status.skip()
+            return SKIP
         dra, st = self._dra_pre_score()
         if st is not None:
             return st
@@ -274,7 +276,7 @@ class BalancedAllocation(Plugin):
             if st is not None:
                 return 0, st
         if s.dra is not None:
-            from . import dra_scoring
+            dra_scoring = _dra_scoring()
             return dra_scoring.score(self.scorer, NAME, node_info, s.pod_requests, s.dra)
         return self.scorer.score(pod, node_info, s.pod_requests)
 

@@ -35,6 +35,8 @@ def get_dra_pre_scored_params(handle, gates, resources: Sequence[Tuple[str, int]
                               allow_selectors: bool = True) -> Optional[DRAPreScoreState]:
     """getDRAPreScoredParams: None unless some scoring resource is a DRA extended resource name
     that a device class maps (or the gate is off, or v1.34, which does not score them)."""
+    if not any("/" in name for name, _ in resources):
+        return None  # no extended resource name among them (IsDRAExtendedResourceName's first test)
     from builtin_plugins.dynamicresources import extended
     from builtin_plugins.dynamicresources.claims import tracker_for
 

@@ -17,6 +17,7 @@ from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, C
 from harness.framework import node_table
 from harness.framework.node_table import NodeRows, numpy
 
+from .lazy_modules import dra_scoring as _dra_scoring, extended as _extended
 from .. import names
 from ..helper import features_of
 from harness.framework.lazy_status import StatusColumn
@@ -382,7 +383,7 @@ def delegate_v134(mapping: Optional[Any]) -> Delegate:
 def with_device_class(resource: Resource, cluster, gates) -> Optional[Any]:
     """withDeviceClass (v1.34): the extended resource -> device class mapping when the pod
     requests some extended resource, else None."""
-    from builtin_plugins.dynamicresources import extended
+    extended = _extended()
     if any(q != 0 and is_extended_resource_name(n) for n, q in resource.scalar_resources.items()):
         return extended.class_resolver(cluster, gates) if cluster is not None else {}
     return None
@@ -399,7 +400,7 @@ def sign_resources(pod: Pod, enable_pod_level_resources: bool, gates, cluster):
         if not gates.has("SignPodDRAExtendedResources"):
             return None, Status.unschedulable("signature disabled when dra extended resources enabled")
         if cluster is not None:
-            from builtin_plugins.dynamicresources import extended
+            extended = _extended()
             resolver = extended.class_resolver(cluster, gates)
             for name, q in r.scalar_resources.items():
                 if q != 0 and resolver.get_device_class(name) is not None:
@@ -498,7 +499,7 @@ class Fit(Plugin):
         self.enable_dra_extended_resource = self.gates.enabled("DRAExtendedResource")
         self._cluster = getattr(handle, "cluster", None)
         if self.enable_dra_extended_resource and self._cluster is not None:
-            from builtin_plugins.dynamicresources import extended
+            extended = _extended()
             extended.class_resolver(self._cluster, self.gates)  # the DRA manager's, from the start
         # InPlacePodLevelResourcesVerticalScaling (alpha off in v1.35, beta on in v1.36; unknown
         # in v1.34): the scale-down hint reads a resized pod's pod-level status resources
@@ -510,7 +511,7 @@ class Fit(Plugin):
         cache; v1.34 the PreFilter's mapping (a queueing hint has none)."""
         if not self.enable_dra_extended_resource:
             return None
-        from builtin_plugins.dynamicresources import extended
+        extended = _extended()
         if self.gates.has(extended.CHANGE):
             if self._cluster is None:
                 return None
@@ -534,7 +535,7 @@ class Fit(Plugin):
             return None, Status.unresolvable(ERR_REASON_SIDECARS_DISABLED)
         result = PreFilterState(compute_pod_resource_request(pod, self.enable_pod_level_resources))
         if self.enable_dra_extended_resource:
-            from builtin_plugins.dynamicresources import extended
+            extended = _extended()
             if not self.gates.has(extended.CHANGE):
                 result.resource_to_device_class = with_device_class(result.resource, self._cluster, self.gates)
             result.delegate = self._delegate(result.resource_to_device_class)
@@ -619,7 +620,7 @@ class Fit(Plugin):
             ClusterEventWithHint(ClusterEvent(EventResource.Pod, pod_action), self.is_schedulable_after_pod_event),
             ClusterEventWithHint(ClusterEvent(EventResource.Node, node_action), self.is_schedulable_after_node_change),
         ]
-        from builtin_plugins.dynamicresources import extended
+        extended = _extended()
         if self.enable_dra_extended_resource and self.gates.has(extended.CHANGE):
             # v1.35 on: a pod might wait for a class mapping its extended resource
             events.append(ClusterEventWithHint(ClusterEvent(EventResource.DeviceClass, ActionType.Add | ActionType.Update),
@@ -630,7 +631,7 @@ class Fit(Plugin):
         """isSchedulableAfterDeviceClassEvent: a class added whose implicit name the pod
         requests, or whose extendedResourceName (added, or changed by an update) the pod
         requests."""
-        from builtin_plugins.dynamicresources import extended
+        extended = _extended()
         from harness.api.pod_resources import pod_requests
         from harness.api.objects import KubeObject
         if not isinstance(new_obj, KubeObject) or (old_obj is not None and not isinstance(old_obj, KubeObject)):
@@ -715,7 +716,7 @@ class Fit(Plugin):
         """getDRAPreScoredParams (DRAExtendedResource, v1.35 on), else None."""
         if not self.enable_dra_extended_resource:
             return None
-        from . import dra_scoring
+        dra_scoring = _dra_scoring()
         if not hasattr(self, "_dra_caches"):
             from harness.api.dra_cel import CELCache
             self._dra_caches = (CELCache(), {})
@@ -734,7 +735,7 @@ class Fit(Plugin):
         if s is None:
             s = PreScoreState(self.scorer.calculate_pod_resource_request_list(pod), self._dra_pre_score())
         if s.dra is not None:
-            from . import dra_scoring
+            dra_scoring = _dra_scoring()
             return dra_scoring.score(self.scorer, NAME, node_info, s.pod_requests, s.dra)
         return self.scorer.score(pod, node_info, s.pod_requests)
 

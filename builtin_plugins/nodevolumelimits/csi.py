@@ -15,6 +15,7 @@ import random
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from harness.framework import signers
+from harness.framework.status import SKIP
 from harness.framework import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                Plugin, QueueingHint, Status, hookimpl)
 
@@ -286,7 +287,7 @@ class CSILimits(Plugin):
             if (v.get("persistentVolumeClaim") is not None or v.get("ephemeral") is not None
                     or csitrans.is_inline_migratable(v)):
                 return None, None
-        return None, Status.skip()
+        return None, SKIP
 
     @hookimpl
     def filter(self, state, pod, node_info):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from harness.framework import CycleState, NotFoundError, Status
+from harness.framework.status import SKIP
 
 from harness.framework.lazy_status import StatusColumn
 from harness.framework.node_table import NodeRows, numpy
@@ -239,7 +240,7 @@ def pre_filter(pl, cycle_state: CycleState, pod, nodes):
     except Exception as e:
         return None, Status.error(RuntimeError(f"get constraints from pod: {e}"))
     if not s.constraints:
-        return None, Status.skip()
+        return None, SKIP
     cycle_state.write(PRE_FILTER_STATE_KEY, s)
     return None, None
 

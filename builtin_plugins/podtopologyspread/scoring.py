@@ -9,6 +9,7 @@ from operator import is_, not_, or_
 from typing import Dict, List, Optional, Set
 
 from harness.framework import MAX_NODE_SCORE, CycleState, NotFoundError, Status
+from harness.framework.status import SKIP
 
 from harness.framework.node_table import NodeRows, numpy
 
@@ -116,7 +117,7 @@ def pre_score(pl, cycle_state: CycleState, pod, filtered_nodes):
     Skip when there are no nodes or the pod has no soft constraints."""
     all_nodes = pl.handle.snapshot.list()
     if not all_nodes:
-        return Status.skip()
+        return SKIP
     state = PreScoreState()
     # Only non-system-default spreading requires nodes to carry every topology key, so that
     # nodes without a zone label still get hostname spreading.
@@ -126,7 +127,7 @@ def pre_score(pl, cycle_state: CycleState, pod, filtered_nodes):
     except RuntimeError as e:
         return Status.error(RuntimeError(f"calculating preScoreState: {e}"))
     if not state.constraints:
-        return Status.skip()
+        return SKIP
 
     require = required_node_affinity(pod)
     inclusion = pl.enable_node_inclusion_policy

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from harness.api.quantity import value as quantity_value
 from harness.framework import signers
+from harness.framework.status import SKIP
 from harness.framework import (PreBindPreFlightResult, ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                NotFoundError, Plugin, QueueingHint, Status, hookimpl)
 
@@ -317,7 +318,7 @@ class VolumeBinding(Plugin):
             return None, Status.unresolvable(str(e))
         if not has_pvc:
             state.write(STATE_KEY, StateData())
-            return None, Status.skip()
+            return None, SKIP
         try:
             claims = self.binder.get_pod_volume_claims(pod)
         except VolumeError as e:
@@ -354,14 +355,14 @@ class VolumeBinding(Plugin):
     @hookimpl
     def pre_score(self, state, pod, nodes):
         if self.scorer is None:
-            return Status.skip()
+            return SKIP
         try:
             s = state.read(STATE_KEY)
         except NotFoundError:
             return Status.error(ERR_STATE_NOT_FOUND)
         if s.has_static_bindings or self.fts.enable_storage_capacity_scoring:
             return None
-        return Status.skip()
+        return SKIP
 
     @hookimpl
     def score(self, state, pod, node_info):
@@ -436,7 +437,7 @@ class VolumeBinding(Plugin):
         except NotFoundError:
             return result, Status.error(ERR_STATE_NOT_FOUND)
         if s.all_bound:
-            return result, Status.skip()
+            return result, SKIP
         if node_name not in s.pod_volumes_by_node:
             return result, Status.error(f'no pod volume found for node "{node_name}"')
         return result, None

@@ -5,7 +5,7 @@ cycle pulled out once. Manifests are plain dicts as `kubectl get -o yaml` prints
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from . import quantity, valid_memo
 
@@ -126,11 +126,15 @@ class Pod(KubeObject):
         p._memo = self._memo  # requests etc. do not depend on nodeName
         return p
 
-    def with_status(self, mutate) -> "Pod":
+    def with_status(self, mutate, node_name: Optional[str] = None) -> "Pod":
         """A copy whose status dict went through `mutate(status)` (a status patch). The copy
         shares the spec-derived memo unless the patch touched the container statuses (which
-        in-place resize reads, the pod-level ones included)."""
+        in-place resize reads, the pod-level ones included). With `node_name`, the copy is
+        also bound to it, as with_node(node_name).with_status(mutate) is, in one copy."""
         raw = dict(self.raw)
+        if node_name is not None:
+            raw["spec"] = dict(self.spec_)
+            raw["spec"]["nodeName"] = node_name
         status = dict(raw.get("status") or {})
         status["conditions"] = [dict(c) for c in status.get("conditions") or []]
         mutate(status)

@@ -286,11 +286,22 @@ class WorkloadRun:
             if not uids:
                 return False
             i = first[0]
-            while i < len(order) and state(order[i]) in ("bound", "none"):
+            st = None
+            bound = self._bound_uids  # (a pod whose binding _on_event saw, and not deleted since, is "bound")
+            while i < len(order):
+                if order[i] in bound:
+                    i += 1
+                    continue
+                st = state(order[i])
+                if st not in ("bound", "none"):
+                    break
                 i += 1
             first[0] = i
-            return all(state(order[j]) in ("bound", "none", "unschedulable", "gated")
-                       for j in range(i, len(order)))
+            if i == len(order):
+                return True
+            # order[i]'s state is st (read once: this runs after every attempt)
+            return st in ("unschedulable", "gated") and all(
+                state(order[j]) in ("bound", "none", "unschedulable", "gated") for j in range(i + 1, len(order)))
 
         self.sched.run(None, done=done)
 

@@ -143,7 +143,7 @@ class NodeToStatus:
         self._statuses: Dict[str, Status] = statuses if statuses is not None else {}
         self._lazy = None  # a lazy_status.LazyStatuses, or None
         self.absent_nodes_status = absent_status or Status(
-            3)  # UnschedulableAndUnresolvable, no reasons
+            Code.UnschedulableAndUnresolvable)  # no reasons
 
     @property
     def node_to_status(self) -> Dict[str, Status]:

@@ -254,8 +254,11 @@ class Framework:
             self.batch = OpportunisticBatch(self)
             self._compute_batchable_plugins()
         opts = parallelize.current()
+        # QueueSort as a key (queue_sort_key), unless `run --coverage` counts its calls
+        self._sort_key = batch_form(self.queue_sort_plugin.plugin, "less", "sort_key")
         if opts is not None and opts.coverage is not None:  # `run --coverage`: wrap the calls
             opts.coverage.instrument(self)
+            self._sort_key = None
 
     def _compute_batchable_plugins(self) -> None:
         """computeBatchablePlugins: signatures are on only without extenders and when every
@@ -462,6 +465,11 @@ class Framework:
     def less(self, a, b) -> bool:
         return self.queue_sort_plugin.fn(a, b)
 
+    def queue_sort_key(self) -> Optional[Callable]:
+        """The QueueSort plugin's less as a key function (an in-tree plugin's fast path:
+        less(a, b) is key(a) < key(b)), or None: the queue then calls less."""
+        return self._sort_key if self.use_batch else None
+
     def run_pre_enqueue_plugins(self, pod) -> Optional[Status]:
         for pc in self.pre_enqueue_plugins:
             try:
@@ -487,11 +495,19 @@ class Framework:
         try:
             for pc in self.pre_filter_plugins:
                 try:
-                    r, s = _pair(pc.name, "PreFilter", pc.fn(state, pod, nodes),
-                                 "(PreFilterResult or None, Status or None)")
+                    out = pc.fn(state, pod, nodes)
+                    # _pair's test, its common cases first (a plain tuple, a Status or None)
+                    if (out.__class__ is tuple and len(out) == 2
+                            and (out[1] is None or out[1].__class__ is Status)):
+                        r, s = out
+                    else:
+                        r, s = _pair(pc.name, "PreFilter", out, "(PreFilterResult or None, Status or None)")
                 except Exception as e:
                     r, s = None, _raised(e)
-                if s is not None and s.code == Code.Skip:
+                if s is None:
+                    if r is None:
+                        continue  # Success and all nodes: nothing to merge
+                elif s.code == Code.Skip:
                     skip.add(pc.name)
                     continue
                 if s is not None and s.code != Code.Success:
@@ -623,6 +639,7 @@ class Framework:
         form gives as a StatusColumn stays a column (its statuses made when read); any other
         status is kept as the plugin gave it, named as run_filter_plugins_batch names it."""
         np = numpy()
+        count_nonzero = np.count_nonzero
         skip = state.skip_filter_plugins
         batch = self._filter_batch
         n = len(nodes)
@@ -635,6 +652,8 @@ class Framework:
             sub = nodes if len(alive) == n else nodes.take(alive.tolist())
             sts = self._batch_filter(batch, name, state, pod, sub)
             if sts.__class__ is StatusColumn:
+                if not count_nonzero(sts.keys) and sts.kinds and sts.kinds[0] is None:
+                    continue  # every node's kind is the first, None: all of them pass
                 rejected = out.set_column(alive, sts, name)
                 if rejected is not None:
                     if rejected.any():
@@ -778,7 +797,11 @@ class Framework:
         try:
             for pc in self.pre_score_plugins:
                 try:
-                    s = _status(pc.name, "PreScore", pc.fn(state, pod, nodes))
+                    s = pc.fn(state, pod, nodes)
+                    if s is None:
+                        continue
+                    if s.__class__ is not Status:
+                        s = _status(pc.name, "PreScore", s)
                 except Exception as e:
                     s = _raised(e)
                 if s is not None and s.code == Code.Skip:
@@ -878,7 +901,8 @@ class Framework:
         weights = [self.score_plugin_weight[name] for name, _ in columns]
         if len(nodes) == 0 or any(sc.dtype != np.int64 for _, sc in columns):
             return self._weigh_columns_one_by_one(nodes, columns)
-        m = np.stack([sc for _, sc in columns]) if len(columns) > 1 else columns[0][1].reshape(1, -1)
+        # (np.array of equal-length int64 columns is np.stack's matrix, without its Python checks)
+        m = np.array([sc for _, sc in columns]) if len(columns) > 1 else columns[0][1].reshape(1, -1)
         if int(m.max()) > MAX_NODE_SCORE or int(m.min()) < MIN_NODE_SCORE:
             for name, scores in columns:
                 if int(scores.max()) > MAX_NODE_SCORE or int(scores.min()) < MIN_NODE_SCORE:

@@ -502,6 +502,12 @@ class NodeInfo:
     def snapshot(self) -> "NodeInfo":
         """NodeInfo.Snapshot: a copy whose pod lists and aggregates can change independently."""
         c = NodeInfo.__new__(NodeInfo)
+        self.snapshot_into(c)
+        return c
+
+    def snapshot_into(self, c: "NodeInfo") -> None:
+        """snapshot()'s copy written into the NodeInfo `c` (the scheduler cache's snapshot keeps
+        its own objects, which its lists point to)."""
         c.node = self.node
         c.pods = list(self.pods)
         c.pods_with_affinity = list(self.pods_with_affinity)
@@ -514,7 +520,6 @@ class NodeInfo:
         c.pvc_ref_counts = dict(self.pvc_ref_counts)
         c.generation = self.generation
         c._indexes = [None, None, None]  # built again if the copy has pods removed
-        return c
 
     clone = snapshot
 

@@ -11,6 +11,11 @@ from .node_tree import NodeTree, get_zone_key
 from .snapshot import Snapshot
 
 
+def _image_states_of(ni: NodeInfo) -> dict:
+    """The node's image states as a snapshot holds them (each ImageState copied)."""
+    return {name: (s.snapshot() if isinstance(s, ImageState) else s) for name, s in ni.image_states.items()}
+
+
 class CacheError(RuntimeError):
     """An error cache.go returns (the event handlers log it and go on)."""
 
@@ -224,13 +229,6 @@ class Cache:
         self._remove_pod(current)
 
     # snapshot -----------------------------------------------------------------------------------
-    @staticmethod
-    def _snapshot_of(ni: NodeInfo) -> NodeInfo:
-        clone = ni.snapshot()
-        clone.image_states = {name: (s.snapshot() if isinstance(s, ImageState) else s)
-                              for name, s in ni.image_states.items()}
-        return clone
-
     def update_snapshot(self, snap: Snapshot) -> Optional[str]:
         """UpdateSnapshot: copy into the snapshot the node infos updated since its generation
         (existing snapshot NodeInfo objects are updated in place), and rebuild its lists only
@@ -253,20 +251,20 @@ class Cache:
             if existing is None:
                 update_all_lists = True
                 existing = info_map[node.name] = NodeInfo()
-            clone = self._snapshot_of(ni)
-            if bool(existing.pods_with_affinity) != bool(clone.pods_with_affinity):
+            # (the copies below hold what ni holds: compared with ni itself)
+            if bool(existing.pods_with_affinity) != bool(ni.pods_with_affinity):
                 update_affinity = True
-            if bool(existing.pods_with_required_anti_affinity) != bool(clone.pods_with_required_anti_affinity):
+            if bool(existing.pods_with_required_anti_affinity) != bool(ni.pods_with_required_anti_affinity):
                 update_anti_affinity = True
             if not update_pvcs:
-                if len(existing.pvc_ref_counts) != len(clone.pvc_ref_counts):
+                if len(existing.pvc_ref_counts) != len(ni.pvc_ref_counts):
                     update_pvcs = True
                 else:
-                    update_pvcs = any(k not in existing.pvc_ref_counts for k in clone.pvc_ref_counts)
-            # keep the NodeInfo object: the snapshot's lists may point to it
-            for attr in NodeInfo.__slots__:
-                if attr != "__weakref__":
-                    setattr(existing, attr, getattr(clone, attr))
+                    update_pvcs = any(k not in existing.pvc_ref_counts for k in ni.pvc_ref_counts)
+            # keep the NodeInfo object: the snapshot's lists may point to it (NodeInfo.Snapshot's
+            # copies, written into it)
+            ni.snapshot_into(existing)
+            existing.image_states = _image_states_of(ni)
             note = getattr(snap, "note_changed", None)
             if note is not None:
                 note(node.name)

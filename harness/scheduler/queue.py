@@ -89,6 +89,21 @@ class _ActiveItem:
         return self.less(self.pinfo, other.pinfo)
 
 
+class _KeyedActiveItem(tuple):
+    """(*QueueSort key, QueuedPodInfo) in activeQ when the QueueSort plugin gives its less as a
+    key (Framework.queue_sort_key): the heap compares the keys as tuples, without a call; a key
+    ends with the pod's queueing seq, so two items never compare their QueuedPodInfos."""
+
+    __slots__ = ()
+
+    @property
+    def pinfo(self) -> QueuedPodInfo:
+        return self[-1]
+
+
+_UNSET: Any = object()
+
+
 _ZERO_TIME = float("-inf")  # time.Time{}: before every time
 
 
@@ -226,6 +241,8 @@ class SchedulingQueue:
         self._seq = itertools.count()
         fw = next(iter(frameworks.values()))
         self._less = fw.less
+        self._sort_key_of = getattr(fw, "queue_sort_key", None) or (lambda: None)
+        self._active_key: Any = _UNSET
         # The scheduler nominates only pods that exist and are unbound (it checks the cluster
         # first), so no pod lister is wired here; Nominator(pod_lister) can take one.
         self.nominator = Nominator()
@@ -250,6 +267,8 @@ class SchedulingQueue:
         # (profile, event) -> (its hint_map rows, the (plugin, hint) of those matching the event,
         # their plugins): is_pod_worth_requeuing's rows for an event
         self._matching_rows: Dict[Tuple[str, ClusterEvent], Any] = {}
+        # event -> (the unschedulable pool's version, its pods worth asking about the event)
+        self._worth_asking_memo: Dict[ClusterEvent, Tuple[int, List[QueuedPodInfo]]] = {}
         # pluginToEventsMap (buildEventMap over every profile): the events that can ungate a pod
         self.plugin_events: Dict[str, List[ClusterEvent]] = {}
         for rows in self.hint_map.values():
@@ -331,6 +350,16 @@ class SchedulingQueue:
         self.unschedulable[pinfo.pod.uid] = pinfo
         self.in_queue[pinfo.pod.uid] = UNSCHEDULABLE_Q
 
+    def _active_item(self, pinfo: QueuedPodInfo):
+        """activeQ's heap entry for pinfo (keyed when the QueueSort plugin has a key form;
+        decided at the first entry, so the heap's entries are of one kind)."""
+        key = self._active_key
+        if key is _UNSET:
+            key = self._active_key = self._sort_key_of()
+        if key is None:
+            return _ActiveItem(pinfo, self._less)
+        return _KeyedActiveItem((*key(pinfo), pinfo))
+
     def _remove_from_active(self, uid: str) -> bool:
         for i, it in enumerate(self.active):
             if it.pinfo.pod.uid == uid:
@@ -372,7 +401,7 @@ class SchedulingQueue:
             self._remove_from_active(uid)  # AddOrUpdate
         elif where == BACKOFF_Q:
             self._remove_from_backoff(uid)
-        heapq.heappush(self.active, _ActiveItem(pinfo, self._less))
+        heapq.heappush(self.active, self._active_item(pinfo))
         self.unschedulable.pop(uid, None)
         self.in_queue[uid] = ACTIVE_Q
         if event == EVENT_UNSCHEDULED_POD_ADD or event == EVENT_UNSCHEDULED_POD_UPDATE:
@@ -630,9 +659,18 @@ class SchedulingQueue:
             return
         # the gated pods this event cannot move are left out here rather than one by one in
         # move_pods_to_active_or_backoff (the same pods, in the same order)
+        if pre_check is None:
+            # the pods worth asking are kept per event while the pool is unchanged (an
+            # AssignedPodAdd per binding meets the same pool again and again)
+            pool = self.unschedulable
+            kept = self._worth_asking_memo.get(event)
+            if kept is None or kept[0] != pool.version:
+                kept = self._worth_asking_memo[event] = (
+                    pool.version, self._worth_asking(pool.movable(event, match_cluster_events), event, 1))
+            self._move_pods(kept[1], event, old, new)
+            return
         pods = self.unschedulable.movable(event, match_cluster_events)
-        if pre_check is not None:
-            pods = [p for p in pods if pre_check(p.pod)]
+        pods = [p for p in pods if pre_check(p.pod)]
         self.move_pods_to_active_or_backoff(pods, event, old, new)
 
     def move_pods_to_active_or_backoff(self, pods: Iterable[QueuedPodInfo], event: ClusterEvent,
@@ -641,10 +679,15 @@ class SchedulingQueue:
         the event is kept for the pods in flight."""
         if not self.is_event_of_interest(event):
             return
-        pods = list(pods)
-        # is_pod_worth_requeuing's first answer, QueueSkip for a pod none of whose rejecting
-        # plugins has a hint for this event, given here without the call
-        covered = self._skipped_plugins(event) if len(pods) > 1 else None
+        self._move_pods(self._worth_asking(list(pods), event, 2), event, old, new)
+
+    def _worth_asking(self, pods: List[QueuedPodInfo], event: ClusterEvent, least: int) -> List[QueuedPodInfo]:
+        """The pods of `pods` (in order) that move_pods_to_active_or_backoff asks
+        is_pod_worth_requeuing about: a gated pod only on its gating plugin's events, and (with
+        at least `least` pods) not one whose rejecting plugins have no hint for the event, for
+        which the answer is QueueSkip (its first test, which has no other effect)."""
+        covered = self._skipped_plugins(event) if len(pods) >= least else None
+        out = []
         for pinfo in pods:
             if pinfo.gating_plugin and not any(match_cluster_events(e, event) for e in pinfo.gating_plugin_events):
                 continue
@@ -654,6 +697,12 @@ class SchedulingQueue:
                     u, p = pinfo.unschedulable_plugins, pinfo.pending_plugins
                     if (u or p) and u.isdisjoint(plugins) and p.isdisjoint(plugins):
                         continue
+            out.append(pinfo)
+        return out
+
+    def _move_pods(self, pods: List[QueuedPodInfo], event: ClusterEvent, old, new) -> None:
+        """movePodsToActiveOrBackoffQueue on the pods worth asking (_worth_asking)."""
+        for pinfo in pods:
             strategy = self.is_pod_worth_requeuing(pinfo, event, old, new)
             if strategy == Strategy.QUEUE_SKIP:
                 continue
@@ -716,9 +765,10 @@ class SchedulingQueue:
             return
         where = self.in_queue.get(uid)
         if old is not None and where == ACTIVE_Q:
-            for it in self.active:
+            for i, it in enumerate(self.active):
                 if it.pinfo.pod.uid == uid:
                     it.pinfo.pod_info = PodInfo.of(new)
+                    self.active[i] = self._active_item(it.pinfo)  # a keyed entry's key reads the pod
                     heapq.heapify(self.active)
                     self.nominator.update(old, it.pinfo.pod_info)
                     return

@@ -653,6 +653,13 @@ class SchedulingCycles(PodGroupCycles):
                     v.set_status(k, st)
             else:
                 v = fw.run_filter_plugins_batch_lazy(state, pod, chunk)
+            if not v.kinds:
+                # no node got a kind: every node of the chunk passed (kind_of all -1)
+                if not feasible and size >= to_find:
+                    return chunk if size > 1 else list(chunk)  # the one chunk, its rows with it
+                feasible.extend(chunk)
+                pieces.append(rows)
+                continue
             if v.has_error():
                 # the walk's order matters up to the first error: node by node
                 kept = _walk_chunk(chunk, v.statuses(), feasible, diagnosis, statuses)

@@ -46,6 +46,9 @@ class UnschedulablePods(dict):
         self._unordered: Set[_Key] = set()  # files whose order may differ from the pool's
         self._matches: Dict[Tuple[_Key, ClusterEvent], bool] = {}
         self.check = check_enabled()
+        # bumped by every change of the pool or of a pod's file: what was derived from the pool's
+        # pods (SchedulingQueue's kept skip answers) holds while it is unchanged
+        self.version = 0
 
     # -- the dict's writes keep the files -----------------------------------------------------
     def __setitem__(self, uid: str, pinfo: QueuedPodInfo) -> None:
@@ -79,6 +82,7 @@ class UnschedulablePods(dict):
             self[uid] = pinfo
 
     def clear(self) -> None:
+        self.version += 1
         super().clear()
         self._pos.clear()
         self._file_of.clear()
@@ -93,6 +97,7 @@ class UnschedulablePods(dict):
             self._file(uid, pinfo)
 
     def _file(self, uid: str, pinfo: QueuedPodInfo) -> None:
+        self.version += 1
         key = _key(pinfo)
         old = self._file_of.get(uid, _MISSING)
         if old == key:
@@ -109,6 +114,7 @@ class UnschedulablePods(dict):
         self._file_of[uid] = key
 
     def _unfile(self, uid: str) -> None:
+        self.version += 1
         self._pos.pop(uid, None)
         key = self._file_of.pop(uid, _MISSING)
         if key is not _MISSING:
