@@ -495,13 +495,8 @@ class Framework:
         try:
             for pc in self.pre_filter_plugins:
                 try:
-                    out = pc.fn(state, pod, nodes)
-                    # _pair's test, its common cases first (a plain tuple, a Status or None)
-                    if (out.__class__ is tuple and len(out) == 2
-                            and (out[1] is None or out[1].__class__ is Status)):
-                        r, s = out
-                    else:
-                        r, s = _pair(pc.name, "PreFilter", out, "(PreFilterResult or None, Status or None)")
+                    r, s = _pair(pc.name, "PreFilter", pc.fn(state, pod, nodes),
+                                 "(PreFilterResult or None, Status or None)")
                 except Exception as e:
                     r, s = None, _raised(e)
                 if s is None:
