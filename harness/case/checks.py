@@ -4,7 +4,7 @@ name a pod or node the case never has."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from ..api.object_validation import validate_object
 from ..errors import CaseError
@@ -97,16 +97,16 @@ def _expects(case) -> List[Tuple[str, Dict[str, Any]]]:
 
 def check_expect(case) -> None:
     """Every pod and node an expectation names exists in the case (cluster, pods or steps)."""
-    expects = _expects(case)
-    named = any(isinstance(exp, dict) and any(exp.get(k) for k in _NAMING) for _, exp in expects)
-    # (the names of a 150,000-pod cluster are gathered only when an expectation names one)
-    pods, nodes = _names(case) if named else (set(), set())
-    for where, exp in expects:
-        _check_one(case, where, exp, pods, nodes)
+    known: List[Tuple[Set[str], Set[str]]] = []
 
+    def names() -> Tuple[Set[str], Set[str]]:
+        # (the names of a 150,000-pod cluster are gathered only when an expectation names one)
+        if not known:
+            known.append(_names(case))
+        return known[0]
 
-# the keys of an expectation that name pods or nodes (_check_one)
-_NAMING = ("bindings", "preempted", "messages", "nominated", "queue", "attempts", "boundBy")
+    for where, exp in _expects(case):
+        _check_one(case, where, exp, names)
 
 
 def has_decisions(case) -> bool:
@@ -136,13 +136,14 @@ def check_decision_names(case, frameworks, extenders: bool = False) -> None:
         check_names(case.path, where, exp, pods, nodes, any_plugin, score)
 
 
-def _check_one(case, where: str, exp: Dict[str, Any], pods: Set[str], nodes: Set[str]) -> None:
+def _check_one(case, where: str, exp: Dict[str, Any], names: Callable[[], Tuple[Set[str], Set[str]]]) -> None:
+    """The pods and nodes `exp` names exist (`names`: the case's pods and nodes)."""
     def pod(ref: str, key: str) -> None:
-        if _ref(ref) not in pods:
+        if _ref(ref) not in names()[0]:
             raise CaseError(f"no pod {_ref(ref)} in the case", file=case.path, key=key)
 
     def node(name: Any, key: str) -> None:
-        if name is not None and name not in nodes:
+        if name is not None and name not in names()[1]:
             raise CaseError(f'no Node "{name}" in the case', file=case.path, key=key)
 
     for ref, want in (exp.get("bindings") or {}).items():
