@@ -201,9 +201,8 @@ def _import(path: str, output: Optional[str], name: Optional[str], progress: boo
             os.replace(tmp, output)
         else:
             _copy_out(tmp)
-    except (OSError, SpoolError) as e:
-        e = e.args[0] if isinstance(e, SpoolError) else e
-        raise UserError(f"cannot write: {e.strerror or e}", file=output or "stdout", key="-o") from None
+    except OSError as e:  # (a SpoolError goes to import_dump, which says the same)
+        raise SpoolError(e) from None
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
