@@ -71,3 +71,15 @@ def test_import_reads_several_documents_and_refuses_an_incomplete_dump(tmp_path,
     assert len(err) == 1 and 'no Node "gone"' in err[0]
     # the case is checked before it takes its name: nothing is left behind
     assert sorted(p.name for p in tmp_path.iterdir()) == ["case.yaml", "dump.yaml", "pods.yaml"]
+
+
+def test_import_refuses_an_output_that_is_not_a_regular_file(tmp_path, capsys):
+    """The checked case takes -o's name by a rename, which would replace a pipe or a device
+    (as root, /dev/null itself): such a -o is refused in one line before any work."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert main(["import", DUMP, "-o", str(pipe)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(pipe) in err[0] and "-o" in err[0] and "not a regular file" in err[0]
+    assert not os.path.isfile(pipe) and os.path.exists(pipe)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

@@ -78,8 +78,8 @@ def _clean(obj: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def check_output(output: Optional[str]) -> None:
-    """Before any work: `-o` names a file that can be written (not a folder, in a folder that
-    exists and may be written)."""
+    """Before any work: `-o` names a file that can be written (not a folder, nor a device or a
+    pipe, in a folder that exists and may be written)."""
     if not output:
         return
     if os.path.isdir(output):
@@ -89,6 +89,10 @@ def check_output(output: Optional[str]) -> None:
         raise UserError(f"cannot write: no folder {folder}", file=output, key="-o")
     if not os.access(folder, os.W_OK) or (os.path.exists(output) and not os.access(output, os.W_OK)):
         raise UserError("cannot write: permission denied", file=output, key="-o")
+    if os.path.exists(output) and not os.path.isfile(output):
+        # (the checked case takes the name of -o by a rename: it would replace a device or a pipe)
+        raise UserError("not a regular file: give the path of the case file to write, or no -o for "
+                        "standard output", file=output, key="-o")
 
 
 def import_dump(path: str, output: Optional[str], name: Optional[str] = None, progress: bool = True) -> int:
