@@ -12,7 +12,7 @@ case's version breaks them (selectHost); `--all-nodes` prints every node.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from ..case.record_columns import whole
 from ..case.runner import CaseResult, pod_ref
@@ -107,13 +107,11 @@ def _pre_filter_lines(rec, view: View) -> List[str]:
     return lines
 
 
-def _node_block(rec, node: str, rows, hint: str, compact: bool, feasible=None) -> Tuple[str, List[str]]:
+def _node_block(rec, node: str, rows, hint: str, compact: bool, feasible: Set[str]) -> Tuple[str, List[str]]:
     """One node's verdict and the lines under it: the filters kube-scheduler ran there, in
     order, up to the first that rejected the node (RunFilterPlugins stops there). compact:
     the filters that passed on one line (grouped output). feasible: rec.feasible as a set
     (a list's membership test, once per node, made the grouping quadratic in the nodes)."""
-    if feasible is None:
-        feasible = rec.feasible
     decided = rec.node_statuses.get(node)
     by_extender = getattr(rec, "extender_filtered", {}).get(node)
     if by_extender is not None:
