@@ -183,24 +183,6 @@ def _resources_key(pod: Pod) -> str:
 _RESIZE_KEYS = frozenset(("resize", "resources", "allocatedResources"))
 
 
-def _resize_pending(conditions: Any) -> Any:
-    """What _resources_key reads of the conditions, hashable (False: none given), or None."""
-    if conditions is None:
-        return False
-    if type(conditions) is not list:
-        return None
-    out = []
-    for c in conditions:
-        if type(c) is not dict:
-            return None
-        if c.get("type") == "PodResizePending":
-            reason = c.get("reason")
-            if reason is not None and type(reason) is not str:
-                return None
-            out.append(reason)
-    return tuple(out)
-
-
 def _status_names(statuses: Any) -> Any:
     """The names of container statuses that carry nothing else _resources_key reads (a tuple;
     None when one does, or is not a mapping named by a string; False: none given)."""
