@@ -66,6 +66,13 @@ class StatusColumn(Sequence):
             return None
         return make_status((kind[0], kind[1], ""))
 
+    def passes_all(self) -> bool:
+        """Is every node's status None (no node rejected)?"""
+        kinds = self.kinds
+        if not kinds or (kinds[0] is None and not numpy().count_nonzero(self.keys)):
+            return True  # (the common form: every key 0, naming kind None)
+        return all(k is None for k in kinds)
+
     def rejected(self) -> List[int]:
         """The positions whose kind is not None (ascending)."""
         np = numpy()

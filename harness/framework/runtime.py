@@ -634,7 +634,6 @@ class Framework:
         form gives as a StatusColumn stays a column (its statuses made when read); any other
         status is kept as the plugin gave it, named as run_filter_plugins_batch names it."""
         np = numpy()
-        count_nonzero = np.count_nonzero
         skip = state.skip_filter_plugins
         batch = self._filter_batch
         n = len(nodes)
@@ -647,8 +646,8 @@ class Framework:
             sub = nodes if len(alive) == n else nodes.take(alive.tolist())
             sts = self._batch_filter(batch, name, state, pod, sub)
             if sts.__class__ is StatusColumn:
-                if not count_nonzero(sts.keys) and sts.kinds and sts.kinds[0] is None:
-                    continue  # every node's kind is the first, None: all of them pass
+                if sts.passes_all():
+                    continue
                 rejected = out.set_column(alive, sts, name)
                 if rejected is not None:
                     if rejected.any():

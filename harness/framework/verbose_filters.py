@@ -125,7 +125,7 @@ def verbose_filter_table(fw, state, pod, nodes: List[Any], snapshot=None) -> Fil
         if sts is None:
             sts = _each(name, pc.fn, state, pod, nodes)
         elif sts.__class__ is StatusColumn:
-            if not len(sts.kinds) or all(k is None for k in sts.kinds):
+            if sts.passes_all():
                 sts = PASS
             columns.append((name, sts))
             continue
